@@ -1,0 +1,76 @@
+# xdt top-level build.  Everything built lands in $(XDT_CACHE), outside the
+# repository, keyed so a warm run only checks what is there.
+#
+#   make            dependencies, kernels, guest userland for every ISA
+#   make test       the above, then the test suites (host and booted guests)
+#   make demo       boot each ISA and show what xdt sees of a kernel function
+#   make ISAS=riscv64 test     restrict to some ISAs (or XDT_ISAS=... in env)
+
+SHELL := /bin/bash
+XDT_CACHE ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/xdt
+BUILD := $(XDT_CACHE)/build
+ALL_ISAS := $(shell awk '!/^\#/ && NF { print $$1 }' arch/isas)
+ISAS ?= $(or $(XDT_ISAS),$(ALL_ISAS))
+comma := ,
+# ISAS may come from the command line, which no makefile assignment overrides.
+isas := $(subst $(comma), ,$(ISAS))
+PYTHON := /usr/bin/python3
+export XDT_ISAS := $(isas)
+
+bad_isas := $(filter-out $(ALL_ISAS),$(isas))
+ifneq ($(bad_isas),)
+$(error unknown ISA '$(firstword $(bad_isas))'; valid ISAs: $(ALL_ISAS))
+endif
+
+isa_field = $(shell awk -v i=$(1) '$$1 == i { print $$$(2) }' arch/isas)
+cross = $(call isa_field,$(1),4)
+
+.PHONY: all deps kernels busybox guest modules test test-host demo clean-cache
+.NOTPARALLEL:
+
+all: deps kernels guest modules
+
+deps:
+	@tools/deps.sh
+
+# The build scripts are the cache: each returns at once when its output for
+# the current inputs exists.
+kernels: deps
+	@for i in $(isas); do tools/build-kernel.sh $$i || exit 1; done
+
+busybox: deps
+	@for i in $(isas); do tools/build-busybox.sh $$i || exit 1; done
+
+$(BUILD)/%/init: guest/init.c guest/agent.h | deps
+	@mkdir -p $(@D)
+	$(call cross,$*)gcc -std=gnu11 -static -O2 -Wall -Wextra -Werror -o $@ $<
+
+$(BUILD)/%/initramfs.cpio: $(BUILD)/%/init tools/mkinitramfs.py busybox
+	@$(PYTHON) tools/mkinitramfs.py $@ --init $< \
+		--busybox $(XDT_CACHE)/busybox/$*.current
+
+guest: $(foreach i,$(isas),$(BUILD)/$(i)/initramfs.cpio)
+
+# Out-of-tree modules build in a copy under $(BUILD): Kbuild writes its
+# objects beside the sources, and the repository stays clean.
+MODULES := $(wildcard qemu-tests/modules/*)
+modules: kernels
+	@for i in $(isas); do \
+	  for m in $(MODULES); do \
+	    d=$(BUILD)/$$i/modules/$$(basename $$m); mkdir -p $$d; \
+	    rsync -a --checksum $$m/ $$d/; \
+	    $(MAKE) -s -C $(XDT_CACHE)/kernel/$$i.current M=$$d \
+	      ARCH=$$(awk -v i=$$i '$$1 == i { print $$3 }' arch/isas) \
+	      CROSS_COMPILE=$$(awk -v i=$$i '$$1 == i { print $$4 }' arch/isas) \
+	      modules || exit 1; \
+	  done; \
+	done
+
+test: all
+	@tools/run-tests
+
+demo: all
+	@tools/xdt-vm demo
+
+clean-cache:
+	rm -rf $(BUILD)

@@ -1,0 +1,82 @@
+"""Shared fixtures: one booted guest per ISA for the whole session.
+
+XDT_ISAS selects the ISAs (default: all in arch/isas).  Each guest boots once
+with a gdbstub, is reused by every test of its ISA, and is powered off when
+pytest moves on to the next ISA; a guest that does not power off cleanly fails
+the session.  Any Oops/BUG/panic/WARNING on the console fails the test during
+which it appeared, with the excerpt; every failing guest test gets the tail of
+the console in its report.
+"""
+import os
+import sys
+import time
+
+import pytest
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "tools"))
+import xdtvm  # noqa: E402
+
+LOGDIR = os.environ.get("XDT_LOGDIR") or os.path.join(
+    xdtvm.CACHE, "logs", time.strftime("%Y%m%d-%H%M%S"))
+
+
+def selected_isas():
+    raw = os.environ.get("XDT_ISAS", "").replace(",", " ").split()
+    isas = raw or list(xdtvm.ISAS)
+    for i in isas:
+        xdtvm.check_isa(i)
+    return isas
+
+
+def pytest_report_header(config):
+    return [f"xdt ISAs: {' '.join(selected_isas())}; console logs: {LOGDIR}"]
+
+
+@pytest.fixture(scope="session", params=selected_isas())
+def isa(request):
+    return request.param
+
+
+@pytest.fixture(scope="session")
+def vm(isa):
+    guest = xdtvm.VM(isa, gdb=True, logdir=LOGDIR)
+    guest.start()
+    # Problems during boot belong to no test; test_boot_clean reports them.
+    guest.boot_problems = guest.oopses(0)
+    guest._checked = guest.console_mark()
+    yield guest
+    clean = guest.poweroff()
+    assert clean, (f"{isa}: guest did not power off cleanly "
+                   f"(QEMU status {guest.proc.returncode})\n"
+                   + guest.console_tail())
+
+
+@pytest.fixture(autouse=True)
+def _kernel_watch(request):
+    """Fail the test during which the kernel complained on the console."""
+    if "vm" not in request.fixturenames:
+        yield
+        return
+    guest = request.getfixturevalue("vm")
+    guest._checked = guest.console_mark()
+    yield
+    time.sleep(0.2)       # let the console catch up with the last command
+    excerpt = guest.oopses(guest._checked)
+    if excerpt:
+        pytest.fail(f"{guest.isa}: kernel problem on the console:\n{excerpt}",
+                    pytrace=False)
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    outcome = yield
+    rep = outcome.get_result()
+    guest = getattr(item, "funcargs", {}).get("vm")
+    if rep.failed and guest is not None:
+        rep.sections.append((f"{guest.isa} console", guest.console_tail(60)))
+
+
+@pytest.fixture(scope="session")
+def host_vmlinux(isa):
+    return xdtvm.vmlinux(isa)

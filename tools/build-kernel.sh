@@ -1,0 +1,90 @@
+#!/usr/bin/env bash
+# Build Linux 6.1 for one ISA from Debian's linux-source-6.1:
+#   tinyconfig + arch/common.config + arch/<dir>/kernel.config, with
+#   arch/<dir>/kernel.patch applied to a private copy of the source.
+# The tree is cached under $XDG_CACHE_HOME/xdt/kernel/<isa>-<key> (key: hash of
+# source version, fragments, patch, toolchain and RECIPE) and left in place so
+# out-of-tree modules build against it; <isa>.current points at the live one.
+set -euo pipefail
+. "$(dirname "$0")/isa.sh"
+
+# Bump when the steps below change in a way that changes the output.
+RECIPE=1
+
+isa=${1:?usage: build-kernel.sh ISA}
+xdt_isa "$isa"
+frag_common=$XDT_TOP/arch/common.config
+frag_isa=$XDT_TOP/arch/$ISA_DIR/kernel.config
+patchf=$XDT_TOP/arch/$ISA_DIR/kernel.patch
+tarball=/usr/src/linux-source-6.1.tar.xz
+[[ -r $tarball ]] || { echo "xdt: $tarball missing (run make deps)" >&2; exit 1; }
+
+key=$( {
+	echo "recipe $RECIPE"
+	dpkg-query -W -f='${Version}\n' linux-source-6.1
+	"${CROSS}gcc" --version | head -n1
+	"${CROSS}ld" --version | head -n1
+	pahole --version
+	cat "$frag_common" "$frag_isa" "$patchf"
+} | sha256sum | cut -c1-16)
+out=$XDT_CACHE/kernel/$isa-$key
+link=$XDT_CACHE/kernel/$isa.current
+
+if [[ -f $out/.xdt-done ]]; then
+	ln -sfn "$out" "$link"
+	exit 0
+fi
+
+echo "kernel $isa: cold build into $out (about 5-10 minutes on 2 cores)"
+start=$SECONDS
+rm -rf "$out"
+mkdir -p "$out"
+tar -xf "$tarball" -C "$out" --strip-components=1
+if [[ -s $patchf ]]; then
+	patch -d "$out" -p1 --quiet <"$patchf"
+fi
+
+km=(make -C "$out" -s ARCH="$KARCH" CROSS_COMPILE="$CROSS")
+"${km[@]}" tinyconfig >/dev/null
+"$out/scripts/kconfig/merge_config.sh" -m -O "$out" "$out/.config" \
+	"$frag_common" "$frag_isa" >/dev/null
+"${km[@]}" olddefconfig >/dev/null
+
+# Every option the fragments ask for must have survived olddefconfig; an
+# "is not set" line holds when the option is absent or unset.
+bad=
+while read -r line; do
+	if [[ $line =~ ^#\ (CONFIG_[A-Za-z0-9_]+)\ is\ not\ set$ ]]; then
+		! grep -q "^${BASH_REMATCH[1]}=" "$out/.config" || bad+="$line"$'\n'
+	elif [[ $line =~ ^CONFIG_ ]]; then
+		grep -qxF "$line" "$out/.config" || bad+="$line"$'\n'
+	fi
+done < <(cat "$frag_common" "$frag_isa")
+if [[ -n $bad ]]; then
+	echo "xdt: kernel $isa: these options did not survive olddefconfig" \
+		"(unmet dependencies?):" >&2
+	printf '%s' "$bad" >&2
+	exit 1
+fi
+
+log=$out/build.log
+"${km[@]}" -j"$(nproc)" all >"$log" 2>&1 &
+pid=$!
+xdt_progress "kernel $isa" "$pid" "find '$out' -name '*.o' | wc -l" &
+mon=$!
+if ! wait "$pid"; then
+	kill "$mon" 2>/dev/null || true
+	echo "xdt: kernel $isa build failed; last lines of $log:" >&2
+	grep -E 'error|Error' "$log" | tail -n 20 >&2 || tail -n 30 "$log" >&2
+	exit 1
+fi
+kill "$mon" 2>/dev/null || true
+echo "kernel $isa: built in $((SECONDS - start)) s;" \
+	"$(stat -c %s "$out/$KIMAGE") byte image," \
+	"$(stat -c %s "$out/vmlinux") byte vmlinux"
+touch "$out/.xdt-done"
+ln -sfn "$out" "$link"
+# Keep one tree per ISA: older keys are dead weight (a few GiB each).
+for old in "$XDT_CACHE/kernel/$isa"-*; do
+	[[ $old == "$out" || ! -d $old ]] || rm -rf "$old"
+done

@@ -1,0 +1,29 @@
+# Sourced by the build scripts: xdt_isa ISA sets ISA_DIR KARCH CROSS KIMAGE QEMU
+# from arch/isas, or fails naming the valid ISAs.
+XDT_TOP=${XDT_TOP:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}
+XDT_CACHE=${XDG_CACHE_HOME:-$HOME/.cache}/xdt
+
+xdt_isas() { awk '!/^#/ && NF { print $1 }' "$XDT_TOP/arch/isas"; }
+
+xdt_isa() {
+	local line
+	line=$(awk -v i="$1" '!/^#/ && $1 == i' "$XDT_TOP/arch/isas")
+	if [[ -z $line ]]; then
+		echo "xdt: unknown ISA '$1'; valid ISAs: $(xdt_isas | tr '\n' ' ')" >&2
+		return 1
+	fi
+	read -r _ ISA_DIR KARCH CROSS KIMAGE QEMU <<<"$line"
+}
+
+# Print "label: elapsed, N files compiled" every 20 s while PID lives; N is
+# what the shell command COUNT prints.
+xdt_progress() {
+	local label=$1 pid=$2 count=$3 start=$SECONDS n
+	while kill -0 "$pid" 2>/dev/null; do
+		sleep 20
+		kill -0 "$pid" 2>/dev/null || break
+		n=$(bash -c "$count" 2>/dev/null || true)
+		printf '%s: %dm%02ds, %s files compiled\n' "$label" \
+			$(((SECONDS - start) / 60)) $(((SECONDS - start) % 60)) "${n:-0}"
+	done
+}

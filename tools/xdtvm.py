@@ -1,0 +1,474 @@
+"""Boot xdt's Linux 6.1 guests under QEMU and drive them through the agent.
+
+One module shared by the launcher (tools/xdt-vm), the pytest harness
+(qemu-tests/) and the benches, so the per-ISA machine arguments live in one
+place.  The agent protocol is described in guest/agent.h.
+"""
+import os
+import re
+import select
+import shutil
+import socket
+import struct
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+CACHE = os.path.join(os.environ.get("XDG_CACHE_HOME")
+                     or os.path.expanduser("~/.cache"), "xdt")
+
+
+class XdtError(Exception):
+    pass
+
+
+class BootTimeout(XdtError):
+    pass
+
+
+class GuestGone(XdtError):
+    pass
+
+
+def _read_isas():
+    isas = {}
+    with open(os.path.join(TOP, "arch", "isas")) as f:
+        for line in f:
+            if line.startswith("#") or not line.split():
+                continue
+            name, adir, karch, cross, image, qemu = line.split()
+            isas[name] = dict(dir=adir, karch=karch, cross=cross, image=image,
+                              qemu=qemu)
+    return isas
+
+
+ISAS = _read_isas()
+
+
+def check_isa(isa):
+    if isa not in ISAS:
+        raise XdtError(f"unknown ISA '{isa}'; valid ISAs: {', '.join(ISAS)}")
+    return ISAS[isa]
+
+
+def kernel_dir(isa):
+    """The cached kernel build tree for @isa (built by tools/build-kernel.sh)."""
+    check_isa(isa)
+    d = os.path.join(CACHE, "kernel", f"{isa}.current")
+    if not os.path.isfile(os.path.join(d, ".xdt-done")):
+        raise XdtError(f"no kernel built for {isa} (run: make kernels)")
+    return os.path.realpath(d)
+
+
+def build_dir(isa):
+    return os.path.join(CACHE, "build", isa)
+
+
+def initramfs(isa):
+    p = os.path.join(build_dir(isa), "initramfs.cpio")
+    if not os.path.isfile(p):
+        raise XdtError(f"no initramfs for {isa} (run: make guest)")
+    return p
+
+
+# Per-ISA machine: QEMU arguments, console device, virtio-serial transport.
+# x86_64 uses q35 (ACPI power-off, virtio over PCI); the virt boards use
+# virtio-mmio, which needs no PCI host driver in the kernel.  aarch64 runs
+# `max` so the kernel sees PAC/BTI like modern cores; pauth-impdef swaps the
+# architected QARMA hash for QEMU's cheap one, which keeps TCG fast.
+MACHINES = {
+    "x86_64": dict(args=["-M", "q35", "-cpu", "max"], console="ttyS0",
+                   vserial="virtio-serial-pci"),
+    "aarch64": dict(args=["-M", "virt", "-cpu", "max,pauth-impdef=on"],
+                    console="ttyAMA0", vserial="virtio-serial-device"),
+    "riscv64": dict(args=["-M", "virt", "-bios", "default"], console="ttyS0",
+                    vserial="virtio-serial-device"),
+}
+
+# What the kernel prints when it is in trouble.  "panic" as a word, but not
+# the panic=-1 of our own command line.
+OOPS_RE = re.compile(r"\bOops\b|\bBUG:|(?<![\w=])panic(?![=\w])|WARNING:"
+                     r"|Unable to handle kernel|general protection fault"
+                     r"|Call Trace:|\bsoft lockup\b|hung_task")
+HOW = {0: "exited", 1: "signaled", 2: "timeout", 3: "noexec"}
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Result:
+    def __init__(self, argv, how, code, wall_ms, out, err):
+        self.argv, self.how, self.code, self.wall_ms = argv, how, code, wall_ms
+        self.stdout = out.decode(errors="replace")
+        self.stderr = err.decode(errors="replace")
+        self.raw_stdout, self.raw_stderr = out, err
+
+    @property
+    def timed_out(self):
+        return self.how == "timeout"
+
+    @property
+    def status(self):
+        """Shell-style status: the exit code, 128+signal, or 124 on timeout."""
+        return {"exited": self.code, "signaled": 128 + self.code,
+                "timeout": 124}.get(self.how, 127)
+
+    @property
+    def ok(self):
+        return self.how == "exited" and self.code == 0
+
+    def __repr__(self):
+        return (f"<Result {self.argv!r} {self.how} {self.code} "
+                f"{self.wall_ms} ms>")
+
+
+class VM:
+    """One QEMU guest.  start() boots it and waits for the agent's hello."""
+
+    def __init__(self, isa, smp=2, mem="1G", gdb=False, icount=False,
+                 kvm=False, append="", logdir=None, echo_console=False):
+        self.isa = isa
+        self.spec = check_isa(isa)
+        self.smp, self.mem, self.icount, self.kvm = smp, mem, icount, kvm
+        self.append = append
+        self.gdb_port = (free_port() if gdb is True else gdb) or None
+        self.echo_console = echo_console
+        self.tmp = tempfile.mkdtemp(prefix=f"xdt-{isa}-")
+        self.logdir = logdir or self.tmp
+        os.makedirs(self.logdir, exist_ok=True)
+        self.console_path = os.path.join(self.logdir, f"{isa}.console.log")
+        self.sock_path = os.path.join(self.tmp, "agent.sock")
+        self._console = bytearray()
+        self._console_lock = threading.Lock()
+        self._checked = 0
+        self.proc = None
+        self.sock = None
+        self.boot_seconds = None
+
+    # ---- boot ----------------------------------------------------------
+    def qemu_argv(self):
+        kdir = kernel_dir(self.isa)
+        m = MACHINES[self.isa]
+        cmdline = (f"console={m['console']} nokaslr panic=-1 "
+                   f"kgdboc={m['console']} {self.append}").strip()
+        argv = [self.spec["qemu"], *m["args"], "-smp", str(self.smp),
+                "-m", self.mem, "-nodefaults", "-no-reboot",
+                "-display", "none", "-monitor", "none",
+                "-chardev", "stdio,id=con,signal=off", "-serial", "chardev:con",
+                "-kernel", os.path.join(kdir, self.spec["image"]),
+                "-initrd", initramfs(self.isa), "-append", cmdline,
+                "-device", f"{m['vserial']},id=vs",
+                "-chardev", f"socket,id=agent,path={self.sock_path},"
+                            "server=on,wait=off",
+                "-device", "virtserialport,bus=vs.0,chardev=agent,"
+                           "name=xdt.agent"]
+        if self.kvm:
+            argv += ["-accel", "kvm"]
+        else:
+            argv += ["-accel", "tcg"]
+        if self.icount:
+            argv += ["-icount", "shift=0,sleep=off"]
+        if self.gdb_port:
+            argv += ["-gdb", f"tcp:127.0.0.1:{self.gdb_port}"]
+        return argv
+
+    def start(self, timeout=180):
+        t0 = time.monotonic()
+        self.proc = subprocess.Popen(self.qemu_argv(), stdin=subprocess.PIPE,
+                                     stdout=subprocess.PIPE,
+                                     stderr=subprocess.STDOUT)
+        self._log = open(self.console_path, "wb")
+        threading.Thread(target=self._pump_console, daemon=True).start()
+        deadline = t0 + timeout
+        while True:
+            if self.proc.poll() is not None:
+                raise XdtError(f"{self.isa}: QEMU exited with status "
+                               f"{self.proc.returncode} during boot\n"
+                               + self.console_tail())
+            try:
+                s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+                s.connect(self.sock_path)
+                self.sock = s
+                break
+            except OSError:
+                s.close()
+                if time.monotonic() > deadline:
+                    self.kill()
+                    raise BootTimeout(f"{self.isa}: QEMU never opened the "
+                                      "agent socket\n" + self.console_tail())
+                time.sleep(0.05)
+        # The agent says hello once it opens the port; a ping covers a guest
+        # that had already said it before we connected.
+        self._send(b"H", b"")
+        while True:
+            kind, payload = self._recv(deadline, what="boot")
+            if kind == b"H":
+                break
+        self.boot_seconds = time.monotonic() - t0
+        # Drain a second hello (ours and the spontaneous one may both come).
+        self._drain_hellos()
+        return self
+
+    def _drain_hellos(self):
+        while True:
+            r, _, _ = select.select([self.sock], [], [], 0.3)
+            if not r:
+                return
+            kind, _ = self._recv(time.monotonic() + 5)
+            if kind != b"H":
+                raise XdtError(f"{self.isa}: unexpected frame {kind!r}")
+
+    def _pump_console(self):
+        out = self.proc.stdout
+        while True:
+            chunk = out.read1(65536) if hasattr(out, "read1") else out.read(1)
+            if not chunk:
+                break
+            with self._console_lock:
+                self._console += chunk
+            self._log.write(chunk)
+            self._log.flush()
+            if self.echo_console:
+                sys.stderr.buffer.write(chunk)
+                sys.stderr.buffer.flush()
+
+    # ---- console -------------------------------------------------------
+    def console(self, since=0):
+        with self._console_lock:
+            return bytes(self._console[since:]).decode(errors="replace")
+
+    def console_mark(self):
+        with self._console_lock:
+            return len(self._console)
+
+    def console_tail(self, lines=40):
+        tail = self.console().splitlines()[-lines:]
+        return (f"--- last {len(tail)} console lines ({self.console_path}) "
+                "---\n" + "\n".join(tail))
+
+    def console_write(self, data):
+        """Type into the serial console (e.g. a sysrq for kgdb)."""
+        self.proc.stdin.write(data)
+        self.proc.stdin.flush()
+
+    def oopses(self, since):
+        """Console lines since @since that show a kernel problem, with context."""
+        text = self.console(since).splitlines()
+        hits = [i for i, ln in enumerate(text) if OOPS_RE.search(ln)]
+        if not hits:
+            return None
+        i = hits[0]
+        return "\n".join(text[max(0, i - 5):i + 40])
+
+    def check_console(self):
+        """Raise if the kernel reported a problem since the last check."""
+        mark = self.console_mark()
+        excerpt = self.oopses(self._checked)
+        self._checked = mark
+        if excerpt:
+            raise XdtError(f"{self.isa}: kernel problem on the console:\n"
+                           + excerpt)
+
+    # ---- agent ---------------------------------------------------------
+    def _send(self, kind, payload):
+        try:
+            self.sock.sendall(kind + struct.pack("<I", len(payload)) + payload)
+        except OSError as e:
+            raise GuestGone(f"{self.isa}: agent connection lost ({e})\n"
+                            + self.console_tail())
+
+    def _recv_exact(self, n, deadline, what):
+        buf = b""
+        while len(buf) < n:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise (BootTimeout if what == "boot" else XdtError)(
+                    f"{self.isa}: no answer from the guest agent ({what})\n"
+                    + self.console_tail())
+            r, _, _ = select.select([self.sock], [], [], min(left, 1.0))
+            if not r:
+                if self.proc.poll() is not None:
+                    raise GuestGone(f"{self.isa}: QEMU exited "
+                                    f"({self.proc.returncode}) during {what}\n"
+                                    + self.console_tail())
+                continue
+            chunk = self.sock.recv(n - len(buf))
+            if not chunk:
+                raise GuestGone(f"{self.isa}: agent connection closed "
+                                f"during {what}\n" + self.console_tail())
+            buf += chunk
+        return buf
+
+    def _recv(self, deadline, what="command"):
+        hdr = self._recv_exact(5, deadline, what)
+        (n,) = struct.unpack("<I", hdr[1:])
+        return hdr[:1], self._recv_exact(n, deadline, what) if n else b""
+
+    def run(self, cmd, stdin=b"", timeout=60, on_output=None, check=False):
+        """Run @cmd (argv list, or a string for sh -c) in the guest.
+
+        The guest kills the command at @timeout seconds and reports it as
+        timed out; the host gives up only if the agent itself stops answering.
+        """
+        argv = ["sh", "-c", cmd] if isinstance(cmd, str) else list(cmd)
+        if isinstance(stdin, str):
+            stdin = stdin.encode()
+        body = struct.pack("<II", int(timeout * 1000), len(argv))
+        body += b"".join(a.encode() + b"\0" for a in argv)
+        body += struct.pack("<I", len(stdin)) + stdin
+        self._send(b"R", body)
+        out, err = bytearray(), bytearray()
+        deadline = time.monotonic() + timeout + 60
+        while True:
+            kind, payload = self._recv(deadline, what=f"running {argv!r}")
+            if kind == b"O":
+                out += payload
+            elif kind == b"E":
+                err += payload
+            elif kind == b"X":
+                how, code, wall = struct.unpack("<BiI", payload)
+                break
+            elif kind == b"H":
+                continue
+            else:
+                raise XdtError(f"{self.isa}: unexpected frame {kind!r}")
+            if on_output:
+                on_output(kind == b"E", payload)
+        res = Result(argv, HOW.get(how, str(how)), code, wall, bytes(out),
+                     bytes(err))
+        self.check_console()
+        if check and not res.ok:
+            raise XdtError(f"{self.isa}: {argv!r} failed ({res.how} "
+                           f"{res.code})\nstdout:\n{res.stdout}\n"
+                           f"stderr:\n{res.stderr}")
+        return res
+
+    def put(self, data, path, mode="644"):
+        """Copy bytes (or a host file's contents) into the guest at @path."""
+        if isinstance(data, str) and os.path.isfile(data):
+            with open(data, "rb") as f:
+                data = f.read()
+        self.run(["sh", "-c", f'cat > "$0" && chmod {mode} "$0"', path],
+                 stdin=data, check=True)
+
+    # ---- shutdown ------------------------------------------------------
+    def poweroff(self, timeout=60):
+        """Ask the guest to power off; return True if QEMU exited cleanly."""
+        if self.proc is None or self.proc.poll() is not None:
+            return self.proc is not None and self.proc.returncode == 0
+        try:
+            self._send(b"P", b"")
+            self.proc.wait(timeout)
+        except (GuestGone, subprocess.TimeoutExpired):
+            self.kill()
+            return False
+        finally:
+            self._cleanup()
+        return self.proc.returncode == 0
+
+    def kill(self):
+        if self.proc and self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait()
+        self._cleanup()
+
+    def _cleanup(self):
+        if self.sock:
+            self.sock.close()
+            self.sock = None
+        shutil.rmtree(self.tmp, ignore_errors=True)
+
+    def __enter__(self):
+        return self.start()
+
+    def __exit__(self, *exc):
+        self.poweroff()
+
+
+# ---- host-side kernel facts ---------------------------------------------
+
+def vmlinux(isa):
+    return os.path.join(kernel_dir(isa), "vmlinux")
+
+
+def _elf64(path):
+    """(file bytes, section headers) of an ELF64 little-endian file."""
+    with open(path, "rb") as f:
+        data = f.read()
+    if data[:4] != b"\x7fELF" or data[4] != 2 or data[5] != 1:
+        raise XdtError(f"{path}: not an ELF64 little-endian file")
+    shoff, = struct.unpack_from("<Q", data, 0x28)
+    shentsize, shnum = struct.unpack_from("<HH", data, 0x3a)
+    # (name, type, flags, addr, offset, size, link, info, align, entsize)
+    secs = [struct.unpack_from("<IIQQQQIIQQ", data, shoff + i * shentsize)
+            for i in range(shnum)]
+    return data, secs
+
+
+def _elf_symbols(data, secs):
+    """Yield (name, st_info, value) for every .symtab entry."""
+    for s in secs:
+        if s[1] != 2:           # SHT_SYMTAB
+            continue
+        stroff = secs[s[6]][4]
+        for off in range(s[4] + 24, s[4] + s[5], 24):
+            name, info, _, _, value, _ = struct.unpack_from("<IBBHQQ", data,
+                                                            off)
+            end = data.index(b"\0", stroff + name)
+            yield data[stroff + name:end], info, value
+
+
+def elf_symbol_count(path):
+    """Named symbols in vmlinux's .symtab (for comparing with kallsyms)."""
+    data, secs = _elf64(path)
+    return sum(1 for name, info, _ in _elf_symbols(data, secs)
+               if name and info & 0xf in (0, 1, 2))
+
+
+def elf_symbol_bytes(path, symbol, length):
+    """(address, bytes) at function @symbol in an ELF64 LE file."""
+    data, secs = _elf64(path)
+    addr = next((v for name, info, v in _elf_symbols(data, secs)
+                 if name == symbol.encode() and info & 0xf == 2), None)
+    if addr is None:
+        raise XdtError(f"{path}: no function symbol {symbol}")
+    for s in secs:
+        if s[1] == 1 and s[3] <= addr < s[3] + s[5]:   # SHT_PROGBITS
+            off = s[4] + addr - s[3]
+            return addr, data[off:off + length]
+    raise XdtError(f"{path}: {symbol} at {addr:#x} is in no PROGBITS section")
+
+
+def gdb_batch(port, commands, timeout=60):
+    """Run gdb-multiarch in batch mode against a gdbstub; return its stdout."""
+    argv = ["gdb-multiarch", "-nx", "-batch", "-ex", "set pagination off",
+            "-ex", "set confirm off",
+            "-ex", f"target remote 127.0.0.1:{port}"]
+    for c in commands:
+        argv += ["-ex", c]
+    argv += ["-ex", "detach"]
+    p = subprocess.run(argv, capture_output=True, text=True, timeout=timeout)
+    if p.returncode != 0:
+        raise XdtError(f"gdb failed ({p.returncode}):\n{p.stdout}\n{p.stderr}")
+    return p.stdout
+
+
+def gdb_read(port, addr, length):
+    """Read @length bytes of guest virtual memory at @addr through gdb."""
+    out = gdb_batch(port, [f"x/{length}xb {addr:#x}"])
+    # Lines look like "0xffff... <sym+8>:\t0x1f\t0x44 ..."; bytes follow tabs.
+    got = bytes(int(v, 16) for v in re.findall(r"\t0x([0-9a-f]{2})\b", out))
+    if len(got) != length:
+        raise XdtError(f"gdb read {len(got)} of {length} bytes at {addr:#x}:"
+                       f"\n{out}")
+    return got
+
+
+def gdb_disassemble(port, addr, count):
+    return gdb_batch(port, [f"x/{count}i {addr:#x}"])
