@@ -179,41 +179,46 @@ class VM:
         return argv
 
     def start(self, timeout=180):
+        """Boot; on any failure QEMU is killed and the error carries the
+        console tail."""
         t0 = time.monotonic()
         self.proc = subprocess.Popen(self.qemu_argv(), stdin=subprocess.PIPE,
                                      stdout=subprocess.PIPE,
                                      stderr=subprocess.STDOUT)
         self._log = open(self.console_path, "wb")
         threading.Thread(target=self._pump_console, daemon=True).start()
-        deadline = t0 + timeout
+        try:
+            self._wait_agent(t0 + timeout)
+        except BaseException:
+            self.kill()
+            raise
+        self.boot_seconds = time.monotonic() - t0
+        return self
+
+    def _wait_agent(self, deadline):
         while True:
             if self.proc.poll() is not None:
                 raise XdtError(f"{self.isa}: QEMU exited with status "
                                f"{self.proc.returncode} during boot\n"
                                + self.console_tail())
+            s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
             try:
-                s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
                 s.connect(self.sock_path)
                 self.sock = s
                 break
             except OSError:
                 s.close()
                 if time.monotonic() > deadline:
-                    self.kill()
                     raise BootTimeout(f"{self.isa}: QEMU never opened the "
                                       "agent socket\n" + self.console_tail())
                 time.sleep(0.05)
         # The agent says hello once it opens the port; a ping covers a guest
         # that had already said it before we connected.
         self._send(b"H", b"")
-        while True:
-            kind, payload = self._recv(deadline, what="boot")
-            if kind == b"H":
-                break
-        self.boot_seconds = time.monotonic() - t0
+        while self._recv(deadline, what="boot")[0] != b"H":
+            pass
         # Drain a second hello (ours and the spontaneous one may both come).
         self._drain_hellos()
-        return self
 
     def _drain_hellos(self):
         while True:
@@ -298,12 +303,24 @@ class VM:
                                     f"({self.proc.returncode}) during {what}\n"
                                     + self.console_tail())
                 continue
-            chunk = self.sock.recv(n - len(buf))
+            try:
+                chunk = self.sock.recv(n - len(buf))
+            except OSError:
+                chunk = b""
             if not chunk:
-                raise GuestGone(f"{self.isa}: agent connection closed "
-                                f"during {what}\n" + self.console_tail())
+                raise self._gone(what)
             buf += chunk
         return buf
+
+    def _gone(self, what):
+        """The agent connection dropped: usually QEMU exited; say how."""
+        try:
+            rc = self.proc.wait(5)
+            why = f"QEMU exited with status {rc} during {what}"
+        except subprocess.TimeoutExpired:
+            why = f"agent connection closed during {what}"
+        time.sleep(0.2)         # let the console pump catch the last lines
+        return GuestGone(f"{self.isa}: {why}\n" + self.console_tail())
 
     def _recv(self, deadline, what="command"):
         hdr = self._recv_exact(5, deadline, what)
@@ -412,29 +429,36 @@ def _elf64(path):
 
 
 def _elf_symbols(data, secs):
-    """Yield (name, st_info, value) for every .symtab entry."""
+    """Yield (name, st_info, st_shndx, value) for every .symtab entry."""
     for s in secs:
         if s[1] != 2:           # SHT_SYMTAB
             continue
         stroff = secs[s[6]][4]
         for off in range(s[4] + 24, s[4] + s[5], 24):
-            name, info, _, _, value, _ = struct.unpack_from("<IBBHQQ", data,
-                                                            off)
+            name, info, _, shndx, value, _ = struct.unpack_from(
+                "<IBBHQQ", data, off)
             end = data.index(b"\0", stroff + name)
-            yield data[stroff + name:end], info, value
+            yield data[stroff + name:end], info, shndx, value
+
+
+# Symbols scripts/kallsyms leaves out: ELF mapping symbols ($x, $d), local
+# labels, export-table bookkeeping and absolute symbols.
+_KALLSYMS_SKIP = (b"$", b".L", b"__kstrtab_", b"__kstrtabns_", b"__crc_",
+                  b"__efistub_", b"__kvm_nvhe_")
 
 
 def elf_symbol_count(path):
-    """Named symbols in vmlinux's .symtab (for comparing with kallsyms)."""
+    """vmlinux .symtab entries that kallsyms would carry."""
     data, secs = _elf64(path)
-    return sum(1 for name, info, _ in _elf_symbols(data, secs)
-               if name and info & 0xf in (0, 1, 2))
+    return sum(1 for name, info, shndx, _ in _elf_symbols(data, secs)
+               if name and info & 0xf in (0, 1, 2) and shndx != 0xfff1
+               and not name.startswith(_KALLSYMS_SKIP))
 
 
 def elf_symbol_bytes(path, symbol, length):
     """(address, bytes) at function @symbol in an ELF64 LE file."""
     data, secs = _elf64(path)
-    addr = next((v for name, info, v in _elf_symbols(data, secs)
+    addr = next((v for name, info, _, v in _elf_symbols(data, secs)
                  if name == symbol.encode() and info & 0xf == 2), None)
     if addr is None:
         raise XdtError(f"{path}: no function symbol {symbol}")
@@ -445,9 +469,11 @@ def elf_symbol_bytes(path, symbol, length):
     raise XdtError(f"{path}: {symbol} at {addr:#x} is in no PROGBITS section")
 
 
-def gdb_batch(port, commands, timeout=60):
-    """Run gdb-multiarch in batch mode against a gdbstub; return its stdout."""
-    argv = ["gdb-multiarch", "-nx", "-batch", "-ex", "set pagination off",
+def gdb_batch(port, commands, timeout=60, vmlinux=None):
+    """Run gdb-multiarch in batch mode against a gdbstub; return its stdout.
+    With @vmlinux, gdb has the kernel's symbols (and DWARF, if built in)."""
+    argv = ["gdb-multiarch", "-nx", "-batch", *([vmlinux] if vmlinux else []),
+            "-ex", "set pagination off",
             "-ex", "set confirm off",
             "-ex", f"target remote 127.0.0.1:{port}"]
     for c in commands:
@@ -470,5 +496,5 @@ def gdb_read(port, addr, length):
     return got
 
 
-def gdb_disassemble(port, addr, count):
-    return gdb_batch(port, [f"x/{count}i {addr:#x}"])
+def gdb_disassemble(port, addr, count, vmlinux=None):
+    return gdb_batch(port, [f"x/{count}i {addr:#x}"], vmlinux=vmlinux)
