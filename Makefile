@@ -27,6 +27,8 @@ cross = $(call isa_field,$(1),4)
 
 .PHONY: all deps kernels busybox guest modules test test-host demo clean-cache
 .NOTPARALLEL:
+# init binaries are inputs of the initramfs, not intermediates to delete.
+.SECONDARY:
 
 all: deps kernels guest modules
 

@@ -38,10 +38,14 @@ def isa(request):
     return request.param
 
 
+BOOT_TIMES = {}
+
+
 @pytest.fixture(scope="session")
 def vm(isa):
     guest = xdtvm.VM(isa, gdb=True, logdir=LOGDIR)
     guest.start()
+    BOOT_TIMES[isa] = guest.boot_seconds
     # Problems during boot belong to no test; test_boot_clean reports them.
     guest.boot_problems = guest.oopses(0)
     guest._checked = guest.console_mark()
@@ -77,6 +81,19 @@ def pytest_runtest_makereport(item, call):
         rep.sections.append((f"{guest.isa} console", guest.console_tail(60)))
 
 
+@pytest.fixture
+def gdb(vm):
+    """gdb-multiarch attached (per command, batch mode) to @vm's gdbstub."""
+    return xdtvm.Gdb(vm)
+
+
 @pytest.fixture(scope="session")
 def host_vmlinux(isa):
     return xdtvm.vmlinux(isa)
+
+
+def pytest_terminal_summary(terminalreporter):
+    if BOOT_TIMES:
+        terminalreporter.write_line(
+            "xdt boot to agent (TCG): " + ", ".join(
+                f"{i} {t:.1f} s" for i, t in BOOT_TIMES.items()))
