@@ -55,38 +55,6 @@ def test_kallsyms_matches_vmlinux(vm, host_vmlinux):
     assert int(data) > 1000
 
 
-# ftrace_init() rewrites every function's compiler-emitted patch site at boot,
-# so live text differs from vmlinux there and only there.  This is the site
-# xdt's fbt entry probe will meet first: (vmlinux bytes, boot-time bytes).
-X86_NOP5 = bytes.fromhex("0f1f440000")
-FTRACE_BOOT_REWRITE = {
-    # `call __fentry__` (checked below) becomes the 5-byte NOP.
-    "x86_64": (None, X86_NOP5),
-    # Two patchable-entry NOPs; the first becomes `mov x9, x30`, which saves
-    # the return address for the ftrace trampoline once the NOP after it is
-    # turned into a `bl`.
-    "aarch64": (bytes.fromhex("1f2003d5" "1f2003d5"),
-                bytes.fromhex("e9031eaa" "1f2003d5")),
-    # Four c.nop (-fpatchable-function-entry=4 with RVC) become two 4-byte
-    # `nop`s, the shape ftrace's auipc+jalr pair will later be written over.
-    "riscv64": (bytes.fromhex("0100" * 4), bytes.fromhex("13000000" * 2)),
-}
-
-
-def ftrace_boot_bytes(isa, vmlinux, addr, disk):
-    """What ftrace_init() leaves at @addr, given the linked bytes @disk."""
-    before, after = FTRACE_BOOT_REWRITE[isa]
-    if isa == "x86_64":
-        assert disk[0] == 0xe8, f"vmlinux: no call at entry: {disk.hex(' ')}"
-        rel = int.from_bytes(disk[1:5], "little", signed=True)
-        fentry, _ = xdtvm.elf_symbol_bytes(vmlinux, "__fentry__", 1)
-        assert addr + 5 + rel == fentry, "entry call is not to __fentry__"
-        before = disk[:5]
-    assert disk.startswith(before), (f"vmlinux entry {disk.hex(' ')} is not "
-                                     f"the ftrace site {before.hex(' ')}")
-    return after + disk[len(before):]
-
-
 def test_gdb_reads_vfs_read(vm, gdb, host_vmlinux):
     """gdb on QEMU's gdbstub reads vfs_read at the address vmlinux has (no
     KASLR) and sees vmlinux's bytes, but for ftrace's boot-time rewrite of the
@@ -95,7 +63,7 @@ def test_gdb_reads_vfs_read(vm, gdb, host_vmlinux):
     host_addr, disk = xdtvm.elf_symbol_bytes(host_vmlinux, "vfs_read", 24)
     assert addr == host_addr, f"kallsyms {addr:#x} vs vmlinux {host_addr:#x}"
     live = gdb.read(addr, 24)
-    want = ftrace_boot_bytes(vm.isa, host_vmlinux, addr, disk)
+    want = xdtvm.ftrace_boot_bytes(vm.isa, host_vmlinux, addr, disk)
     assert live == want, (f"gdb:      {live.hex(' ')}\n"
                           f"expected: {want.hex(' ')}\n"
                           f"vmlinux:  {disk.hex(' ')}")

@@ -474,6 +474,41 @@ def elf_symbol_bytes(path, symbol, length):
     raise XdtError(f"{path}: {symbol} at {addr:#x} is in no PROGBITS section")
 
 
+# ftrace_init() rewrites every function's compiler-emitted patch site at boot,
+# so live text differs from vmlinux there and only there.  This is the site
+# xdt's fbt entry probe will meet first: (vmlinux bytes, boot-time bytes).
+X86_NOP5 = bytes.fromhex("0f1f440000")
+FTRACE_BOOT_REWRITE = {
+    # `call __fentry__` (checked below) becomes the 5-byte NOP.
+    "x86_64": (None, X86_NOP5),
+    # Two patchable-entry NOPs; the first becomes `mov x9, x30`, which saves
+    # the return address for the ftrace trampoline once the NOP after it is
+    # turned into a `bl`.
+    "aarch64": (bytes.fromhex("1f2003d5" "1f2003d5"),
+                bytes.fromhex("e9031eaa" "1f2003d5")),
+    # Four c.nop (-fpatchable-function-entry=4 with RVC) become two 4-byte
+    # `nop`s, the shape ftrace's auipc+jalr pair will later be written over.
+    "riscv64": (bytes.fromhex("0100" * 4), bytes.fromhex("13000000" * 2)),
+}
+
+
+def ftrace_boot_bytes(isa, vmlinux, addr, disk):
+    """What ftrace_init() leaves at @addr, given the linked bytes @disk."""
+    before, after = FTRACE_BOOT_REWRITE[isa]
+    if isa == "x86_64":
+        if disk[0] != 0xe8:
+            raise XdtError(f"vmlinux: no call at entry: {disk.hex(' ')}")
+        rel = int.from_bytes(disk[1:5], "little", signed=True)
+        fentry, _ = elf_symbol_bytes(vmlinux, "__fentry__", 1)
+        if addr + 5 + rel != fentry:
+            raise XdtError("entry call is not to __fentry__")
+        before = disk[:5]
+    if not disk.startswith(before):
+        raise XdtError(f"vmlinux entry {disk.hex(' ')} is not the ftrace "
+                       f"site {before.hex(' ')}")
+    return after + disk[len(before):]
+
+
 def gdb_batch(port, commands, timeout=60, vmlinux=None):
     """Run gdb-multiarch in batch mode against a gdbstub; return its stdout.
     With @vmlinux, gdb has the kernel's symbols (and DWARF, if built in)."""
