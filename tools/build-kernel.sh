@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Build Linux 6.1 for one ISA from Debian's linux-source-6.1:
 #   tinyconfig + arch/common.config + arch/<dir>/kernel.config, with
-#   arch/<dir>/kernel.patch applied to a private copy of the source.
+#   arch/common.patch and arch/<dir>/kernel.patch applied to a private copy
+#   of the source.
 # The tree is cached under $XDG_CACHE_HOME/xdt/kernel/<isa>-<key> (key: hash of
 # source version, fragments, patch, toolchain and RECIPE) and left in place so
 # out-of-tree modules build against it; <isa>.current points at the live one.
@@ -15,7 +16,7 @@ isa=${1:?usage: build-kernel.sh ISA}
 xdt_isa "$isa"
 frag_common=$XDT_TOP/arch/common.config
 frag_isa=$XDT_TOP/arch/$ISA_DIR/kernel.config
-patchf=$XDT_TOP/arch/$ISA_DIR/kernel.patch
+patches=("$XDT_TOP/arch/common.patch" "$XDT_TOP/arch/$ISA_DIR/kernel.patch")
 tarball=/usr/src/linux-source-6.1.tar.xz
 [[ -r $tarball ]] || { echo "xdt: $tarball missing (run make deps)" >&2; exit 1; }
 
@@ -25,7 +26,7 @@ key=$( {
 	"${CROSS}gcc" --version | head -n1
 	"${CROSS}ld" --version | head -n1
 	pahole --version
-	cat "$frag_common" "$frag_isa" "$patchf"
+	cat "$frag_common" "$frag_isa" "${patches[@]}"
 } | sha256sum | cut -c1-16)
 out=$XDT_CACHE/kernel/$isa-$key
 link=$XDT_CACHE/kernel/$isa.current
@@ -40,9 +41,12 @@ start=$SECONDS
 rm -rf "$out"
 mkdir -p "$out"
 tar -xf "$tarball" -C "$out" --strip-components=1
-if [[ -s $patchf ]]; then
-	patch -d "$out" -p1 --quiet <"$patchf"
-fi
+for p in "${patches[@]}"; do
+	if [[ -s $p ]]; then
+		patch -d "$out" -p1 --quiet --no-backup-if-mismatch <"$p" ||
+			{ echo "xdt: $p does not apply to linux-source-6.1" >&2; exit 1; }
+	fi
+done
 
 km=(make -C "$out" -s ARCH="$KARCH" CROSS_COMPILE="$CROSS")
 "${km[@]}" tinyconfig >/dev/null

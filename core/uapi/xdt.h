@@ -1,0 +1,228 @@
+/* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */
+/*
+ * xdt user/kernel ABI: /dev/xdt ioctls, the program object the consumer
+ * hands to the kernel, and the records the kernel hands back.  Included by
+ * xdt.ko (core/) and by the consumer (compiler/), built for the host and for
+ * every guest ISA; so only fixed-size types, explicit padding, no pointers
+ * (addresses travel as __u64).
+ *
+ * Contents
+ *   1. device and ioctls
+ *   2. probe listing
+ *   3. program object (clauses, actions, DIF objects)
+ *   4. principal buffer records
+ *   5. aggregation snapshots
+ *   6. status
+ * The DIF instruction set is in dif.h beside this file.
+ */
+#ifndef XDT_UAPI_H
+#define XDT_UAPI_H
+
+#include <linux/ioctl.h>
+#include <linux/types.h>
+
+#define XDT_DEVICE		"/dev/xdt"
+#define XDT_ABI_VERSION		1
+
+#define XDT_PROVNAMELEN		32
+#define XDT_MODNAMELEN		64
+#define XDT_FUNCNAMELEN		128
+#define XDT_NAMELEN		64
+
+/* ---- 1. ioctls ---------------------------------------------------------- */
+#define XDT_IOC_MAGIC		0xd7
+#define XDT_IOC_VERSION		_IOR(XDT_IOC_MAGIC, 0, __u32)
+#define XDT_IOC_PROBES		_IOWR(XDT_IOC_MAGIC, 1, struct xdt_probe_query)
+#define XDT_IOC_ENABLE		_IOWR(XDT_IOC_MAGIC, 2, struct xdt_enable)
+#define XDT_IOC_GO		_IO(XDT_IOC_MAGIC, 3)
+#define XDT_IOC_STOP		_IO(XDT_IOC_MAGIC, 4)
+#define XDT_IOC_BUFSNAP		_IOWR(XDT_IOC_MAGIC, 5, struct xdt_bufsnap)
+#define XDT_IOC_AGGSNAP		_IOWR(XDT_IOC_MAGIC, 6, struct xdt_aggsnap)
+#define XDT_IOC_STATUS		_IOR(XDT_IOC_MAGIC, 7, struct xdt_status)
+#define XDT_IOC_EPROBES		_IOWR(XDT_IOC_MAGIC, 8, struct xdt_eprobe_query)
+
+/* ---- 2. probe listing --------------------------------------------------- */
+struct xdt_probedesc {
+	char prov[XDT_PROVNAMELEN];
+	char mod[XDT_MODNAMELEN];
+	char func[XDT_FUNCNAMELEN];
+	char name[XDT_NAMELEN];
+};
+
+/* One listed probe, or (XDT_PROBE_REFUSED) a function without one. */
+struct xdt_probeinfo {
+	__u32 id;			/* 0 for a refused function */
+	__u32 flags;
+	__u64 addr;			/* patch site, when the provider has one */
+	struct xdt_probedesc desc;
+	char why[64];			/* reason a function has no probe */
+};
+#define XDT_PROBE_ENABLED	0x1
+#define XDT_PROBE_REFUSED	0x2
+
+/*
+ * The globs in @match select probes (empty field = any); descriptions are
+ * comma-free here, the consumer splits lists.  The kernel fills up to
+ * @cap entries at @buf and sets @count to the number that matched (which
+ * may exceed @cap: call again with a bigger buffer).
+ */
+struct xdt_probe_query {
+	struct xdt_probedesc match;
+	__u32 flags;			/* XDT_PQ_REFUSED: list refusals too */
+	__u32 cap;
+	__u32 count;
+	__u32 pad;
+	__u64 buf;			/* struct xdt_probeinfo[cap] */
+};
+#define XDT_PQ_REFUSED		0x1
+
+/* ---- 3. program object -------------------------------------------------- */
+/*
+ * One blob, all offsets from its start, every length checked by the kernel:
+ *
+ *   xdt_prog | clauses[nclauses] | actions[nactions] | difos[ndifos] |
+ *   insns (u32) | ints (u64) | strtab (bytes)
+ *
+ * A clause binds a probe description to an optional predicate and a run of
+ * actions.  An action evaluates its DIF object (if any) and does something
+ * with the value; the records a clause writes are the RECORD/STRING/EXIT
+ * actions' values in order, each at an 8-byte aligned offset after the
+ * record header (struct xdt_rechdr), so the consumer knows the layout of
+ * every record from the program alone.
+ */
+#define XDT_PROG_MAGIC		0x58445450	/* "XDTP" */
+
+struct xdt_prog {
+	__u32 magic;
+	__u32 version;			/* XDT_ABI_VERSION */
+	__u32 size;			/* whole blob */
+	__u32 nclauses, clauses_off;
+	__u32 nactions, actions_off;
+	__u32 ndifos, difos_off;
+	__u32 ninsns, insns_off;
+	__u32 nints, ints_off;
+	__u32 strtab_len, strtab_off;
+	__u32 naggs;			/* aggregation ids are 0..naggs-1 */
+	__u32 strsize;			/* bytes recorded for a string value */
+};
+
+struct xdt_clause {
+	struct xdt_probedesc desc;
+	__s32 pred;			/* DIF object index, -1 = none */
+	__u32 action0;			/* first action index */
+	__u32 nactions;
+	__u32 pad;
+};
+
+enum xdt_action_kind {
+	XDT_ACT_RECORD = 1,	/* record the 8-byte integer value */
+	XDT_ACT_STRING,		/* record the string value (strsize bytes) */
+	XDT_ACT_EXIT,		/* record the value, then stop tracing */
+	XDT_ACT_AGGKEY,		/* push a key (int, or string if arg0 = 1) */
+	XDT_ACT_AGG,		/* aggregate: arg0 = agg id, arg1 = function;
+				   value from the DIF object; keys are the
+				   AGGKEY actions just before it */
+	XDT_ACT_STACK,		/* record arg0 kernel return addresses */
+};
+
+enum xdt_aggfunc {
+	XDT_AGG_COUNT = 1,
+	XDT_AGG_SUM,
+	XDT_AGG_MIN,
+	XDT_AGG_MAX,
+	XDT_AGG_AVG,		/* values: count, sum */
+	XDT_AGG_QUANTIZE,	/* values: XDT_QUANTIZE_BUCKETS counts */
+};
+
+struct xdt_action {
+	__u32 kind;
+	__s32 difo;			/* -1 = none */
+	__u32 arg0, arg1;
+};
+
+enum xdt_type {
+	XDT_TYPE_INT = 0,
+	XDT_TYPE_STRING = 1,		/* value is a kernel address of a string */
+};
+
+struct xdt_difo {
+	__u32 insn0, ninsns;		/* slice of insns[] */
+	__u32 int0, nints;		/* slice of ints[] (SETX operands) */
+	__u32 str0, strlen;		/* slice of strtab (SETS operands) */
+	__u32 rtype;			/* enum xdt_type of the returned value */
+	__u32 pad;
+};
+
+struct xdt_enable {
+	__u64 prog;			/* struct xdt_prog blob */
+	__u32 size;
+	__u32 nprobes;			/* out: probes the clauses matched */
+	/* out: on EINVAL, why (e.g. "difo 2 insn 5: branch backwards") */
+	char err[128];
+	/* out: index of the first clause that matched nothing, or -1 */
+	__s32 unmatched;
+	__u32 pad;
+};
+
+/* ---- 4. records --------------------------------------------------------- */
+/* An enabled probe id (EPID) names one (clause, probe) pair. */
+struct xdt_rechdr {
+	__u32 epid;
+	__u32 size;			/* including this header */
+};
+
+struct xdt_eprobe {
+	__u32 epid;
+	__u32 clause;
+	__u32 probe;			/* probe id */
+	__u32 pad;
+	struct xdt_probedesc desc;
+};
+
+struct xdt_eprobe_query {
+	__u32 cap, count;
+	__u64 buf;			/* struct xdt_eprobe[cap] */
+};
+
+/* Take CPU @cpu's filled buffer (the kernel switches to its other one). */
+struct xdt_bufsnap {
+	__u32 cpu;
+	__u32 size;			/* in: capacity of @buf; out: bytes */
+	__u64 buf;
+	__u64 drops;			/* out: records dropped since last snap */
+};
+
+/* ---- 5. aggregations ---------------------------------------------------- */
+#define XDT_QUANTIZE_BUCKETS	127	/* 63 negative, zero, 63 positive */
+#define XDT_QUANTIZE_ZERO	63	/* bucket of 0; bucket 63+k: [2^(k-1),2^k) */
+
+/*
+ * A snapshot is a sequence of entries, summed over CPUs:
+ *   xdt_aggent | key bytes (keylen, 8-aligned) | __s64 values[nvals]
+ * Integer keys are 8 bytes; string keys strsize bytes, NUL padded.
+ */
+struct xdt_aggent {
+	__u32 aggid;
+	__u32 keylen;
+	__u32 nvals;
+	__u32 size;			/* of the whole entry */
+};
+
+struct xdt_aggsnap {
+	__u32 size;			/* in: capacity; out: bytes (or needed) */
+	__u32 count;			/* out: entries */
+	__u64 buf;
+};
+
+/* ---- 6. status ---------------------------------------------------------- */
+struct xdt_status {
+	__u64 drops;			/* principal buffer records dropped */
+	__u64 aggdrops;			/* aggregation entries that found no room */
+	__u64 errors;			/* ERROR probe firings */
+	__u64 firings;			/* probe firings handled */
+	__u64 traps;			/* breakpoint traps taken by xdt */
+	__u32 exited;			/* exit() was called */
+	__u32 state;			/* 0 idle, 1 enabled, 2 running, 3 stopped */
+};
+
+#endif
