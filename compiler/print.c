@@ -1,0 +1,449 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * print.c - what dtrace(1) prints: probe records (the CPU/ID/FUNCTION:NAME
+ * columns, trace() values, printf() formats) and, at the end, aggregations
+ * sorted by value, with quantize() distributions drawn as DTrace draws them.
+ */
+#define _GNU_SOURCE
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+#include "dt.h"
+
+static long long rec_int(const char *data, const struct recval *r)
+{
+	__s64 v;
+
+	memcpy(&v, data + r->off, sizeof(v));
+	return v;
+}
+
+static const char *rec_str(const struct prog *p, const char *data,
+			   const struct recval *r, char *buf)
+{
+	memcpy(buf, data + r->off, p->strsize);
+	buf[p->strsize] = 0;	/* a truncated string has no NUL of its own */
+	return buf;
+}
+
+/*
+ * printf() with D's conversions over recorded values: each conversion is
+ * rebuilt as a C one with a 64-bit length so the C library does the
+ * padding and flags exactly as DTrace (which also defers to it) does.
+ */
+void print_printf(const char *fmt, const struct prog *p, const struct clause *c,
+		  int rec0, const char *data, FILE *fp)
+{
+	char spec[64], sbuf[p->strsize + 1], tmp[64];
+	int k = rec0;
+
+	for (const char *f = fmt; *f; f++) {
+		size_t n = 0;
+		char conv;
+
+		if (*f != '%') {
+			fputc(*f, fp);
+			continue;
+		}
+		if (f[1] == '%') {
+			fputc('%', fp);
+			f++;
+			continue;
+		}
+		spec[n++] = '%';
+		for (f++; *f && strchr("-+ #0", *f) && n < 20; f++)
+			spec[n++] = *f;
+		for (; isdigit((unsigned char)*f) && n < 40; f++)
+			spec[n++] = *f;
+		if (*f == '.')
+			for (spec[n++] = *f++; isdigit((unsigned char)*f) && n < 50; f++)
+				spec[n++] = *f;
+		while (*f && strchr("hlLqjzt", *f))
+			f++;		/* every D integer is recorded in 64 bits */
+		conv = *f;
+		if (!conv)
+			break;
+		if (k >= rec0 + c->nrecs) {
+			/* the compiler checked the count; belt and braces */
+			break;
+		}
+		switch (conv) {
+		case 'd': case 'i':
+			spec[n++] = 'l', spec[n++] = 'l', spec[n++] = conv, spec[n] = 0;
+			fprintf(fp, spec, rec_int(data, &c->recs[k]));
+			break;
+		case 'u': case 'x': case 'X': case 'o':
+			spec[n++] = 'l', spec[n++] = 'l', spec[n++] = conv, spec[n] = 0;
+			fprintf(fp, spec, (unsigned long long)rec_int(data, &c->recs[k]));
+			break;
+		case 'c':
+			spec[n++] = 'c', spec[n] = 0;
+			fprintf(fp, spec, (int)(unsigned char)rec_int(data, &c->recs[k]));
+			break;
+		case 's':
+			spec[n++] = 's', spec[n] = 0;
+			fprintf(fp, spec, rec_str(p, data, &c->recs[k], sbuf));
+			break;
+		case 'p':
+			/* a pointer is hex with 0x; width applies to all of it */
+			snprintf(tmp, sizeof(tmp), "0x%llx",
+				 (unsigned long long)rec_int(data, &c->recs[k]));
+			{
+				size_t m = 1;
+
+				/* only '-' and the width make sense for the text */
+				for (size_t i = 1; i < n && spec[i] != '.'; i++)
+					if (spec[i] == '-' || isdigit((unsigned char)spec[i]))
+						spec[m++] = spec[i];
+				spec[m++] = 's', spec[m] = 0;
+			}
+			fprintf(fp, spec, tmp);
+			break;
+		default:
+			break;
+		}
+		k++;
+	}
+}
+
+void print_header(struct dt_print *pr)
+{
+	if (!pr->quiet && !pr->header_done)
+		printf("%3s %6s %32s\n", "CPU", "ID", "FUNCTION:NAME");
+	pr->header_done = 1;
+}
+
+/* One record of clause @cl, from enabled probe @ep, fired on @cpu. */
+void print_record(struct dt_print *pr, const struct prog *p, int cl,
+		  const struct xdt_eprobe *ep, int cpu, const char *data)
+{
+	const struct clause *c = &p->clauses[cl];
+	char sbuf[p->strsize + 1], *out = NULL, fn[XDT_FUNCNAMELEN + XDT_NAMELEN + 2];
+	size_t len = 0;
+	FILE *fp = open_memstream(&out, &len);
+
+	if (!fp)
+		dt_fatal("out of memory");
+	print_header(pr);
+	if (!pr->quiet) {
+		snprintf(fn, sizeof(fn), "%s:%s", ep->desc.func, ep->desc.name);
+		fprintf(fp, "%3d %6u %32s ", cpu, ep->probe, fn);
+	}
+	for (int i = 0; i < c->nouts; i++) {
+		const struct outst *o = &c->outs[i];
+		const struct recval *r = &c->recs[o->rec0];
+
+		if (o->k == OUT_TRACE) {
+			if (r->type == XDT_TYPE_STRING)
+				fprintf(fp, pr->quiet ? "%s" : "   %s",
+					rec_str(p, data, r, sbuf));
+			else
+				fprintf(fp, pr->quiet ? "%lld" : " %16lld",
+					rec_int(data, r));
+		} else if (o->k == OUT_PRINTF) {
+			print_printf(o->fmt, p, c, o->rec0, data, fp);
+		}
+	}
+	fclose(fp);
+	if (len)
+		pr->last_nl = out[len - 1] == '\n';
+	/* DTrace ends a record's line unless the record's output just did */
+	if (!pr->quiet && len && !pr->last_nl) {
+		fputs(out, stdout);
+		fputc('\n', stdout);
+		pr->last_nl = 1;
+	} else {
+		fwrite(out, 1, len, stdout);
+	}
+	free(out);
+}
+
+/* ---- aggregations ------------------------------------------------------- */
+struct aent {
+	const struct xdt_aggent *e;
+	const char *key;
+	const __s64 *vals;
+	long double sortval;
+};
+
+static const struct prog *sort_prog;
+
+static int keycmp(const struct aent *a, const struct aent *b)
+{
+	const struct agg *ag = &sort_prog->aggs[a->e->aggid];
+	unsigned off = 0;
+
+	for (int i = 0; i < ag->nkeys; i++) {
+		int d;
+
+		if (ag->keytype[i] == XDT_TYPE_STRING) {
+			d = strncmp(a->key + off, b->key + off, sort_prog->strsize);
+			off += (sort_prog->strsize + 7) & ~7u;
+		} else {
+			__s64 x, y;
+
+			memcpy(&x, a->key + off, 8);
+			memcpy(&y, b->key + off, 8);
+			d = x < y ? -1 : x > y;
+			off += 8;
+		}
+		if (d)
+			return d;
+	}
+	return 0;
+}
+
+static int aent_cmp(const void *x, const void *y)
+{
+	const struct aent *a = x, *b = y;
+
+	if (a->e->aggid != b->e->aggid)
+		return a->e->aggid < b->e->aggid ? -1 : 1;
+	if (a->sortval != b->sortval)
+		return a->sortval < b->sortval ? -1 : 1;
+	return keycmp(a, b);
+}
+
+static long long bucket_value(int b)
+{
+	int k = b - XDT_QUANTIZE_ZERO;
+
+	if (k == 0)
+		return 0;
+	return k > 0 ? 1LL << (k - 1) : -(1LL << (-k - 1));
+}
+
+/* A quantize() distribution; one zero row either side of the data. */
+void print_quantize(const __s64 *b, FILE *fp)
+{
+	static const char ats[] = "@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@";
+	static const char sp[] = "                                        ";
+	int first, last, i;
+	long double total = 0;
+
+	for (i = 0; i < XDT_QUANTIZE_BUCKETS; i++)
+		total += b[i] < 0 ? -(long double)b[i] : (long double)b[i];
+	for (first = 0; first < XDT_QUANTIZE_BUCKETS && !b[first]; first++)
+		;
+	if (first == XDT_QUANTIZE_BUCKETS) {
+		first = XDT_QUANTIZE_ZERO - 1;
+		last = XDT_QUANTIZE_ZERO + 1;
+	} else {
+		for (last = XDT_QUANTIZE_BUCKETS - 1; !b[last]; last--)
+			;
+		if (first > 0)
+			first--;
+		if (last < XDT_QUANTIZE_BUCKETS - 1)
+			last++;
+	}
+	fprintf(fp, "%16s %41s %-9s\n", "value",
+		"------------- Distribution -------------", "count");
+	for (i = first; i <= last; i++) {
+		int depth = 0;
+
+		if (total > 0)
+			depth = (int)((b[i] < 0 ? -b[i] : b[i]) * 40.0L / total + 0.5L);
+		fprintf(fp, "%16lld |%s%s %-9lld\n", bucket_value(i),
+			ats + 40 - depth, sp + depth, (long long)b[i]);
+	}
+}
+
+static void print_key(const struct agg *ag, const char *key, unsigned strsize,
+		      FILE *fp)
+{
+	unsigned off = 0;
+
+	for (int i = 0; i < ag->nkeys; i++) {
+		if (ag->keytype[i] == XDT_TYPE_STRING) {
+			fprintf(fp, "  %-50.*s", (int)strsize, key + off);
+			off += (strsize + 7) & ~7u;
+		} else {
+			__s64 v;
+
+			memcpy(&v, key + off, 8);
+			fprintf(fp, " %16lld", (long long)v);
+			off += 8;
+		}
+	}
+}
+
+void print_aggs(const struct prog *p, const char *buf, size_t size,
+		unsigned count, FILE *fp)
+{
+	struct aent *v = xzalloc((count + 1) * sizeof(*v));
+	size_t off = 0;
+	unsigned n = 0, i;
+	int last = -1;
+
+	while (n < count && off + sizeof(struct xdt_aggent) <= size) {
+		const struct xdt_aggent *e = (const void *)(buf + off);
+		const __s64 *vals;
+
+		if (e->size < sizeof(*e) || off + e->size > size)
+			break;
+		off += e->size;
+		if (e->aggid >= (unsigned)p->naggs || !e->nvals)
+			continue;
+		vals = (const void *)((const char *)e + sizeof(*e) +
+				      ((e->keylen + 7) & ~7u));
+		v[n].e = e;
+		v[n].key = (const char *)e + sizeof(*e);
+		v[n].vals = vals;
+		switch (p->aggs[e->aggid].func) {
+		case XDT_AGG_AVG:
+			v[n].sortval = vals[0] ? (long double)vals[1] / vals[0] : 0;
+			break;
+		case XDT_AGG_QUANTIZE:
+			v[n].sortval = 0;
+			for (i = 0; i < e->nvals; i++)
+				v[n].sortval += vals[i];
+			break;
+		default:
+			v[n].sortval = vals[0];
+		}
+		n++;
+	}
+	sort_prog = p;
+	qsort(v, n, sizeof(*v), aent_cmp);
+	for (i = 0; i < n; i++) {
+		const struct agg *ag = &p->aggs[v[i].e->aggid];
+
+		if ((int)v[i].e->aggid != last) {
+			fputc('\n', fp);	/* a blank line before each aggregation */
+			last = (int)v[i].e->aggid;
+		}
+		print_key(ag, v[i].key, p->strsize, fp);
+		if (ag->func == XDT_AGG_QUANTIZE) {
+			if (ag->nkeys)
+				fputc('\n', fp);
+			if (v[i].e->nvals >= XDT_QUANTIZE_BUCKETS)
+				print_quantize(v[i].vals, fp);
+			fputc('\n', fp);
+		} else if (ag->func == XDT_AGG_AVG) {
+			fprintf(fp, " %16lld\n", v[i].vals[0] ?
+				(long long)(v[i].vals[1] / v[i].vals[0]) : 0LL);
+		} else {
+			fprintf(fp, " %16lld\n", (long long)v[i].vals[0]);
+		}
+	}
+	free(v);
+}
+
+/* A snapshot as the kernel would hand it over, through print_aggs(). */
+static char *put_ent(char *w, __u32 id, const void *key, __u32 keylen,
+		     const __s64 *vals, __u32 nvals)
+{
+	struct xdt_aggent e = { id, keylen, nvals,
+		(__u32)(sizeof(e) + ((keylen + 7) & ~7u) + nvals * 8) };
+
+	memcpy(w, &e, sizeof(e));
+	memcpy(w + sizeof(e), key, keylen);
+	memcpy(w + sizeof(e) + ((keylen + 7) & ~7u), vals, nvals * 8);
+	return w + e.size;
+}
+
+static void selftest_aggs(FILE *fp)
+{
+	struct agg aggs[4] = {
+		{ "", XDT_AGG_COUNT, 1, { XDT_TYPE_STRING } },
+		{ "s", XDT_AGG_SUM, 2, { XDT_TYPE_INT, XDT_TYPE_STRING } },
+		{ "a", XDT_AGG_AVG, 0, { 0 } },
+		{ "q", XDT_AGG_QUANTIZE, 1, { XDT_TYPE_STRING } },
+	};
+	struct prog p = { .aggs = aggs, .naggs = 4, .strsize = 16 };
+	static char buf[8192];
+	char key[24], *w = buf;
+	__s64 v[XDT_QUANTIZE_BUCKETS] = { 0 };
+
+	memset(key, 0, sizeof(key));
+	strcpy(key, "strncmp"), v[0] = 252;
+	w = put_ent(w, 0, key, 16, v, 1);
+	memset(key, 0, sizeof(key));
+	strcpy(key, "memset"), v[0] = 69;
+	w = put_ent(w, 0, key, 16, v, 1);
+	memset(key, 0, sizeof(key));
+	strcpy(key, "free"), v[0] = 104;
+	w = put_ent(w, 0, key, 16, v, 1);
+	memset(key, 0, sizeof(key));
+	v[0] = 42;
+	memcpy(key, v, 8);
+	strcpy(key + 8, "cat");
+	v[0] = 4096;
+	w = put_ent(w, 1, key, 24, v, 1);
+	v[0] = 3, v[1] = 10;
+	w = put_ent(w, 2, key, 0, v, 2);
+	v[0] = v[1] = 0;
+	memset(key, 0, sizeof(key));
+	strcpy(key, "sshd");
+	v[XDT_QUANTIZE_ZERO + 2] = 3;		/* 2..3 */
+	v[XDT_QUANTIZE_ZERO + 4] = 1;		/* 8..15 */
+	w = put_ent(w, 3, key, 16, v, XDT_QUANTIZE_BUCKETS);
+	print_aggs(&p, buf, (size_t)(w - buf), 6, fp);
+}
+
+/*
+ * -X selftest: the printers on fixed data (a quantize like DTrace's
+ * read(2) sizes example, and a printf), so host tests check the exact
+ * layout without a kernel.
+ */
+void print_selftest(FILE *fp)
+{
+	static const struct { int bucket; __s64 n; } q[] = {
+		{ 63, 23 }, { 64, 41 }, { 65, 1 }, { 66, 19 }, { 67, 4 },
+		{ 68, 2 }, { 69, 6 }, { 70, 9 }, { 71, 12 }, { 72, 20 },
+		{ 73, 9 }, { 74, 12 }, { 75, 4 }, { 76, 4 }, { 77, 3 },
+	};
+	__s64 b[XDT_QUANTIZE_BUCKETS] = { 0 };
+	size_t i;
+
+	for (i = 0; i < sizeof(q) / sizeof(q[0]); i++)
+		b[q[i].bucket] = q[i].n;
+	fputc('\n', fp);
+	print_quantize(b, fp);
+	memset(b, 0, sizeof(b));
+	b[XDT_QUANTIZE_ZERO - 3] = 2;	/* -4 */
+	b[XDT_QUANTIZE_ZERO + 1] = 6;	/* 1 */
+	fputc('\n', fp);
+	print_quantize(b, fp);
+	selftest_aggs(fp);
+}
+
+/*
+ * -X records: one fake record per clause of a compiled program, values
+ * taken in order from @vals (integers, or strings for string slots),
+ * printed both the default way and with -q.
+ */
+void print_fake_records(const struct prog *p, char **vals, int nvals)
+{
+	struct xdt_eprobe ep = { .epid = 1, .probe = 1 };
+	int v = 0;
+
+	for (int q = 0; q < 2; q++) {
+		struct dt_print pr = { .quiet = q, .last_nl = 1 };
+
+		v = 0;
+		for (int cl = 0; cl < p->nclauses; cl++) {
+			const struct clause *c = &p->clauses[cl];
+			char *rec = xzalloc(c->recsize + 8);
+
+			ep.desc = c->desc;
+			ep.clause = (unsigned)cl;
+			for (int k = 0; k < c->nrecs; k++, v++) {
+				const char *s = v < nvals ? vals[v] : "0";
+
+				if (c->recs[k].type == XDT_TYPE_STRING) {
+					strncpy(rec + c->recs[k].off, s, p->strsize);
+				} else {
+					__s64 x = strtoll(s, NULL, 0);
+
+					memcpy(rec + c->recs[k].off, &x, 8);
+				}
+			}
+			print_record(&pr, p, cl, &ep, 0, rec);
+			free(rec);
+		}
+		fflush(stdout);
+		if (!pr.last_nl)
+			putchar('\n');
+	}
+}

@@ -1,0 +1,95 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * prog.c - the program object of xdt.h: one blob, every section 8-byte
+ * aligned, offsets from the blob's start.  The difos' private insn/int/
+ * string arrays are concatenated and each difo records its slices.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include "dt.h"
+
+static __u32 align8(size_t n)
+{
+	return (__u32)((n + 7) & ~(size_t)7);
+}
+
+void *prog_blob(const struct prog *p, size_t *size)
+{
+	struct xdt_prog h = { 0 };
+	size_t ninsns = 0, nints = 0, nstr = 0, off;
+	struct xdt_clause *cl;
+	struct xdt_difo *df;
+	__u32 *insns;
+	__u64 *ints;
+	char *blob, *str;
+	int i;
+
+	for (i = 0; i < p->ndifos; i++) {
+		ninsns += p->difos[i].ninsns;
+		nints += p->difos[i].nints;
+		nstr += p->difos[i].strlen;
+	}
+	h.magic = XDT_PROG_MAGIC;
+	h.version = XDT_ABI_VERSION;
+	h.nclauses = p->nclauses;
+	h.nactions = p->nacts;
+	h.ndifos = p->ndifos;
+	h.ninsns = (__u32)ninsns;
+	h.nints = (__u32)nints;
+	h.strtab_len = (__u32)nstr;
+	h.naggs = p->naggs;
+	h.strsize = p->strsize;
+	h.bufsize = p->bufsize;
+	off = align8(sizeof(h));
+	h.clauses_off = (__u32)off;
+	off = align8(off + p->nclauses * sizeof(struct xdt_clause));
+	h.actions_off = (__u32)off;
+	off = align8(off + p->nacts * sizeof(struct xdt_action));
+	h.difos_off = (__u32)off;
+	off = align8(off + p->ndifos * sizeof(struct xdt_difo));
+	h.insns_off = (__u32)off;
+	off = align8(off + ninsns * sizeof(__u32));
+	h.ints_off = (__u32)off;
+	off = align8(off + nints * sizeof(__u64));
+	h.strtab_off = (__u32)off;
+	off = align8(off + nstr);
+	h.size = (__u32)off;
+
+	blob = xzalloc(off);
+	memcpy(blob, &h, sizeof(h));
+	cl = (struct xdt_clause *)(blob + h.clauses_off);
+	for (i = 0; i < p->nclauses; i++) {
+		cl[i].desc = p->clauses[i].desc;
+		cl[i].pred = p->clauses[i].pred;
+		cl[i].action0 = (__u32)p->clauses[i].action0;
+		cl[i].nactions = (__u32)p->clauses[i].nactions;
+	}
+	if (p->nacts)
+		memcpy(blob + h.actions_off, p->acts, p->nacts * sizeof(struct xdt_action));
+	df = (struct xdt_difo *)(blob + h.difos_off);
+	insns = (__u32 *)(blob + h.insns_off);
+	ints = (__u64 *)(blob + h.ints_off);
+	str = blob + h.strtab_off;
+	ninsns = nints = nstr = 0;
+	for (i = 0; i < p->ndifos; i++) {
+		const struct difo *d = &p->difos[i];
+
+		df[i].insn0 = (__u32)ninsns;
+		df[i].ninsns = (__u32)d->ninsns;
+		df[i].int0 = (__u32)nints;
+		df[i].nints = (__u32)d->nints;
+		df[i].str0 = (__u32)nstr;
+		df[i].strlen = (__u32)d->strlen;
+		df[i].rtype = (__u32)d->rtype;
+		memcpy(insns + ninsns, d->insns, d->ninsns * sizeof(__u32));
+		if (d->nints)
+			memcpy(ints + nints, d->ints, d->nints * sizeof(__u64));
+		if (d->strlen)
+			memcpy(str + nstr, d->strtab, d->strlen);
+		ninsns += d->ninsns;
+		nints += d->nints;
+		nstr += d->strlen;
+	}
+	*size = off;
+	return blob;
+}

@@ -1,0 +1,2 @@
+BEGIN { @a[execname] = count(); }
+END { @a[pid] = count(); }

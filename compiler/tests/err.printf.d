@@ -1,0 +1,4 @@
+BEGIN
+{
+	printf("%d %s\n", execname, arg0);
+}

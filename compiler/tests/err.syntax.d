@@ -1,0 +1,5 @@
+fbt::vfs_read:entry
+{
+	trace(arg0)
+	trace(arg1);
+}

@@ -1,0 +1,4 @@
+BEGIN
+/execname == 1/
+{
+}

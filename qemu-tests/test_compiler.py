@@ -1,0 +1,177 @@
+"""Host tests of the D compiler and dtrace(1)'s printers: no guest needed.
+
+Data-driven, from compiler/tests/:
+  tst.*.d  with tst.*.d.out: the exact `dtrace -S -e -s file` output
+  err.*.d  with err.*.d.err: the exact compile error on stderr (exit 1)
+A first line `/* args: a b c */` passes macro arguments ($1 ...).
+Set XDT_BLESS=1 to (re)write the expected files from the current output.
+"""
+import glob
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+
+import pytest
+
+TOP = os.path.realpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+TESTS = os.path.join(TOP, "compiler", "tests")
+pytestmark = pytest.mark.host
+
+
+def _build():
+    """The Makefile's host binary if it has the target, else gcc directly."""
+    cache = os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache")
+    built = os.path.join(cache, "xdt", "build", "host", "dtrace")
+    r = subprocess.run(["make", "-s", "-C", TOP, "host-dtrace"],
+                       capture_output=True, text=True)
+    if r.returncode == 0 and os.path.exists(built):
+        return built
+    out = os.path.join(tempfile.mkdtemp(prefix="xdt-dtrace-"), "dtrace")
+    srcs = sorted(glob.glob(os.path.join(TOP, "compiler", "*.c")))
+    r = subprocess.run(["gcc", "-std=c11", "-O2", "-Wall", "-Wextra", "-Werror",
+                        "-I" + os.path.join(TOP, "core", "uapi"),
+                        "-I" + os.path.join(TOP, "compiler"), "-o", out] + srcs,
+                       capture_output=True, text=True)
+    assert r.returncode == 0, "dtrace does not build:\n" + r.stderr
+    return out
+
+
+@pytest.fixture(scope="module")
+def dtrace():
+    path = _build()
+    yield path
+    if "xdt-dtrace-" in path:
+        shutil.rmtree(os.path.dirname(path), ignore_errors=True)
+
+
+def _args(path):
+    with open(path) as f:
+        m = re.match(r"/\* args: (.*) \*/", f.readline())
+    return m.group(1).split() if m else []
+
+
+def _check(actual, expected_path):
+    if os.environ.get("XDT_BLESS"):
+        with open(expected_path, "w") as f:
+            f.write(actual)
+    with open(expected_path) as f:
+        expected = f.read()
+    assert actual == expected, f"{os.path.basename(expected_path)} differs"
+
+
+def _rel(path):
+    return os.path.relpath(path, TOP)
+
+
+@pytest.mark.parametrize("src", sorted(glob.glob(os.path.join(TESTS, "tst.*.d"))),
+                         ids=os.path.basename)
+def test_compile(dtrace, src):
+    r = subprocess.run([dtrace, "-S", "-e", "-s", _rel(src)] + _args(src),
+                       capture_output=True, text=True, cwd=TOP)
+    assert r.returncode == 0, r.stderr
+    assert r.stderr == ""
+    _check(r.stdout, src + ".out")
+
+
+@pytest.mark.parametrize("src", sorted(glob.glob(os.path.join(TESTS, "err.*.d"))),
+                         ids=os.path.basename)
+def test_compile_error(dtrace, src):
+    r = subprocess.run([dtrace, "-e", "-s", _rel(src)] + _args(src),
+                       capture_output=True, text=True, cwd=TOP)
+    assert r.returncode == 1
+    assert r.stdout == ""
+    _check(r.stderr, src + ".err")
+
+
+def test_printers(dtrace):
+    """quantize and aggregation layout on fixed data (DTrace's own example)."""
+    r = subprocess.run([dtrace, "-X", "selftest"], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    _check(r.stdout, os.path.join(TESTS, "selftest.out"))
+    # the distribution of seed 000, character for character
+    assert ("           value  ------------- Distribution ------------- count    \n"
+            "              -1 |                                         0        \n"
+            "               0 |@@@@@                                    23       \n"
+            "               1 |@@@@@@@@@@                               41       \n"
+            ) in r.stdout
+    assert "  memset                                                           69\n" in r.stdout
+
+
+def test_records(dtrace):
+    """printf conversions and the default CPU/ID/FUNCTION:NAME layout."""
+    prog = ('BEGIN { printf("%d|%5i|%-5u|%x|%X|%o|%s|%-6s|%c|%p|%8p|%%|%05d\\n", '
+            '-42, 7, 3, 255, 255, 8, "hi", "ab", 65, 4096, 16, 42); } '
+            'fbt::vfs_read:entry /arg2 > 1/ { trace(5); trace(execname); } '
+            'END { printf("%s", "no newline"); }')
+    vals = "-42 7 3 255 255 8 hi ab 65 4096 16 42 5 cat done".split()
+    r = subprocess.run([dtrace, "-X", "records", "-n", prog, "--"] + vals,
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout == (
+        "CPU     ID                    FUNCTION:NAME\n"
+        "  0      1                           :BEGIN "
+        "-42|    7|3    |ff|FF|10|hi|ab    |A|0x1000|    0x10|%|00042\n"
+        "  0      1                   vfs_read:entry                 5   cat\n"
+        "  0      1                             :END done\n"
+        "-42|    7|3    |ff|FF|10|hi|ab    |A|0x1000|    0x10|%|00042\n"
+        "5catdone\n")
+
+
+@pytest.mark.parametrize("opt,msg", [
+    ("bufsize=", "failed to set -x bufsize: Invalid value for specified option"),
+    ("bufsize=4q", "failed to set -x bufsize=4q: Invalid value for specified option"),
+    ("bufsize=-1", "failed to set -x bufsize=-1: Invalid value for specified option"),
+    ("bufsize=0", "failed to set -x bufsize=0: Invalid value for specified option"),
+    ("switchrate=fast", "failed to set -x switchrate=fast: Invalid value"),
+    ("strsize=0", "failed to set -x strsize=0: Invalid value"),
+    ("nosuch=1", "failed to set -x nosuch: Invalid option name"),
+])
+def test_bad_options(dtrace, opt, msg):
+    r = subprocess.run([dtrace, "-x", opt, "-e", "-n", "BEGIN"],
+                       capture_output=True, text=True)
+    assert r.returncode == 1
+    assert msg in r.stderr
+
+
+@pytest.mark.parametrize("opt", ["bufsize=4m", "bufsize=512k", "bufsize=1g",
+                                 "switchrate=10hz", "switchrate=50ms",
+                                 "strsize=32,bufsize=8192"])
+def test_good_options(dtrace, opt):
+    r = subprocess.run([dtrace, "-x", opt, "-e", "-n", "BEGIN { trace(execname); }"],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+
+
+def test_strsize_changes_layout(dtrace):
+    r = subprocess.run([dtrace, "-x", "strsize=32", "-S", "-e", "-n",
+                        "BEGIN { trace(execname); trace(1); }"],
+                       capture_output=True, text=True)
+    assert "REC 1 int at 40" in r.stdout and "recsize 48" in r.stdout, r.stdout
+    assert "(string) by ref (size 32)" in r.stdout
+
+
+def test_cmdline_error_names_cmdline(dtrace):
+    r = subprocess.run([dtrace, "-e", "-n", "BEGIN { trace(1) trace(2); }"],
+                       capture_output=True, text=True)
+    assert r.returncode == 1
+    assert r.stderr == ('dtrace: failed to compile script <cmdline>:1:18: '
+                        'syntax error near "trace"\n'
+                        'BEGIN { trace(1) trace(2); }\n'
+                        '                 ^\n')
+
+
+def test_dis_matches_isa(dtrace):
+    """Every mnemonic -S prints is one of dif.h's DIF_OPS."""
+    with open(os.path.join(TOP, "core", "uapi", "dif.h")) as f:
+        mnems = set(re.findall(r'X\(\w+,\s*0x[0-9a-f]+,\s*DIF_F_\w+,\s*"(\w+)"\)', f.read()))
+    assert len(mnems) > 30
+    for src in glob.glob(os.path.join(TESTS, "tst.*.d")):
+        r = subprocess.run([dtrace, "-S", "-e", "-s", src] + _args(src),
+                           capture_output=True, text=True)
+        for line in r.stdout.splitlines():
+            m = re.match(r"\d\d: ([0-9a-f]{8})    (\w+)", line)
+            if m:
+                assert m.group(2) in mnems, line
+                assert int(m.group(1), 16) >> 24 < 0x26, line
