@@ -25,12 +25,13 @@ endif
 isa_field = $(shell awk -v i=$(1) '$$1 == i { print $$$(2) }' arch/isas)
 cross = $(call isa_field,$(1),4)
 
-.PHONY: all deps kernels busybox guest modules test test-host demo clean-cache
+.PHONY: all deps kernels busybox guest modules xdt-ko host-dtrace test demo \
+	clean-cache
 .NOTPARALLEL:
 # init binaries are inputs of the initramfs, not intermediates to delete.
 .SECONDARY:
 
-all: deps kernels guest modules
+all: deps kernels guest modules xdt-ko
 
 deps:
 	@tools/deps.sh
@@ -47,9 +48,34 @@ $(BUILD)/%/init: guest/init.c guest/agent.h | deps
 	@mkdir -p $(@D)
 	$(call cross,$*)gcc -std=gnu11 -static -O2 -Wall -Wextra -Werror -o $@ $<
 
-$(BUILD)/%/initramfs.cpio: $(BUILD)/%/init tools/mkinitramfs.py busybox
+# The D compiler and consumer: one program, portable C, built for the host
+# (fast compiler tests) and statically for every guest.
+DTRACE_SRCS := $(wildcard compiler/*.c)
+DTRACE_HDRS := $(wildcard compiler/*.h) core/uapi/xdt.h core/uapi/dif.h
+DTRACE_CFLAGS := -std=c11 -O2 -Wall -Wextra -Werror -Icore/uapi -Icompiler
+
+host-dtrace: $(BUILD)/host/dtrace
+$(BUILD)/host/dtrace: $(DTRACE_SRCS) $(DTRACE_HDRS)
+	@mkdir -p $(@D)
+	gcc $(DTRACE_CFLAGS) -o $@ $(DTRACE_SRCS)
+
+$(BUILD)/%/dtrace: $(DTRACE_SRCS) $(DTRACE_HDRS) | deps
+	@mkdir -p $(@D)
+	$(call cross,$*)gcc $(DTRACE_CFLAGS) -static -o $@ $(DTRACE_SRCS)
+
+guest_dtrace = $(if $(DTRACE_SRCS),$(BUILD)/$(1)/dtrace)
+
+$(BUILD)/%/xdt-rawprog: guest/xdt-rawprog.c core/uapi/xdt.h core/uapi/dif.h | deps
+	@mkdir -p $(@D)
+	$(call cross,$*)gcc $(DTRACE_CFLAGS) -static -o $@ $<
+
+.SECONDEXPANSION:
+$(BUILD)/%/initramfs.cpio: $(BUILD)/%/init $$(call guest_dtrace,$$*) \
+		$(BUILD)/%/xdt-rawprog tools/mkinitramfs.py busybox
 	@$(PYTHON) tools/mkinitramfs.py $@ --init $< \
-		--busybox $(XDT_CACHE)/busybox/$*.current
+		--busybox $(XDT_CACHE)/busybox/$*.current \
+		--file $(BUILD)/$*/xdt-rawprog:/usr/bin/xdt-rawprog \
+		$(if $(DTRACE_SRCS),--file $(BUILD)/$*/dtrace:/usr/sbin/dtrace)
 
 guest: $(foreach i,$(isas),$(BUILD)/$(i)/initramfs.cpio)
 
@@ -66,6 +92,23 @@ modules: kernels
 	      CROSS_COMPILE=$$(awk -v i=$$i '$$1 == i { print $$4 }' arch/isas) \
 	      modules || exit 1; \
 	  done; \
+	done
+
+# xdt.ko for every ISA whose arch layer exists yet.
+XDT_KO_SRCS := Kbuild $(shell find core providers -name '*.[ch]')
+xdt-ko: kernels
+	@for i in $(isas); do \
+	  a=$$(awk -v i=$$i '$$1 == i { print $$2 }' arch/isas); \
+	  if [ ! -f arch/$$a/trap.c ]; then \
+	    echo "xdt.ko: no arch layer for $$i yet, skipped"; continue; fi; \
+	  d=$(BUILD)/$$i/xdt; mkdir -p $$d/arch; \
+	  rsync -a --checksum Kbuild core providers $$d/; \
+	  rsync -a --checksum --delete --exclude '*.o' --exclude '.*.cmd' \
+	    arch/$$a/ $$d/arch/; \
+	  $(MAKE) -s -C $(XDT_CACHE)/kernel/$$i.current M=$$d \
+	    ARCH=$$(awk -v i=$$i '$$1 == i { print $$3 }' arch/isas) \
+	    CROSS_COMPILE=$$(awk -v i=$$i '$$1 == i { print $$4 }' arch/isas) \
+	    modules || exit 1; \
 	done
 
 test: all

@@ -15,8 +15,9 @@ import sys
 DIRS = ["bin", "sbin", "usr", "usr/bin", "usr/sbin", "dev", "proc", "sys",
         "tmp", "root", "etc", "lib", "lib/modules", "run", "var", "var/tmp"]
 ETC = {
-    "etc/passwd": b"root:x:0:0:root:/root:/bin/sh\n",
-    "etc/group": b"root:x:0:\n",
+    "etc/passwd": b"root:x:0:0:root:/root:/bin/sh\n"
+                  b"nobody:x:65534:65534:nobody:/:/bin/sh\n",
+    "etc/group": b"root:x:0:\nnogroup:x:65534:\n",
     "etc/hostname": b"xdt\n",
 }
 

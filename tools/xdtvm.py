@@ -90,6 +90,9 @@ MACHINES = {
 
 # What the kernel prints when it is in trouble.  "panic" as a word, but not
 # the panic=-1 of our own command line.
+# Each ISA's breakpoint as it appears in memory (first byte), for gdb checks.
+XDT_PATCHVAL = {"x86_64": 0xcc}
+
 OOPS_RE = re.compile(r"\bOops\b|\bBUG:|(?<![\w=])panic(?![=\w])|WARNING:"
                      r"|Unable to handle kernel|general protection fault"
                      r"|Call Trace:|\bsoft lockup\b|hung_task")

@@ -104,7 +104,8 @@ struct xdt_prog {
 	__u32 strtab_len, strtab_off;
 	__u32 naggs;			/* aggregation ids are 0..naggs-1 */
 	__u32 strsize;			/* bytes recorded for a string value */
-};
+	__u32 bufsize;			/* per-CPU buffer bytes, 0 = default */
+};					/* 72 bytes: sections after it 8-aligned */
 
 struct xdt_clause {
 	struct xdt_probedesc desc;
@@ -165,10 +166,24 @@ struct xdt_enable {
 };
 
 /* ---- 4. records --------------------------------------------------------- */
-/* An enabled probe id (EPID) names one (clause, probe) pair. */
+/*
+ * An enabled probe id (EPID) names one (clause, probe) pair.  Records are
+ * 8-aligned: size is always a multiple of 8.  EPID 0 is a dtrace:::ERROR
+ * record: after the header, six __u64: 0, the faulting EPID, the action
+ * (0 = predicate, n = the clause's n-th action), the DIF pc, the fault kind
+ * and the faulting address.  EPID 0xffffffff is a record abandoned by a
+ * fault half-way (its ERROR record follows); skip it.
+ */
 struct xdt_rechdr {
 	__u32 epid;
 	__u32 size;			/* including this header */
+};
+
+enum xdt_fault_kind {
+	XDT_FAULT_NONE,
+	XDT_FAULT_BADADDR,		/* "invalid address" */
+	XDT_FAULT_DIVZERO,		/* "divide-by-zero" */
+	XDT_FAULT_ILLOP,		/* "illegal operation" */
 };
 
 struct xdt_eprobe {
@@ -184,7 +199,10 @@ struct xdt_eprobe_query {
 	__u64 buf;			/* struct xdt_eprobe[cap] */
 };
 
-/* Take CPU @cpu's filled buffer (the kernel switches to its other one). */
+/*
+ * Take CPU @cpu's filled buffer (the kernel switches to its other one).
+ * ENOSPC: @buf is smaller than the retired buffer; @size says how big.
+ */
 struct xdt_bufsnap {
 	__u32 cpu;
 	__u32 size;			/* in: capacity of @buf; out: bytes */

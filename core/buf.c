@@ -1,0 +1,345 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Per-CPU principal buffers and aggregation arenas.
+ *
+ *   CPU n:  bufs[active]  <- probe context appends records (IRQs off)
+ *           bufs[!active] <- consumer copies out after a switch
+ *
+ * A snapshot switches the two on the CPU that owns them (a cross call, so it
+ * cannot interleave with a firing there), then copies the retired one out:
+ * the DTrace "switching" policy.  A record that does not fit is dropped and
+ * counted, never partially written.
+ *
+ * Aggregations: each CPU has an arena of entries (xdt_aggent layout, values
+ * in place) found through an open-addressed hash of arena offsets.  Entries
+ * are only appended, and published after they are initialised, so the
+ * snapshot can walk another CPU's arena while it is being updated; it sums
+ * the CPUs into one table for the consumer.
+ */
+#include <linux/slab.h>
+#include <linux/smp.h>
+#include <linux/vmalloc.h>
+#include <linux/jhash.h>
+
+#include "xdt_impl.h"
+
+DEFINE_PER_CPU(struct xdt_cpu, xdt_cpu);
+
+#define AGG_ARENA	(1u << 20)
+#define AGG_SLOTS	(1u << 14)	/* power of two */
+#define DEFAULT_BUFSIZE	(1u << 20)
+
+void xdt_bufs_free(void)
+{
+	int cpu;
+
+	for_each_possible_cpu(cpu) {
+		struct xdt_cpu *c = per_cpu_ptr(&xdt_cpu, cpu);
+
+		vfree(c->bufs[0].data);
+		vfree(c->bufs[1].data);
+		vfree(c->agg);
+		vfree(c->agghash);
+		vfree(c->keybuf);
+		memset(c, 0, sizeof(*c));
+	}
+}
+
+int xdt_bufs_alloc(struct xdt_state *st)
+{
+	u32 size = st->bufsize ? st->bufsize : DEFAULT_BUFSIZE;
+	int cpu;
+
+	size = clamp_t(u32, size, 4096, 64u << 20);
+	st->bufsize = size;
+	for_each_possible_cpu(cpu) {
+		struct xdt_cpu *c = per_cpu_ptr(&xdt_cpu, cpu);
+
+		memset(c, 0, sizeof(*c));
+		c->bufs[0].data = vmalloc(size);
+		c->bufs[1].data = vmalloc(size);
+		c->agg = vmalloc(AGG_ARENA);
+		c->agghash = vzalloc(AGG_SLOTS * sizeof(u32));
+		c->keybuf = vmalloc(XDT_KEYBUF);
+		if (!c->bufs[0].data || !c->bufs[1].data || !c->agg ||
+		    !c->agghash || !c->keybuf) {
+			xdt_bufs_free();
+			return -ENOMEM;
+		}
+		c->bufs[0].size = c->bufs[1].size = size;
+		c->aggsize = AGG_ARENA;
+		c->aggoff = 8;		/* offset 0 means "empty slot" */
+	}
+	return 0;
+}
+
+char *__xdt_probe xdt_buf_reserve(struct xdt_cpu *c, u32 size)
+{
+	struct xdt_buf *b = &c->bufs[c->active];
+	char *p;
+
+	if (b->off + size > b->size) {
+		b->drops++;
+		return NULL;
+	}
+	p = b->data + b->off;
+	b->off += size;
+	return p;
+}
+
+static void buf_switch(void *arg)
+{
+	struct xdt_cpu *c = this_cpu_ptr(&xdt_cpu);
+	struct xdt_buf *old = &c->bufs[c->active];
+	struct xdt_buf *new = &c->bufs[!c->active];
+
+	new->off = 0;
+	new->drops = 0;
+	WRITE_ONCE(c->active, !c->active);
+	*(struct xdt_buf **)arg = old;
+}
+
+int xdt_buf_snap(u32 cpu, void __user *dst, u32 *size, u64 *drops)
+{
+	struct xdt_buf *old = NULL;
+	u32 cap;
+	int ret;
+
+	if (cpu >= nr_cpu_ids || !cpu_possible(cpu))
+		return -EINVAL;
+	cap = per_cpu_ptr(&xdt_cpu, cpu)->bufs[0].size;
+	if (!cap)
+		return -ENXIO;
+	/* Refuse before switching, so no record is lost to a short buffer. */
+	if (*size < cap) {
+		*size = cap;
+		return -ENOSPC;
+	}
+	if (cpu_online(cpu)) {
+		ret = smp_call_function_single(cpu, buf_switch, &old, 1);
+		if (ret)
+			return ret;
+	} else {
+		/* Nothing runs there; switch in place. */
+		struct xdt_cpu *c = per_cpu_ptr(&xdt_cpu, cpu);
+
+		old = &c->bufs[c->active];
+		c->active = !c->active;
+		c->bufs[c->active].off = 0;
+		c->bufs[c->active].drops = 0;
+	}
+	*drops = old->drops;
+	*size = old->off;
+	return copy_to_user(dst, old->data, old->off) ? -EFAULT : 0;
+}
+
+/* ---- aggregations ----------------------------------------------------------- */
+
+static u32 agg_nvals(u32 func)
+{
+	switch (func) {
+	case XDT_AGG_AVG:
+		return 2;
+	case XDT_AGG_QUANTIZE:
+		return XDT_QUANTIZE_BUCKETS;
+	default:
+		return 1;
+	}
+}
+
+static int __xdt_probe quantize_bucket(s64 v)
+{
+	int k;
+
+	if (v == 0)
+		return XDT_QUANTIZE_ZERO;
+	if (v > 0) {
+		k = fls64(v);			/* 2^(k-1) <= v < 2^k */
+		return XDT_QUANTIZE_ZERO + min(k, 63);
+	}
+	k = fls64(-(u64)v);			/* -2^k < v <= -2^(k-1) */
+	return XDT_QUANTIZE_ZERO - min(k, 63);
+}
+
+static void __xdt_probe agg_init_vals(u32 func, s64 *vals, u32 n)
+{
+	u32 i;
+
+	for (i = 0; i < n; i++)
+		vals[i] = 0;
+	if (func == XDT_AGG_MIN)
+		vals[0] = S64_MAX;
+	else if (func == XDT_AGG_MAX)
+		vals[0] = S64_MIN;
+}
+
+static void __xdt_probe agg_apply(u32 func, s64 *vals, s64 v)
+{
+	switch (func) {
+	case XDT_AGG_COUNT:
+		vals[0]++;
+		break;
+	case XDT_AGG_SUM:
+		vals[0] += v;
+		break;
+	case XDT_AGG_MIN:
+		if (v < vals[0])
+			vals[0] = v;
+		break;
+	case XDT_AGG_MAX:
+		if (v > vals[0])
+			vals[0] = v;
+		break;
+	case XDT_AGG_AVG:
+		vals[0]++;
+		vals[1] += v;
+		break;
+	case XDT_AGG_QUANTIZE:
+		vals[quantize_bucket(v)]++;
+		break;
+	}
+}
+
+static inline struct xdt_aggent *ent_at(char *arena, u32 off)
+{
+	return (struct xdt_aggent *)(arena + off);
+}
+
+static inline u32 ent_keylen8(u32 keylen)
+{
+	return ALIGN(keylen, 8);
+}
+
+static inline s64 *ent_vals(struct xdt_aggent *e)
+{
+	return (s64 *)((char *)(e + 1) + ent_keylen8(e->keylen));
+}
+
+/* Find or insert (aggid, key) in an arena; NULL when full. */
+static struct xdt_aggent *agg_find(char *arena, u32 *off, u32 size, u32 *hash,
+				   u32 aggid, u32 func, const char *key,
+				   u32 keylen, bool create)
+{
+	u32 h = jhash(key, keylen, aggid), i, nvals = agg_nvals(func);
+
+	for (i = 0; i < AGG_SLOTS; i++) {
+		u32 slot = (h + i) & (AGG_SLOTS - 1);
+		u32 o = READ_ONCE(hash[slot]);
+		struct xdt_aggent *e;
+		u32 esize;
+
+		if (o) {
+			e = ent_at(arena, o);
+			if (e->aggid == aggid && e->keylen == keylen &&
+			    !memcmp(e + 1, key, keylen))
+				return e;
+			continue;
+		}
+		if (!create)
+			return NULL;
+		esize = sizeof(*e) + ent_keylen8(keylen) + nvals * 8;
+		if (*off + esize > size)
+			return NULL;
+		e = ent_at(arena, *off);
+		e->aggid = aggid;
+		e->keylen = keylen;
+		e->nvals = nvals;
+		e->size = esize;
+		memcpy(e + 1, key, keylen);
+		memset((char *)(e + 1) + keylen, 0,
+		       ent_keylen8(keylen) - keylen);
+		agg_init_vals(func, ent_vals(e), nvals);
+		/* Initialised before it becomes visible to snapshots. */
+		smp_store_release(&hash[slot], *off);
+		*off += esize;
+		return e;
+	}
+	return NULL;
+}
+
+int __xdt_probe xdt_agg_update(struct xdt_cpu *c, u32 aggid, u32 func,
+			       const char *key, u32 keylen, s64 val)
+{
+	struct xdt_aggent *e = agg_find(c->agg, &c->aggoff, c->aggsize,
+					c->agghash, aggid, func, key, keylen,
+					true);
+
+	if (!e) {
+		c->aggdrops++;
+		return -ENOSPC;
+	}
+	agg_apply(func, ent_vals(e), val);
+	return 0;
+}
+
+static void agg_merge(u32 func, s64 *dst, const s64 *src, u32 n)
+{
+	u32 i;
+
+	switch (func) {
+	case XDT_AGG_MIN:
+		dst[0] = min(dst[0], src[0]);
+		break;
+	case XDT_AGG_MAX:
+		dst[0] = max(dst[0], src[0]);
+		break;
+	default:
+		for (i = 0; i < n; i++)
+			dst[i] += src[i];
+	}
+}
+
+int xdt_agg_snap(struct xdt_state *st, struct xdt_aggsnap *req)
+{
+	u32 moff = 8, count = 0, *mhash;
+	char *merged;
+	int cpu, ret = 0;
+
+	merged = vmalloc(AGG_ARENA);
+	mhash = vzalloc(AGG_SLOTS * sizeof(u32));
+	if (!merged || !mhash) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	for_each_possible_cpu(cpu) {
+		struct xdt_cpu *c = per_cpu_ptr(&xdt_cpu, cpu);
+		u32 end = READ_ONCE(c->aggoff), o = 8;
+
+		if (!c->agg)
+			continue;
+		smp_rmb();
+		while (o < end) {
+			struct xdt_aggent *e = ent_at(c->agg, o), *m;
+			u32 func;
+
+			if (e->aggid >= st->prog->naggs) {
+				ret = -EIO;
+				goto out;
+			}
+			func = st->aggfunc[e->aggid];
+			m = agg_find(merged, &moff, AGG_ARENA, mhash, e->aggid,
+				     func, (char *)(e + 1), e->keylen, true);
+			if (!m) {
+				ret = -ENOSPC;
+				goto out;
+			}
+			agg_merge(func, ent_vals(m), ent_vals(e), e->nvals);
+			o += e->size;
+		}
+	}
+	for (cpu = 8; cpu < moff; cpu += ent_at(merged, cpu)->size)
+		count++;
+	if (moff - 8 > req->size) {
+		req->size = moff - 8;
+		ret = -ENOSPC;
+		goto out;
+	}
+	req->size = moff - 8;
+	req->count = count;
+	if (copy_to_user(u64_to_user_ptr(req->buf), merged + 8, moff - 8))
+		ret = -EFAULT;
+out:
+	vfree(merged);
+	vfree(mhash);
+	return ret;
+}

@@ -1,0 +1,327 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * DIF verifier and interpreter.  The instruction set is defined once, in
+ * uapi/dif.h; both the tables here and the consumer's disassembler are
+ * generated from that list.
+ *
+ * The verifier makes the interpreter's job simple: after it, every opcode is
+ * known, every register index is in range, %r0 is never written, every
+ * table index is in bounds, every string operand in the string table is
+ * NUL-terminated inside it, and every branch goes forward to an instruction
+ * that exists -- so a program runs at most ninsns instructions and ends in a
+ * RET.  What the verifier cannot know (memory addresses, divisors) is checked
+ * at run time and raised as a fault for dtrace:::ERROR.
+ */
+#include <linux/cred.h>
+#include <linux/sched.h>
+#include <linux/smp.h>
+#include <linux/timekeeping.h>
+#include <linux/uaccess.h>
+
+#include "xdt_impl.h"
+
+static const u8 dif_form[256] = {
+#define X(name, val, form, mn) [val] = (form) + 1,
+	DIF_OPS(X)
+#undef X
+};
+
+static const char *const dif_mnemonic[256] = {
+#define X(name, val, form, mn) [val] = mn,
+	DIF_OPS(X)
+#undef X
+};
+
+/* Ops whose R-form operands are (r1 -> rd) and (r1, r2 -> rd). */
+static bool uses_r2(u32 op)
+{
+	switch (op) {
+	case DIF_OP_NOP: case DIF_OP_RET: case DIF_OP_MOV: case DIF_OP_NOT:
+	case DIF_OP_NEG: case DIF_OP_LDSB: case DIF_OP_LDSH: case DIF_OP_LDSW:
+	case DIF_OP_LDUB: case DIF_OP_LDUH: case DIF_OP_LDUW: case DIF_OP_LDX:
+		return false;
+	}
+	return true;
+}
+
+#define VERR(fmt, ...) \
+	({ snprintf(err, errlen, "insn %u (%s): " fmt, pc, \
+		    dif_mnemonic[op] ? dif_mnemonic[op] : "?", ##__VA_ARGS__); \
+	   -EINVAL; })
+
+int xdt_dif_verify(const struct xdt_difo_k *d, char *err, size_t errlen)
+{
+	u32 pc, op = 0;
+
+	if (d->ninsns == 0 || d->ninsns > 8192) {
+		snprintf(err, errlen, "program of %u instructions (1..8192)",
+			 d->ninsns);
+		return -EINVAL;
+	}
+	if (d->rtype != XDT_TYPE_INT && d->rtype != XDT_TYPE_STRING) {
+		snprintf(err, errlen, "unknown return type %u", d->rtype);
+		return -EINVAL;
+	}
+	for (pc = 0; pc < d->ninsns; pc++) {
+		u32 in = d->insns[pc], form;
+
+		op = DIF_OP(in);
+		form = dif_form[op];
+		if (!form) {
+			snprintf(err, errlen, "insn %u: invalid opcode 0x%02x",
+				 pc, op);
+			return -EINVAL;
+		}
+		switch (form - 1) {
+		case DIF_F_R:
+			if (DIF_R1(in) >= DIF_NREGS || DIF_R2(in) >= DIF_NREGS ||
+			    DIF_RD(in) >= DIF_NREGS)
+				return VERR("register out of range");
+			if (op != DIF_OP_NOP && op != DIF_OP_RET &&
+			    DIF_RD(in) == 0)
+				return VERR("writes %%r0");
+			if (!uses_r2(op) && DIF_R2(in))
+				return VERR("stray r2 operand");
+			break;
+		case DIF_F_I:
+			if (DIF_RD(in) == 0 || DIF_RD(in) >= DIF_NREGS)
+				return VERR("bad destination register");
+			if (op == DIF_OP_SETX && DIF_INDEX(in) >= d->nints)
+				return VERR("integer index %u beyond table of %u",
+					    DIF_INDEX(in), d->nints);
+			if (op == DIF_OP_SETS &&
+			    (DIF_INDEX(in) >= d->strlen ||
+			     !memchr(d->strtab + DIF_INDEX(in), 0,
+				     d->strlen - DIF_INDEX(in))))
+				return VERR("string offset %u not a string in "
+					    "table of %u bytes", DIF_INDEX(in),
+					    d->strlen);
+			if (op == DIF_OP_LDV && DIF_INDEX(in) >= DIF_NVARS)
+				return VERR("unknown variable %u", DIF_INDEX(in));
+			break;
+		case DIF_F_B:
+			if (DIF_R1(in) >= DIF_NREGS)
+				return VERR("register out of range");
+			if (DIF_TARGET(in) <= pc)
+				return VERR("branch backwards to %u",
+					    DIF_TARGET(in));
+			if (DIF_TARGET(in) >= d->ninsns)
+				return VERR("branch to %u beyond the end (%u)",
+					    DIF_TARGET(in), d->ninsns);
+			break;
+		}
+	}
+	if (DIF_OP(d->insns[d->ninsns - 1]) != DIF_OP_RET) {
+		pc = d->ninsns - 1;
+		op = DIF_OP(d->insns[pc]);
+		return VERR("program does not end in ret");
+	}
+	return 0;
+}
+
+/* ---- probe context -------------------------------------------------------- */
+
+static void __xdt_probe fault(int kind, u64 addr, u32 pc)
+{
+	struct xdt_cpu *c = this_cpu_ptr(&xdt_cpu);
+
+	c->fault = kind;
+	c->fault_addr = addr;
+	c->fault_pc = pc;
+}
+
+static int __xdt_probe load(u64 addr, void *dst, size_t n, u32 pc)
+{
+	if (copy_from_kernel_nofault(dst, (const void *)(unsigned long)addr, n)) {
+		fault(XDT_FAULT_BADADDR, addr, pc);
+		return -EFAULT;
+	}
+	return 0;
+}
+
+/*
+ * Copy a string of at most @max bytes (NUL included) from kernel memory,
+ * faulting safely.  Reads whole aligned words: an aligned word never
+ * straddles a page, so a string that ends just before an unmapped page is
+ * read without a false fault.  (6.1 does not export
+ * strncpy_from_kernel_nofault to modules.)
+ */
+long __xdt_probe xdt_strcpy_nofault(char *dst, unsigned long src, u32 max)
+{
+	u32 n = 0;
+
+	while (n < max) {
+		unsigned long a = (src + n) & ~7UL;
+		u64 w;
+		u32 i = (src + n) & 7;
+
+		if (copy_from_kernel_nofault(&w, (void *)a, 8))
+			return -EFAULT;
+		for (; i < 8 && n < max; i++, n++) {
+			dst[n] = ((char *)&w)[i];
+			if (!dst[n])
+				return n;
+		}
+	}
+	dst[max - 1] = '\0';
+	return max - 1;
+}
+
+/* strcmp over two strings in memory, each bounded by @max bytes. */
+static int __xdt_probe scmp(u64 a, u64 b, u32 max, u32 pc, int *res)
+{
+	u32 i;
+
+	for (i = 0; i < max; i++) {
+		u8 x, y;
+
+		if (load(a + i, &x, 1, pc) || load(b + i, &y, 1, pc))
+			return -EFAULT;
+		if (x != y) {
+			*res = x < y ? -1 : 1;
+			return 0;
+		}
+		if (!x)
+			break;
+	}
+	*res = 0;
+	return 0;
+}
+
+static u64 __xdt_probe var(u32 v, struct xdt_mstate *m)
+{
+	struct task_struct *t = current;
+
+	switch (v) {
+	case DIF_VAR_ARG0 ... DIF_VAR_ARG9:
+		return m->args[v - DIF_VAR_ARG0];
+	case DIF_VAR_PROBEPROV:
+		return (unsigned long)m->probe->prov->name;
+	case DIF_VAR_PROBEMOD:
+		return (unsigned long)(m->probe->mod ? m->probe->mod : "");
+	case DIF_VAR_PROBEFUNC:
+		return (unsigned long)(m->probe->func ? m->probe->func : "");
+	case DIF_VAR_PROBENAME:
+		return (unsigned long)(m->probe->name ? m->probe->name : "");
+	case DIF_VAR_EXECNAME:
+		return (unsigned long)t->comm;
+	case DIF_VAR_PID:
+		return t->tgid;
+	case DIF_VAR_TID:
+		return t->pid;
+	case DIF_VAR_UID:
+		return from_kuid(&init_user_ns, task_cred_xxx(t, uid));
+	case DIF_VAR_CPU:
+		return raw_smp_processor_id();
+	case DIF_VAR_TIMESTAMP:
+		return ktime_get_mono_fast_ns();
+	case DIF_VAR_VTIMESTAMP:
+		/* Thread CPU time as of its last accounting update. */
+		return t->se.sum_exec_runtime;
+	case DIF_VAR_WALLTIMESTAMP:
+		return ktime_get_real_fast_ns();
+	case DIF_VAR_EPID:
+		return m->ecb ? m->ecb->epid : 0;
+	case DIF_VAR_ID:
+		return m->probe->id;
+	default:		/* errno: no system call context here */
+		return 0;
+	}
+}
+
+int __xdt_probe xdt_dif_run(const struct xdt_difo_k *d, struct xdt_mstate *m,
+			    u64 *rv)
+{
+	u64 r[DIF_NREGS] = { 0 };
+	u32 pc = 0;
+
+	while (pc < d->ninsns) {
+		u32 in = d->insns[pc];
+		u64 a = r[DIF_R1(in)], b = r[DIF_R2(in)], v = 0;
+		u32 op = DIF_OP(in), rd = DIF_RD(in);
+		int cmp;
+
+		switch (op) {
+		case DIF_OP_NOP:
+			pc++;
+			continue;
+		case DIF_OP_RET:
+			*rv = r[rd];
+			return 0;
+		case DIF_OP_MOV:  v = a; break;
+		case DIF_OP_ADD:  v = a + b; break;
+		case DIF_OP_SUB:  v = a - b; break;
+		case DIF_OP_MUL:  v = a * b; break;
+		case DIF_OP_SDIV:
+		case DIF_OP_UDIV:
+		case DIF_OP_SREM:
+		case DIF_OP_UREM:
+			if (!b) {
+				fault(XDT_FAULT_DIVZERO, 0, pc);
+				return -EINVAL;
+			}
+			if (op == DIF_OP_SDIV)
+				v = (b == -1ULL) ? -a : (u64)((s64)a / (s64)b);
+			else if (op == DIF_OP_SREM)
+				v = (b == -1ULL) ? 0 : (u64)((s64)a % (s64)b);
+			else if (op == DIF_OP_UDIV)
+				v = a / b;
+			else
+				v = a % b;
+			break;
+		case DIF_OP_AND:  v = a & b; break;
+		case DIF_OP_OR:   v = a | b; break;
+		case DIF_OP_XOR:  v = a ^ b; break;
+		case DIF_OP_SLL:  v = a << (b & 63); break;
+		case DIF_OP_SRL:  v = a >> (b & 63); break;
+		case DIF_OP_SRA:  v = (u64)((s64)a >> (b & 63)); break;
+		case DIF_OP_NOT:  v = ~a; break;
+		case DIF_OP_NEG:  v = -a; break;
+		case DIF_OP_SEQ:  v = a == b; break;
+		case DIF_OP_SNE:  v = a != b; break;
+		case DIF_OP_SLT:  v = (s64)a < (s64)b; break;
+		case DIF_OP_SLTU: v = a < b; break;
+		case DIF_OP_SLE:  v = (s64)a <= (s64)b; break;
+		case DIF_OP_SLEU: v = a <= b; break;
+		case DIF_OP_SCMP:
+			if (scmp(a, b, m->strsize, pc, &cmp))
+				return -EFAULT;
+			v = (u64)(s64)cmp;
+			break;
+		case DIF_OP_BA:
+			pc = DIF_TARGET(in);
+			continue;
+		case DIF_OP_BZ:
+		case DIF_OP_BNZ:
+			if ((a == 0) == (op == DIF_OP_BZ))
+				pc = DIF_TARGET(in);
+			else
+				pc++;
+			continue;
+		case DIF_OP_SETX:
+			v = d->ints[DIF_INDEX(in)];
+			break;
+		case DIF_OP_SETS:
+			v = (unsigned long)(d->strtab + DIF_INDEX(in));
+			break;
+		case DIF_OP_LDV:
+			v = var(DIF_INDEX(in), m);
+			break;
+		case DIF_OP_LDSB: { s8 x;  if (load(a, &x, 1, pc)) return -EFAULT; v = x; break; }
+		case DIF_OP_LDSH: { s16 x; if (load(a, &x, 2, pc)) return -EFAULT; v = x; break; }
+		case DIF_OP_LDSW: { s32 x; if (load(a, &x, 4, pc)) return -EFAULT; v = x; break; }
+		case DIF_OP_LDUB: { u8 x;  if (load(a, &x, 1, pc)) return -EFAULT; v = x; break; }
+		case DIF_OP_LDUH: { u16 x; if (load(a, &x, 2, pc)) return -EFAULT; v = x; break; }
+		case DIF_OP_LDUW: { u32 x; if (load(a, &x, 4, pc)) return -EFAULT; v = x; break; }
+		case DIF_OP_LDX:  { u64 x; if (load(a, &x, 8, pc)) return -EFAULT; v = x; break; }
+		default:
+			/* The verifier makes this unreachable. */
+			fault(XDT_FAULT_ILLOP, 0, pc);
+			return -EINVAL;
+		}
+		r[rd] = v;
+		pc++;
+	}
+	fault(XDT_FAULT_ILLOP, 0, pc);
+	return -EINVAL;
+}

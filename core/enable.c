@@ -1,0 +1,366 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Enablings: load a program object, check every length and index in it,
+ * verify its DIF, and bind each clause to every probe its description
+ * matches (one ECB per pair, in program order on each probe).  GO patches
+ * the probes in and fires BEGIN; STOP patches them out, waits until no CPU
+ * can still be inside a firing, and fires END.
+ *
+ * The blob is kept whole and the kernel's views (difos, clauses) point into
+ * it, so nothing is copied twice and nothing the consumer sent can change
+ * after the checks (it was copied from user space once, up front).
+ */
+#include <linux/slab.h>
+#include <linux/vmalloc.h>
+
+#include "xdt_impl.h"
+
+struct xdt_state *xdt_active;
+
+#define EERR(fmt, ...) \
+	({ snprintf(req->err, sizeof(req->err), fmt, ##__VA_ARGS__); -EINVAL; })
+
+static bool in_blob(u32 size, u32 off, u32 n, u32 elem)
+{
+	return off <= size && n <= (size - off) / elem;
+}
+
+static bool desc_terminated(const struct xdt_probedesc *d)
+{
+	return memchr(d->prov, 0, sizeof(d->prov)) &&
+	       memchr(d->mod, 0, sizeof(d->mod)) &&
+	       memchr(d->func, 0, sizeof(d->func)) &&
+	       memchr(d->name, 0, sizeof(d->name));
+}
+
+static int load_difos(struct xdt_state *st, struct xdt_enable *req)
+{
+	const struct xdt_prog *p = st->prog;
+	const struct xdt_difo *ud = st->blob + p->difos_off;
+	const u32 *insns = st->blob + p->insns_off;
+	const u64 *ints = st->blob + p->ints_off;
+	const char *strtab = st->blob + p->strtab_off;
+	u32 i;
+
+	st->difos = kcalloc(max(p->ndifos, 1u), sizeof(*st->difos), GFP_KERNEL);
+	if (!st->difos)
+		return -ENOMEM;
+	for (i = 0; i < p->ndifos; i++) {
+		struct xdt_difo_k *d = &st->difos[i];
+		char why[96];
+
+		if (!in_blob(p->ninsns, ud[i].insn0, ud[i].ninsns, 1) ||
+		    !in_blob(p->nints, ud[i].int0, ud[i].nints, 1) ||
+		    !in_blob(p->strtab_len, ud[i].str0, ud[i].strlen, 1))
+			return EERR("difo %u: slice outside the program", i);
+		d->insns = insns + ud[i].insn0;
+		d->ninsns = ud[i].ninsns;
+		d->ints = ints + ud[i].int0;
+		d->nints = ud[i].nints;
+		d->strtab = strtab + ud[i].str0;
+		d->strlen = ud[i].strlen;
+		d->rtype = ud[i].rtype;
+		if (xdt_dif_verify(d, why, sizeof(why)))
+			return EERR("difo %u %s", i, why);
+	}
+	return 0;
+}
+
+static int load_clauses(struct xdt_state *st, struct xdt_enable *req)
+{
+	const struct xdt_prog *p = st->prog;
+	const struct xdt_clause *uc = st->blob + p->clauses_off;
+	const struct xdt_action *ua = st->blob + p->actions_off;
+	u32 i, j;
+
+	st->aggfunc = kcalloc(max(p->naggs, 1u), sizeof(u32), GFP_KERNEL);
+	st->clauses = kcalloc(max(p->nclauses, 1u), sizeof(*st->clauses),
+			      GFP_KERNEL);
+	if (!st->aggfunc || !st->clauses)
+		return -ENOMEM;
+	for (i = 0; i < p->nclauses; i++) {
+		struct xdt_clause_k *c = &st->clauses[i];
+		u32 off = sizeof(struct xdt_rechdr), nkeys = 0;
+
+		if (!desc_terminated(&uc[i].desc))
+			return EERR("clause %u: unterminated probe description", i);
+		if (uc[i].pred >= (s32)p->ndifos || uc[i].pred < -1)
+			return EERR("clause %u: predicate difo %d out of range",
+				    i, uc[i].pred);
+		if (!in_blob(p->nactions, uc[i].action0, uc[i].nactions, 1))
+			return EERR("clause %u: actions outside the program", i);
+		c->index = i;
+		c->pred = uc[i].pred;
+		c->nacts = uc[i].nactions;
+		c->acts = kcalloc(max(c->nacts, 1u), sizeof(*c->acts),
+				  GFP_KERNEL);
+		if (!c->acts)
+			return -ENOMEM;
+		for (j = 0; j < c->nacts; j++) {
+			const struct xdt_action *a = &ua[uc[i].action0 + j];
+			struct xdt_act_k *k = &c->acts[j];
+
+			k->kind = a->kind;
+			k->difo = a->difo;
+			k->arg0 = a->arg0;
+			k->arg1 = a->arg1;
+			if (a->difo >= (s32)p->ndifos || a->difo < -1)
+				return EERR("clause %u action %u: difo %d out of "
+					    "range", i, j, a->difo);
+			switch (a->kind) {
+			case XDT_ACT_RECORD:
+			case XDT_ACT_EXIT:
+				off = ALIGN(off, 8);
+				k->off = off;
+				off += 8;
+				break;
+			case XDT_ACT_STRING:
+				off = ALIGN(off, 8);
+				k->off = off;
+				off += st->strsize;
+				break;
+			case XDT_ACT_AGGKEY:
+				if (a->arg0 > 1)
+					return EERR("clause %u action %u: bad key "
+						    "type", i, j);
+				nkeys++;
+				break;
+			case XDT_ACT_AGG:
+				if (a->arg0 >= p->naggs)
+					return EERR("clause %u action %u: "
+						    "aggregation %u of %u", i, j,
+						    a->arg0, p->naggs);
+				if (a->arg1 < XDT_AGG_COUNT ||
+				    a->arg1 > XDT_AGG_QUANTIZE)
+					return EERR("clause %u action %u: unknown "
+						    "aggregating function %u", i,
+						    j, a->arg1);
+				if (st->aggfunc[a->arg0] &&
+				    st->aggfunc[a->arg0] != a->arg1)
+					return EERR("aggregation %u used with two "
+						    "functions", a->arg0);
+				if (nkeys > XDT_MAXKEYS)
+					return EERR("clause %u action %u: more "
+						    "than 8 keys", i, j);
+				if (a->arg1 != XDT_AGG_COUNT && a->difo < 0)
+					return EERR("clause %u action %u: no value",
+						    i, j);
+				st->aggfunc[a->arg0] = a->arg1;
+				nkeys = 0;
+				break;
+			default:
+				return EERR("clause %u action %u: unknown action "
+					    "kind %u", i, j, a->kind);
+			}
+			if (a->kind != XDT_ACT_AGG && a->kind != XDT_ACT_EXIT &&
+			    a->difo < 0)
+				return EERR("clause %u action %u: no value", i, j);
+		}
+		if (nkeys)
+			return EERR("clause %u: keys without an aggregation", i);
+		c->recsize = ALIGN(off, 8);
+		if (c->recsize > 65536)
+			return EERR("clause %u: record of %u bytes", i,
+				    c->recsize);
+	}
+	return 0;
+}
+
+static int bind(struct xdt_state *st, struct xdt_enable *req)
+{
+	const struct xdt_prog *p = st->prog;
+	const struct xdt_clause *uc = st->blob + p->clauses_off;
+	u32 i, id, n = 0, cap = 64;
+	struct xdt_ecb *ecbs;
+
+	req->unmatched = -1;
+	ecbs = kvcalloc(cap, sizeof(*ecbs), GFP_KERNEL);
+	if (!ecbs)
+		return -ENOMEM;
+	for (i = 0; i < p->nclauses; i++) {
+		u32 before = n;
+
+		for (id = 1; id <= xdt_nprobes(); id++) {
+			struct xdt_probe *pr = xdt_probe_lookup(id);
+
+			if (!pr || !xdt_probe_matches(pr, &uc[i].desc))
+				continue;
+			if (n == cap) {
+				struct xdt_ecb *bigger;
+
+				bigger = kvcalloc(cap * 2, sizeof(*ecbs),
+						  GFP_KERNEL);
+				if (!bigger) {
+					kvfree(ecbs);
+					return -ENOMEM;
+				}
+				memcpy(bigger, ecbs, cap * sizeof(*ecbs));
+				kvfree(ecbs);
+				ecbs = bigger;
+				cap *= 2;
+			}
+			ecbs[n].epid = n + 1;
+			ecbs[n].clause = &st->clauses[i];
+			ecbs[n].probe = pr;
+			n++;
+		}
+		if (n == before && req->unmatched < 0)
+			req->unmatched = i;
+	}
+	st->ecbs = ecbs;
+	st->necbs = n;
+	return 0;
+}
+
+int xdt_enable(struct xdt_state *st, struct xdt_enable *req, void *blob)
+{
+	const struct xdt_prog *p = blob;
+	u32 size = req->size;
+	int ret;
+
+	st->blob = blob;
+	st->prog = p;
+	if (size < sizeof(*p) || p->magic != XDT_PROG_MAGIC)
+		return EERR("not an xdt program object");
+	if (p->version != XDT_ABI_VERSION)
+		return EERR("program object version %u, kernel speaks %u",
+			    p->version, XDT_ABI_VERSION);
+	if (p->size != size)
+		return EERR("program object says %u bytes, got %u", p->size,
+			    size);
+	if (!in_blob(size, p->clauses_off, p->nclauses,
+		     sizeof(struct xdt_clause)) ||
+	    !in_blob(size, p->actions_off, p->nactions,
+		     sizeof(struct xdt_action)) ||
+	    !in_blob(size, p->difos_off, p->ndifos, sizeof(struct xdt_difo)) ||
+	    !in_blob(size, p->insns_off, p->ninsns, 4) ||
+	    !in_blob(size, p->ints_off, p->nints, 8) ||
+	    !in_blob(size, p->strtab_off, p->strtab_len, 1))
+		return EERR("a section lies outside the program object");
+	if ((p->clauses_off | p->actions_off | p->difos_off | p->ints_off) & 7 ||
+	    p->insns_off & 3)
+		return EERR("misaligned section");
+	if (p->nclauses == 0)
+		return EERR("no clauses");
+	if (p->naggs > 1024)
+		return EERR("%u aggregations (at most 1024)", p->naggs);
+	st->strsize = p->strsize ? p->strsize : 256;
+	st->bufsize = p->bufsize;
+	if (st->strsize > 4096 || st->strsize & 7)
+		return EERR("strsize %u (a multiple of 8, at most 4096)",
+			    st->strsize);
+	ret = load_difos(st, req);
+	if (!ret)
+		ret = load_clauses(st, req);
+	if (!ret) {
+		mutex_lock(&xdt_lock);
+		ret = bind(st, req);
+		mutex_unlock(&xdt_lock);
+	}
+	if (ret)
+		return ret;
+	req->nprobes = st->necbs;
+	st->state = XDT_STATE_ENABLED;
+	return 0;
+}
+
+/* Link the ECBs onto their probes, program order, before anything fires. */
+static void link_ecbs(struct xdt_state *st)
+{
+	u32 i;
+
+	for (i = st->necbs; i-- > 0;) {
+		struct xdt_ecb *e = &st->ecbs[i];
+
+		e->next = e->probe->ecbs;
+		e->probe->ecbs = e;
+		e->probe->nenabled++;
+	}
+}
+
+static void unlink_ecbs(struct xdt_state *st)
+{
+	u32 i;
+
+	for (i = 0; i < st->necbs; i++) {
+		st->ecbs[i].probe->ecbs = NULL;
+		st->ecbs[i].probe->nenabled = 0;
+	}
+}
+
+int xdt_go(struct xdt_state *st)
+{
+	u32 i;
+	int ret = 0;
+
+	if (st->state != XDT_STATE_ENABLED)
+		return -EINVAL;
+	ret = xdt_bufs_alloc(st);
+	if (ret)
+		return ret;
+	mutex_lock(&xdt_lock);
+	link_ecbs(st);
+	WRITE_ONCE(xdt_active, st);
+	st->state = XDT_STATE_RUNNING;
+	xdt_probe_fire(xdt_probe_begin, (u64[XDT_NARGS]){ 0 });
+	for (i = 0; i < st->necbs && !ret; i++) {
+		struct xdt_probe *p = st->ecbs[i].probe;
+
+		/* Enable each probe once, at its first ECB. */
+		if (p->ecbs == &st->ecbs[i] && p->prov->ops->enable)
+			ret = p->prov->ops->enable(p);
+	}
+	mutex_unlock(&xdt_lock);
+	if (ret)
+		xdt_stop(st);
+	return ret;
+}
+
+void xdt_stop(struct xdt_state *st)
+{
+	u32 i;
+
+	if (st->state != XDT_STATE_RUNNING)
+		return;
+	mutex_lock(&xdt_lock);
+	for (i = 0; i < st->necbs; i++) {
+		struct xdt_probe *p = st->ecbs[i].probe;
+
+		if (p->ecbs == &st->ecbs[i] && p->prov->ops->disable)
+			p->prov->ops->disable(p);
+	}
+	/* Breakpoint handlers run as RCU readers: after this, none is left. */
+	synchronize_rcu();
+	xdt_probe_fire(xdt_probe_end, (u64[XDT_NARGS]){ 0 });
+	WRITE_ONCE(xdt_active, NULL);
+	synchronize_rcu();
+	unlink_ecbs(st);
+	st->state = XDT_STATE_STOPPED;
+	mutex_unlock(&xdt_lock);
+}
+
+/* Drop the program and everything built from it; @st is idle again. */
+void xdt_state_reset(struct xdt_state *st)
+{
+	u32 i;
+
+	xdt_stop(st);
+	if (st->clauses)
+		for (i = 0; i < st->prog->nclauses; i++)
+			kfree(st->clauses[i].acts);
+	kfree(st->clauses);
+	kfree(st->difos);
+	kfree(st->aggfunc);
+	kvfree(st->ecbs);
+	kvfree(st->blob);
+	xdt_bufs_free();
+	memset(st, 0, sizeof(*st));
+}
+
+void xdt_state_free(struct xdt_state *st)
+{
+	if (!st)
+		return;
+	xdt_state_reset(st);
+	kfree(st);
+}

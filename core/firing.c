@@ -1,0 +1,150 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Probe firing: run every clause bound to a probe, in program order.
+ *
+ * All of this is probe context (see xdt_impl.h).  Interrupts are off for the
+ * whole firing, which pins us to this CPU's buffers and makes the per-CPU
+ * busy flag a sufficient re-entrancy guard: a probe hit from inside a firing
+ * (an NMI, or a probed function called by the framework) is counted and
+ * skipped, never recursed into.
+ */
+#include <linux/irqflags.h>
+#include <linux/string.h>
+#include <linux/uaccess.h>
+
+#include "xdt_impl.h"
+
+/* Record a fault: the clause is abandoned and dtrace:::ERROR reports it. */
+static void __xdt_probe raise_error(struct xdt_cpu *c, struct xdt_state *st,
+				    const struct xdt_ecb *ecb, u32 act)
+{
+	u64 *rec;
+
+	c->errors++;
+	/* The consumer's ERROR record: epid 0, then the details. */
+	rec = (u64 *)xdt_buf_reserve(c, sizeof(struct xdt_rechdr) + 6 * 8);
+	if (rec) {
+		struct xdt_rechdr *h = (struct xdt_rechdr *)rec;
+
+		h->epid = 0;
+		h->size = sizeof(*h) + 6 * 8;
+		rec[1] = 0;
+		rec[2] = ecb->epid;
+		rec[3] = act;
+		rec[4] = c->fault_pc;
+		rec[5] = c->fault;
+		rec[6] = c->fault_addr;
+	}
+	c->fault = XDT_FAULT_NONE;
+}
+
+static int __xdt_probe run_clause(struct xdt_cpu *c, struct xdt_state *st,
+				  const struct xdt_ecb *ecb, const u64 *args)
+{
+	const struct xdt_clause_k *cl = ecb->clause;
+	struct xdt_mstate m = { .probe = ecb->probe, .ecb = ecb, .args = args,
+				.strsize = st->strsize };
+	char *key = c->keybuf;
+	u32 keylen = 0, i;
+	struct xdt_rechdr *h;
+	char *rec = NULL;
+	u64 v;
+
+	if (cl->pred >= 0) {
+		if (xdt_dif_run(&st->difos[cl->pred], &m, &v)) {
+			raise_error(c, st, ecb, 0);
+			return -1;
+		}
+		if (!v)
+			return 0;
+	}
+	if (cl->recsize > sizeof(struct xdt_rechdr)) {
+		rec = xdt_buf_reserve(c, cl->recsize);
+		if (!rec)
+			return 0;	/* dropped; counted by the buffer */
+		h = (struct xdt_rechdr *)rec;
+		h->epid = ecb->epid;
+		h->size = cl->recsize;
+		memset(rec + sizeof(*h), 0, cl->recsize - sizeof(*h));
+	}
+	for (i = 0; i < cl->nacts; i++) {
+		const struct xdt_act_k *a = &cl->acts[i];
+
+		v = 0;
+		if (a->difo >= 0 && xdt_dif_run(&st->difos[a->difo], &m, &v)) {
+			/* A half-written record would mislead: mark it dead. */
+			if (rec)
+				((struct xdt_rechdr *)rec)->epid = U32_MAX;
+			raise_error(c, st, ecb, i + 1);
+			return -1;
+		}
+		switch (a->kind) {
+		case XDT_ACT_RECORD:
+			memcpy(rec + a->off, &v, 8);
+			break;
+		case XDT_ACT_EXIT:
+			memcpy(rec + a->off, &v, 8);
+			WRITE_ONCE(st->exited, 1);
+			break;
+		case XDT_ACT_STRING:
+			if (xdt_strcpy_nofault(rec + a->off, v,
+					       st->strsize) < 0) {
+				c->fault = XDT_FAULT_BADADDR;
+				c->fault_addr = v;
+				c->fault_pc = 0;
+				((struct xdt_rechdr *)rec)->epid = U32_MAX;
+				raise_error(c, st, ecb, i + 1);
+				return -1;
+			}
+			break;
+		case XDT_ACT_AGGKEY:
+			if (a->arg0 == 0) {
+				memcpy(key + keylen, &v, 8);
+				keylen += 8;
+			} else {
+				memset(key + keylen, 0, st->strsize);
+				if (xdt_strcpy_nofault(key + keylen, v,
+						       st->strsize) < 0) {
+					c->fault = XDT_FAULT_BADADDR;
+					c->fault_addr = v;
+					c->fault_pc = 0;
+					raise_error(c, st, ecb, i + 1);
+					return -1;
+				}
+				key[keylen + st->strsize - 1] = '\0';
+				keylen += st->strsize;
+			}
+			break;
+		case XDT_ACT_AGG:
+			xdt_agg_update(c, a->arg0, a->arg1, key, keylen, v);
+			keylen = 0;
+			break;
+		}
+	}
+	return 0;
+}
+
+void __xdt_probe xdt_probe_fire(struct xdt_probe *probe, const u64 *args)
+{
+	struct xdt_state *st;
+	struct xdt_ecb *e;
+	struct xdt_cpu *c;
+	unsigned long flags;
+
+	local_irq_save(flags);
+	c = this_cpu_ptr(&xdt_cpu);
+	st = READ_ONCE(xdt_active);
+	if (!st || c->busy || !c->bufs[0].data) {
+		local_irq_restore(flags);
+		return;
+	}
+	c->busy = 1;
+	c->firings++;
+	for (e = READ_ONCE(probe->ecbs); e; e = e->next) {
+		if (READ_ONCE(st->exited) && probe != xdt_probe_end)
+			break;
+		run_clause(c, st, e, args);
+	}
+	c->busy = 0;
+	local_irq_restore(flags);
+}

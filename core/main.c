@@ -1,0 +1,256 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * xdt.ko: module setup and /dev/xdt.
+ *
+ * One consumer at a time owns the device (open is exclusive): it enables
+ * one program, runs it, and closing the device tears everything down.  The
+ * device pins the module, so `rmmod xdt` while tracing is refused by the
+ * kernel (module in use) and can never pull text out from under a patched
+ * site.  Only CAP_SYS_ADMIN may open it.
+ */
+#include <linux/capability.h>
+#include <linux/fs.h>
+#include <linux/miscdevice.h>
+#include <linux/module.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+#include <linux/vmalloc.h>
+
+#include "xdt_arch.h"
+
+#define XDT_MAX_PROG	(16u << 20)
+
+static atomic_t xdt_open_count = ATOMIC_INIT(0);
+
+static int xdt_open(struct inode *inode, struct file *f)
+{
+	struct xdt_state *st;
+
+	if (!capable(CAP_SYS_ADMIN))
+		return -EPERM;
+	if (atomic_cmpxchg(&xdt_open_count, 0, 1))
+		return -EBUSY;
+	st = kzalloc(sizeof(*st), GFP_KERNEL);
+	if (!st) {
+		atomic_set(&xdt_open_count, 0);
+		return -ENOMEM;
+	}
+	f->private_data = st;
+	return 0;
+}
+
+static int xdt_release(struct inode *inode, struct file *f)
+{
+	xdt_state_free(f->private_data);
+	atomic_set(&xdt_open_count, 0);
+	return 0;
+}
+
+static long ioc_enable(struct xdt_state *st, void __user *uarg)
+{
+	struct xdt_enable *req;
+	void *blob = NULL;
+	long ret;
+
+	if (st->state != XDT_STATE_IDLE)
+		return -EBUSY;
+	req = kmalloc(sizeof(*req), GFP_KERNEL);
+	if (!req)
+		return -ENOMEM;
+	ret = -EFAULT;
+	if (copy_from_user(req, uarg, sizeof(*req)))
+		goto out;
+	memset(req->err, 0, sizeof(req->err));
+	ret = -E2BIG;
+	if (req->size > XDT_MAX_PROG) {
+		snprintf(req->err, sizeof(req->err),
+			 "program object of %u bytes (at most %u)", req->size,
+			 XDT_MAX_PROG);
+		goto reply;
+	}
+	ret = -ENOMEM;
+	blob = kvmalloc(max(req->size, 1u), GFP_KERNEL);
+	if (!blob)
+		goto out;
+	ret = -EFAULT;
+	if (copy_from_user(blob, u64_to_user_ptr(req->prog), req->size)) {
+		kvfree(blob);
+		goto out;
+	}
+	ret = xdt_enable(st, req, blob);	/* st owns blob now */
+	if (ret)
+		xdt_state_reset(st);	/* refused: idle again, nothing kept */
+reply:
+	if (copy_to_user(uarg, req, sizeof(*req)))
+		ret = -EFAULT;
+out:
+	kfree(req);
+	return ret;
+}
+
+static long ioc_eprobes(struct xdt_state *st, void __user *uarg)
+{
+	struct xdt_eprobe_query q;
+	struct xdt_eprobe __user *out;
+	struct xdt_eprobe e;
+	u32 i;
+
+	if (copy_from_user(&q, uarg, sizeof(q)))
+		return -EFAULT;
+	out = u64_to_user_ptr(q.buf);
+	for (i = 0; i < st->necbs && i < q.cap; i++) {
+		struct xdt_ecb *ecb = &st->ecbs[i];
+		struct xdt_probe *p = ecb->probe;
+
+		memset(&e, 0, sizeof(e));
+		e.epid = ecb->epid;
+		e.clause = ecb->clause->index;
+		e.probe = p->id;
+		strscpy(e.desc.prov, p->prov->name, sizeof(e.desc.prov));
+		strscpy(e.desc.mod, p->mod ?: "", sizeof(e.desc.mod));
+		strscpy(e.desc.func, p->func ?: "", sizeof(e.desc.func));
+		strscpy(e.desc.name, p->name ?: "", sizeof(e.desc.name));
+		if (copy_to_user(&out[i], &e, sizeof(e)))
+			return -EFAULT;
+	}
+	q.count = st->necbs;
+	return copy_to_user(uarg, &q, sizeof(q)) ? -EFAULT : 0;
+}
+
+static void status(struct xdt_state *st, struct xdt_status *s)
+{
+	int cpu;
+
+	memset(s, 0, sizeof(*s));
+	for_each_possible_cpu(cpu) {
+		struct xdt_cpu *c = per_cpu_ptr(&xdt_cpu, cpu);
+
+		s->drops += c->bufs[0].drops + c->bufs[1].drops;
+		s->aggdrops += c->aggdrops;
+		s->errors += c->errors;
+		s->firings += c->firings;
+		s->traps += c->traps;
+	}
+	s->exited = READ_ONCE(st->exited);
+	s->state = st->state;
+}
+
+static long xdt_ioctl(struct file *f, unsigned int cmd, unsigned long arg)
+{
+	struct xdt_state *st = f->private_data;
+	void __user *uarg = (void __user *)arg;
+	long ret;
+
+	switch (cmd) {
+	case XDT_IOC_VERSION:
+		return put_user((u32)XDT_ABI_VERSION, (u32 __user *)uarg);
+	case XDT_IOC_PROBES: {
+		struct xdt_probe_query q;
+
+		if (copy_from_user(&q, uarg, sizeof(q)))
+			return -EFAULT;
+		ret = xdt_probe_query(&q);
+		if (!ret && copy_to_user(uarg, &q, sizeof(q)))
+			ret = -EFAULT;
+		return ret;
+	}
+	case XDT_IOC_ENABLE:
+		return ioc_enable(st, uarg);
+	case XDT_IOC_EPROBES:
+		return ioc_eprobes(st, uarg);
+	case XDT_IOC_GO:
+		return xdt_go(st);
+	case XDT_IOC_STOP:
+		if (st->state != XDT_STATE_RUNNING)
+			return -EINVAL;
+		xdt_stop(st);
+		return 0;
+	case XDT_IOC_BUFSNAP: {
+		struct xdt_bufsnap b;
+
+		if (copy_from_user(&b, uarg, sizeof(b)))
+			return -EFAULT;
+		if (st->state < XDT_STATE_RUNNING)
+			return -EINVAL;
+		ret = xdt_buf_snap(b.cpu, u64_to_user_ptr(b.buf), &b.size,
+				   &b.drops);
+		if ((!ret || ret == -ENOSPC) && copy_to_user(uarg, &b, sizeof(b)))
+			ret = -EFAULT;
+		return ret;
+	}
+	case XDT_IOC_AGGSNAP: {
+		struct xdt_aggsnap a;
+
+		if (copy_from_user(&a, uarg, sizeof(a)))
+			return -EFAULT;
+		if (st->state < XDT_STATE_RUNNING)
+			return -EINVAL;
+		ret = xdt_agg_snap(st, &a);
+		if ((!ret || ret == -ENOSPC) && copy_to_user(uarg, &a, sizeof(a)))
+			ret = -EFAULT;
+		return ret;
+	}
+	case XDT_IOC_STATUS: {
+		struct xdt_status s;
+
+		status(st, &s);
+		return copy_to_user(uarg, &s, sizeof(s)) ? -EFAULT : 0;
+	}
+	}
+	return -ENOTTY;
+}
+
+static const struct file_operations xdt_fops = {
+	.owner = THIS_MODULE,
+	.open = xdt_open,
+	.release = xdt_release,
+	.unlocked_ioctl = xdt_ioctl,
+	.compat_ioctl = compat_ptr_ioctl,
+};
+
+static struct miscdevice xdt_dev = {
+	.minor = MISC_DYNAMIC_MINOR,
+	.name = "xdt",
+	.fops = &xdt_fops,
+	.mode = 0600,
+};
+
+static int __init xdt_init(void)
+{
+	int ret;
+
+	ret = xdt_dtrace_provider_init();
+	if (ret)
+		return ret;
+	ret = xdt_fbt_init();
+	if (ret)
+		goto err_dtrace;
+	ret = xdt_arch_trap_init();
+	if (ret)
+		goto err_fbt;
+	ret = misc_register(&xdt_dev);
+	if (ret)
+		goto err_trap;
+	pr_info("xdt: ready on %s, %u probes\n", XDT_ISA_NAME, xdt_nprobes());
+	return 0;
+err_trap:
+	xdt_arch_trap_exit();
+err_fbt:
+	xdt_fbt_exit();
+err_dtrace:
+	xdt_dtrace_provider_exit();
+	return ret;
+}
+
+static void __exit xdt_exit(void)
+{
+	misc_deregister(&xdt_dev);
+	xdt_arch_trap_exit();
+	xdt_fbt_exit();
+	xdt_dtrace_provider_exit();
+}
+
+module_init(xdt_init);
+module_exit(xdt_exit);
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("xdt: DTrace-style tracing across ISAs");

@@ -1,0 +1,341 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Providers, the probe table, refusals, and the patch-site hash.
+ *
+ * Probe IDs are indices into a table that only grows while the module is
+ * loaded, so an ID is stable for the life of the module and a consumer can
+ * cache it.  Sites are hashed by address for the trap handler; the hash is
+ * only changed with no site of the changed provider patched in.
+ */
+#include <linux/hash.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/vmalloc.h>
+
+#include "xdt_arch.h"
+
+DEFINE_MUTEX(xdt_lock);
+static LIST_HEAD(providers);
+
+static struct xdt_probe **probes;	/* [1..nprobes]; [0] unused */
+static u32 nprobes, probes_cap;
+
+struct refusal {
+	struct xdt_provider *prov;
+	const char *mod, *why;
+	char *func;			/* owned by the table */
+};
+static struct refusal *refusals;
+static u32 nrefusals, refusals_cap;
+
+int xdt_provider_register(struct xdt_provider *prov)
+{
+	mutex_lock(&xdt_lock);
+	list_add_tail(&prov->list, &providers);
+	mutex_unlock(&xdt_lock);
+	return 0;
+}
+
+/* The provider's probes leave the table; their IDs are never reused. */
+void xdt_provider_unregister(struct xdt_provider *prov)
+{
+	u32 i, j = 0;
+
+	mutex_lock(&xdt_lock);
+	for (i = 1; i <= nprobes; i++) {
+		if (probes[i] && probes[i]->prov == prov) {
+			kfree(probes[i]);
+			probes[i] = NULL;
+		}
+	}
+	for (i = 0; i < nrefusals; i++) {
+		if (refusals[i].prov == prov)
+			kfree(refusals[i].func);
+		else
+			refusals[j++] = refusals[i];
+	}
+	nrefusals = j;
+	list_del(&prov->list);
+	mutex_unlock(&xdt_lock);
+}
+
+static int grow(void **arr, u32 *cap, u32 need, size_t elem)
+{
+	void *n;
+	u32 ncap;
+
+	if (need <= *cap)
+		return 0;
+	ncap = max_t(u32, need, *cap ? *cap * 2 : 1024);
+	n = kvmalloc_array(ncap, elem, GFP_KERNEL | __GFP_ZERO);
+	if (!n)
+		return -ENOMEM;
+	if (*arr) {
+		memcpy(n, *arr, (size_t)*cap * elem);
+		kvfree(*arr);
+	}
+	*arr = n;
+	*cap = ncap;
+	return 0;
+}
+
+/* Caller holds xdt_lock. */
+struct xdt_probe *xdt_probe_create(struct xdt_provider *prov, const char *mod,
+				   const char *func, const char *name,
+				   void *parg)
+{
+	struct xdt_probe *p;
+
+	lockdep_assert_held(&xdt_lock);
+	if (grow((void **)&probes, &probes_cap, nprobes + 2, sizeof(*probes)))
+		return NULL;
+	p = kzalloc(sizeof(*p), GFP_KERNEL);
+	if (!p)
+		return NULL;
+	p->id = ++nprobes;
+	p->prov = prov;
+	p->mod = mod;
+	p->func = func;
+	p->name = name;
+	p->parg = parg;
+	probes[p->id] = p;
+	return p;
+}
+
+struct xdt_probe *xdt_probe_lookup(u32 id)
+{
+	return id && id <= nprobes ? probes[id] : NULL;
+}
+
+u32 xdt_nprobes(void)
+{
+	return nprobes;
+}
+
+void xdt_refusal_add(struct xdt_provider *prov, const char *mod,
+		     const char *func, const char *why)
+{
+	char *f;
+
+	lockdep_assert_held(&xdt_lock);
+	if (grow((void **)&refusals, &refusals_cap, nrefusals + 1,
+		 sizeof(*refusals)))
+		return;
+	f = kstrdup(func, GFP_KERNEL);
+	if (f)
+		refusals[nrefusals++] = (struct refusal){ prov, mod, why, f };
+}
+
+/*
+ * Shell-style glob: '*', '?', '[...]' (with '!' or '^' negation and ranges),
+ * '\' escapes.  Iterative with one backtrack point, so no recursion depth
+ * depends on user input.
+ */
+bool xdt_glob(const char *p, const char *s)
+{
+	const char *star = NULL, *ss = NULL;
+
+	while (*s) {
+		if (*p == '*') {
+			star = ++p;
+			ss = s;
+			continue;
+		}
+		if (*p == '?') {
+			p++;
+			s++;
+			continue;
+		}
+		if (*p == '[') {
+			const char *q = p + 1;
+			bool neg = false, hit = false;
+
+			if (*q == '!' || *q == '^') {
+				neg = true;
+				q++;
+			}
+			while (*q && (*q != ']' || q == p + 1 + neg)) {
+				if (q[1] == '-' && q[2] && q[2] != ']') {
+					hit |= *s >= q[0] && *s <= q[2];
+					q += 3;
+				} else {
+					hit |= *s == *q++;
+				}
+			}
+			if (*q == ']' && hit != neg) {
+				p = q + 1;
+				s++;
+				continue;
+			}
+		} else {
+			if (*p == '\\' && p[1])
+				p++;
+			if (*p == *s) {
+				p++;
+				s++;
+				continue;
+			}
+		}
+		if (!star)
+			return false;
+		p = star;
+		s = ++ss;
+	}
+	while (*p == '*')
+		p++;
+	return !*p;
+}
+
+static bool field_match(const char *pat, size_t len, const char *s)
+{
+	char buf[XDT_FUNCNAMELEN];
+
+	if (!pat[0])
+		return true;
+	strscpy(buf, pat, min(len, sizeof(buf)));
+	return xdt_glob(buf, s ? s : "");
+}
+
+bool xdt_probe_matches(const struct xdt_probe *p,
+		       const struct xdt_probedesc *d)
+{
+	return field_match(d->prov, sizeof(d->prov), p->prov->name) &&
+	       field_match(d->mod, sizeof(d->mod), p->mod) &&
+	       field_match(d->func, sizeof(d->func), p->func) &&
+	       field_match(d->name, sizeof(d->name), p->name);
+}
+
+static void desc_fill(struct xdt_probedesc *d, const char *prov,
+		      const char *mod, const char *func, const char *name)
+{
+	memset(d, 0, sizeof(*d));
+	strscpy(d->prov, prov, sizeof(d->prov));
+	strscpy(d->mod, mod ? mod : "", sizeof(d->mod));
+	strscpy(d->func, func ? func : "", sizeof(d->func));
+	strscpy(d->name, name ? name : "", sizeof(d->name));
+}
+
+/* XDT_IOC_PROBES: copy out matching probes (and refusals, if asked). */
+int xdt_probe_query(struct xdt_probe_query *q)
+{
+	struct xdt_probeinfo __user *out = u64_to_user_ptr(q->buf);
+	struct xdt_probeinfo *pi;
+	u32 i, n = 0;
+	int ret = 0;
+
+	pi = kmalloc(sizeof(*pi), GFP_KERNEL);
+	if (!pi)
+		return -ENOMEM;
+	mutex_lock(&xdt_lock);
+	for (i = 1; i <= nprobes; i++) {
+		struct xdt_probe *p = probes[i];
+
+		if (!p || !xdt_probe_matches(p, &q->match))
+			continue;
+		if (n < q->cap) {
+			memset(pi, 0, sizeof(*pi));
+			pi->id = p->id;
+			pi->flags = p->nenabled ? XDT_PROBE_ENABLED : 0;
+			desc_fill(&pi->desc, p->prov->name, p->mod, p->func,
+				  p->name);
+			if (copy_to_user(&out[n], pi, sizeof(*pi))) {
+				ret = -EFAULT;
+				break;
+			}
+		}
+		n++;
+	}
+	for (i = 0; !ret && (q->flags & XDT_PQ_REFUSED) && i < nrefusals; i++) {
+		struct refusal *r = &refusals[i];
+		struct xdt_probe fake = { .prov = r->prov, .mod = r->mod,
+					  .func = r->func, .name = "" };
+		struct xdt_probedesc m = q->match;
+
+		m.name[0] = '\0';	/* a refusal covers every name */
+		if (!xdt_probe_matches(&fake, &m))
+			continue;
+		if (n < q->cap) {
+			memset(pi, 0, sizeof(*pi));
+			pi->flags = XDT_PROBE_REFUSED;
+			desc_fill(&pi->desc, r->prov->name, r->mod, r->func, "");
+			strscpy(pi->why, r->why, sizeof(pi->why));
+			if (copy_to_user(&out[n], pi, sizeof(*pi)))
+				ret = -EFAULT;
+		}
+		n++;
+	}
+	mutex_unlock(&xdt_lock);
+	kfree(pi);
+	q->count = n;
+	return ret;
+}
+
+/* ---- sites ----------------------------------------------------------------- */
+#define SITE_HASH_BITS	16
+static struct xdt_site *site_hash[1 << SITE_HASH_BITS];
+
+static inline u32 __xdt_probe site_bucket(unsigned long addr)
+{
+	return hash_long(addr, SITE_HASH_BITS);
+}
+
+void xdt_site_insert(struct xdt_site *site)
+{
+	u32 b = site_bucket(site->addr);
+
+	site->hnext = site_hash[b];
+	/* Publish a fully built site to the lock-free trap-time lookup. */
+	smp_store_release(&site_hash[b], site);
+}
+
+/* Only for sites that are not patched in; callers wait for RCU before free. */
+void xdt_site_remove(struct xdt_site *site)
+{
+	struct xdt_site **pp = &site_hash[site_bucket(site->addr)];
+
+	for (; *pp; pp = &(*pp)->hnext) {
+		if (*pp == site) {
+			WRITE_ONCE(*pp, site->hnext);
+			return;
+		}
+	}
+}
+
+struct xdt_site *__xdt_probe xdt_site_lookup(unsigned long addr)
+{
+	struct xdt_site *s = smp_load_acquire(&site_hash[site_bucket(addr)]);
+
+	for (; s; s = READ_ONCE(s->hnext))
+		if (s->addr == addr)
+			return s;
+	return NULL;
+}
+
+/*
+ * Patch sites in or out.  A site is marked enabled before its breakpoint
+ * can be hit and unmarked once it is gone; a trap already in flight on a
+ * site that was just restored is recognised by the arch trap code (the
+ * text no longer holds our patch) and simply re-executed.
+ */
+int xdt_sites_patch(struct xdt_site **sites, unsigned int n, bool on)
+{
+	unsigned int i;
+	int ret;
+
+	if (!n)
+		return 0;
+	if (on) {
+		for (i = 0; i < n; i++)
+			WRITE_ONCE(sites[i]->enabled, 1);
+		ret = xdt_arch_poke(sites, n, true);
+		if (ret)
+			for (i = 0; i < n; i++)
+				WRITE_ONCE(sites[i]->enabled, 0);
+		return ret;
+	}
+	ret = xdt_arch_poke(sites, n, false);
+	if (!ret)
+		for (i = 0; i < n; i++)
+			WRITE_ONCE(sites[i]->enabled, 0);
+	return ret;
+}

@@ -1,0 +1,228 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * xdt core: the framework's internal interfaces.
+ *
+ * Contents
+ *   1. probe context rules
+ *   2. providers and probes          (core/probe.c)
+ *   3. patch sites                   (core/probe.c; arch/<isa>/ fills them)
+ *   4. enablings                     (core/enable.c)
+ *   5. DIF                           (core/dif.c)
+ *   6. buffers and aggregations      (core/buf.c)
+ *   7. firing                        (core/firing.c)
+ *   8. built-in providers            (providers/)
+ *
+ * 1. PROBE CONTEXT.  Everything reachable from a breakpoint trap runs with
+ * interrupts off, possibly nested in any kernel code, on any CPU.  Such code
+ * is marked __xdt_probe: it lives in .kprobes.text (so kprobes will not
+ * instrument it), is notrace (so ftrace will not), and is in a module, which
+ * fbt and kinst never instrument (they only provide probes on vmlinux text)
+ * -- so xdt cannot trap inside its own trap path, by construction.  It may
+ * only: read per-CPU state, read immutable tables (probe sites, the enabled
+ * program), write the current CPU's buffers, and load memory through the
+ * fault-safe loader.  It takes no locks, allocates nothing, never sleeps.
+ * A fault or a bad operand sets a per-CPU fault code; the clause is
+ * abandoned and dtrace:::ERROR fires with the details.
+ */
+#ifndef XDT_IMPL_H
+#define XDT_IMPL_H
+
+#include <linux/kprobes.h>
+#include <linux/list.h>
+#include <linux/mutex.h>
+#include <linux/percpu.h>
+#include <linux/types.h>
+
+#include "uapi/xdt.h"
+#include "uapi/dif.h"
+#include "isa.h"
+
+#define __xdt_probe	__kprobes notrace
+
+#define XDT_NARGS	10
+#define XDT_MAXKEYS	8
+#define XDT_KEYBUF	(XDT_MAXKEYS * 4096)
+
+/* ---- 2. providers and probes -------------------------------------------- */
+struct xdt_probe;
+
+struct xdt_provider_ops {
+	/* Patch in / out every site of @probe.  Not probe context; may sleep. */
+	int (*enable)(struct xdt_probe *probe);
+	void (*disable)(struct xdt_probe *probe);
+};
+
+struct xdt_provider {
+	const char *name;
+	const struct xdt_provider_ops *ops;
+	struct list_head list;
+};
+
+struct xdt_ecb;
+
+struct xdt_probe {
+	u32 id;
+	u32 nenabled;			/* ECBs bound to it */
+	struct xdt_provider *prov;
+	const char *mod, *func, *name;	/* stable for the probe's life */
+	void *parg;			/* the provider's */
+	struct xdt_ecb *ecbs;		/* clauses, program order; set before
+					   the probe's sites are patched in */
+};
+
+int xdt_provider_register(struct xdt_provider *prov);
+void xdt_provider_unregister(struct xdt_provider *prov);
+struct xdt_probe *xdt_probe_create(struct xdt_provider *prov, const char *mod,
+				   const char *func, const char *name,
+				   void *parg);
+struct xdt_probe *xdt_probe_lookup(u32 id);
+u32 xdt_nprobes(void);
+bool xdt_probe_matches(const struct xdt_probe *p,
+		       const struct xdt_probedesc *d);
+bool xdt_glob(const char *pat, const char *s);
+int xdt_probe_query(struct xdt_probe_query *q);
+
+/*
+ * Functions a provider could not instrument, with why, for `dtrace -l -v`.
+ * @why must be a string literal.
+ */
+void xdt_refusal_add(struct xdt_provider *prov, const char *mod,
+		     const char *func, const char *why);
+
+extern struct mutex xdt_lock;		/* probe table, state changes */
+
+/* ---- 3. patch sites ------------------------------------------------------ */
+/*
+ * One patched instruction.  Sites are created when a provider is set up and
+ * never move or change until it is torn down, so the trap handler looks
+ * them up without locks.  The arch fills @orig, @patch and @kind.
+ */
+struct xdt_site {
+	unsigned long addr;
+	struct xdt_site *hnext;		/* address hash chain */
+	struct xdt_probe *probe;
+	u32 arg;			/* provider's: e.g. return offset */
+	u8 kind;			/* arch's: how to emulate */
+	u8 enabled;
+	xdt_patchval_t orig;		/* bytes the patch displaces */
+	xdt_patchval_t patch;
+};
+
+void xdt_site_insert(struct xdt_site *site);
+void xdt_site_remove(struct xdt_site *site);
+struct xdt_site *xdt_site_lookup(unsigned long addr);
+int xdt_sites_patch(struct xdt_site **sites, unsigned int n, bool on);
+
+/* ---- 4. enablings --------------------------------------------------------- */
+struct xdt_difo_k {
+	const u32 *insns;
+	const u64 *ints;
+	const char *strtab;
+	u32 ninsns, nints, strlen, rtype;
+};
+
+struct xdt_act_k {
+	u32 kind;
+	s32 difo;
+	u32 arg0, arg1;
+	u32 off;			/* record offset, RECORD/STRING/EXIT */
+};
+
+struct xdt_clause_k {
+	s32 pred;
+	u32 nacts;
+	struct xdt_act_k *acts;
+	u32 recsize;			/* header + data, 8-aligned */
+	u32 index;
+};
+
+struct xdt_ecb {
+	u32 epid;
+	struct xdt_clause_k *clause;
+	struct xdt_probe *probe;
+	struct xdt_ecb *next;		/* same probe, program order */
+};
+
+struct xdt_state {
+	void *blob;			/* the program object, kept whole */
+	const struct xdt_prog *prog;
+	struct xdt_difo_k *difos;
+	struct xdt_clause_k *clauses;
+	u32 *aggfunc;			/* per agg id */
+	struct xdt_ecb *ecbs;
+	u32 necbs;
+	u32 strsize, bufsize;
+	int state;			/* XDT_STATE_* */
+	int exited;
+	struct xdt_ecb *begin, *end;	/* dtrace provider probes */
+};
+
+enum { XDT_STATE_IDLE, XDT_STATE_ENABLED, XDT_STATE_RUNNING,
+       XDT_STATE_STOPPED };
+
+extern struct xdt_state *xdt_active;	/* read in probe context */
+
+int xdt_enable(struct xdt_state *st, struct xdt_enable *req, void *blob);
+int xdt_go(struct xdt_state *st);
+void xdt_stop(struct xdt_state *st);
+void xdt_state_reset(struct xdt_state *st);
+void xdt_state_free(struct xdt_state *st);
+
+/* ---- 5. DIF ------------------------------------------------------------- */
+int xdt_dif_verify(const struct xdt_difo_k *d, char *err, size_t errlen);
+
+struct xdt_mstate {
+	struct xdt_probe *probe;
+	const struct xdt_ecb *ecb;
+	const u64 *args;
+	u32 strsize;
+};
+int xdt_dif_run(const struct xdt_difo_k *d, struct xdt_mstate *m, u64 *rv);
+long xdt_strcpy_nofault(char *dst, unsigned long src, u32 max);
+
+/* ---- 6. buffers and aggregations ---------------------------------------- */
+struct xdt_buf {
+	char *data;
+	u32 size, off;
+	u64 drops;
+};
+
+struct xdt_cpu {
+	int busy;			/* re-entrancy guard */
+	int active;			/* which of bufs[] takes records */
+	struct xdt_buf bufs[2];
+	/* aggregation arena: hash of u32 offsets into @agg */
+	char *agg;
+	u32 aggsize, aggoff;
+	u32 *agghash;
+	u64 aggdrops;
+	char *keybuf;			/* XDT_KEYBUF: aggregation key being built */
+	/* the fault being raised, for ERROR */
+	int fault;
+	u64 fault_addr;
+	u32 fault_pc;
+	u64 firings, errors, traps;
+};
+
+DECLARE_PER_CPU(struct xdt_cpu, xdt_cpu);
+
+int xdt_bufs_alloc(struct xdt_state *st);
+void xdt_bufs_free(void);
+char *xdt_buf_reserve(struct xdt_cpu *c, u32 size);
+int xdt_buf_snap(u32 cpu, void __user *dst, u32 *size, u64 *drops);
+int xdt_agg_update(struct xdt_cpu *c, u32 aggid, u32 func, const char *key,
+		   u32 keylen, s64 val);
+int xdt_agg_snap(struct xdt_state *st, struct xdt_aggsnap *req);
+
+/* ---- 7. firing ------------------------------------------------------------ */
+void xdt_probe_fire(struct xdt_probe *probe, const u64 *args);
+void xdt_fire_special(struct xdt_ecb *ecbs);
+
+/* ---- 8. providers ------------------------------------------------------- */
+int xdt_dtrace_provider_init(void);
+void xdt_dtrace_provider_exit(void);
+extern struct xdt_probe *xdt_probe_begin, *xdt_probe_end, *xdt_probe_error;
+int xdt_fbt_init(void);
+void xdt_fbt_exit(void);
+
+#endif

@@ -1,0 +1,283 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * fbt: function boundary probes, `entry` and `return`, for every function
+ * of the kernel's text that can safely take a breakpoint.  Which
+ * instruction is patched and how it is emulated is the ISA's business
+ * (xdt_fbt_arch_sites); this file decides which functions are eligible
+ * and keeps the sites.
+ *
+ * Refused, with the reason kept for `dtrace -l -v`:
+ *  - code in the sections the kernel runs with instrumentation forbidden
+ *    (noinstr, entry, kprobes, irqentry/softirqentry, cpuidle text);
+ *  - whatever kprobes refuses (its blacklist: NOKPROBE_SYMBOL and friends);
+ *  - xdt's own hooks in the kernel;
+ *  - functions the ISA layer cannot find sites in.
+ * The module's own code is never in vmlinux text, so it cannot be probed.
+ */
+#include <linux/kallsyms.h>
+#include <linux/kprobes.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/vmalloc.h>
+
+#include "xdt_arch.h"
+
+struct fbt_func {
+	struct xdt_probe *entry, *ret;
+	const char *name;
+	u32 nsites;
+	struct xdt_site sites[];
+};
+
+struct fbt_range {
+	const char *start, *end, *why;
+	unsigned long lo, hi;
+};
+
+static struct fbt_range ranges[] = {
+	{ "__noinstr_text_start", "__noinstr_text_end", "noinstr text" },
+	{ "__entry_text_start", "__entry_text_end", "entry text" },
+	{ "__kprobes_text_start", "__kprobes_text_end", "kprobes text" },
+	{ "__irqentry_text_start", "__irqentry_text_end", "irqentry text" },
+	{ "__softirqentry_text_start", "__softirqentry_text_end",
+	  "softirqentry text" },
+	{ "__cpuidle_text_start", "__cpuidle_text_end", "cpuidle text" },
+};
+
+static unsigned long text_lo, text_hi;
+static struct fbt_func **funcs;
+static u32 nfuncs, funcs_cap;
+
+static struct xdt_provider fbt_provider;
+
+/* Sites gathered for one function while the ISA layer walks it. */
+struct walk {
+	u32 n;
+	struct {
+		bool ret;
+		unsigned long addr;
+		u32 off;
+		u8 kind;
+		xdt_patchval_t orig;
+	} s[256];
+};
+
+static int walk_add(void *ctx, bool is_return, unsigned long addr, u32 off,
+		    u8 kind, xdt_patchval_t orig)
+{
+	struct walk *w = ctx;
+
+	if (w->n == ARRAY_SIZE(w->s))
+		return -E2BIG;
+	w->s[w->n].ret = is_return;
+	w->s[w->n].addr = addr;
+	w->s[w->n].off = off;
+	w->s[w->n].kind = kind;
+	w->s[w->n].orig = orig;
+	w->n++;
+	return 0;
+}
+
+static int bounds_cb(void *data, const char *name, struct module *mod,
+		     unsigned long addr)
+{
+	unsigned int i;
+
+	if (!strcmp(name, "_stext"))
+		text_lo = addr;
+	else if (!strcmp(name, "_etext"))
+		text_hi = addr;
+	for (i = 0; i < ARRAY_SIZE(ranges); i++) {
+		if (!strcmp(name, ranges[i].start))
+			ranges[i].lo = addr;
+		else if (!strcmp(name, ranges[i].end))
+			ranges[i].hi = addr;
+	}
+	return 0;
+}
+
+static const char *excluded(const char *name, unsigned long addr)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(ranges); i++)
+		if (addr >= ranges[i].lo && addr < ranges[i].hi)
+			return ranges[i].why;
+	if (!strncmp(name, "xdt_", 4))
+		return "xdt's own kernel hook";
+	if (within_kprobe_blacklist(addr))
+		return "kprobes blacklist";
+	return NULL;
+}
+
+static int add_func(const char *name, unsigned long addr, struct walk *w)
+{
+	struct fbt_func *f;
+	const char *fname;
+	bool has_ret = false;
+	u32 i;
+
+	if (nfuncs == funcs_cap) {
+		u32 ncap = funcs_cap ? funcs_cap * 2 : 4096;
+		struct fbt_func **n = kvcalloc(ncap, sizeof(*n), GFP_KERNEL);
+
+		if (!n)
+			return -ENOMEM;
+		if (funcs) {
+			memcpy(n, funcs, nfuncs * sizeof(*n));
+			kvfree(funcs);
+		}
+		funcs = n;
+		funcs_cap = ncap;
+	}
+	f = kzalloc(struct_size(f, sites, w->n), GFP_KERNEL);
+	fname = kstrdup(name, GFP_KERNEL);
+	if (!f || !fname) {
+		kfree(f);
+		kfree(fname);
+		return -ENOMEM;
+	}
+	f->entry = xdt_probe_create(&fbt_provider, "kernel", fname, "entry", f);
+	for (i = 0; i < w->n; i++)
+		has_ret |= w->s[i].ret;
+	if (has_ret)
+		f->ret = xdt_probe_create(&fbt_provider, "kernel", fname,
+					  "return", f);
+	f->name = fname;
+	funcs[nfuncs++] = f;		/* freed with the provider from here */
+	if (!f->entry || (has_ret && !f->ret))
+		return -ENOMEM;
+	f->nsites = w->n;
+	for (i = 0; i < w->n; i++) {
+		struct xdt_site *s = &f->sites[i];
+
+		s->addr = w->s[i].addr;
+		s->probe = w->s[i].ret ? f->ret : f->entry;
+		s->arg = w->s[i].off;
+		s->kind = w->s[i].kind;
+		s->orig = w->s[i].orig;
+		s->patch = XDT_PATCHVAL;
+		xdt_site_insert(s);
+	}
+	return 0;
+}
+
+struct scan {
+	struct walk w;
+	unsigned long last;
+	int err;
+};
+
+static int scan_cb(void *data, const char *name, struct module *mod,
+		   unsigned long addr)
+{
+	struct scan *sc = data;
+	unsigned long size, off;
+	const char *why;
+
+	if (addr < text_lo || addr >= text_hi || addr == sc->last)
+		return 0;
+	sc->last = addr;
+	if (!kallsyms_lookup_size_offset(addr, &size, &off) || off || !size)
+		return 0;
+	why = excluded(name, addr);
+	if (!why) {
+		sc->w.n = 0;
+		why = xdt_fbt_arch_sites(addr, size, walk_add, &sc->w);
+		if (!why && sc->w.n == 0)
+			why = "no patchable site";
+	}
+	if (why) {
+		xdt_refusal_add(&fbt_provider, "kernel", name, why);
+		return 0;
+	}
+	sc->err = add_func(name, addr, &sc->w);
+	return sc->err;
+}
+
+static struct fbt_func *probe_func(struct xdt_probe *p)
+{
+	return p->parg;
+}
+
+static int fbt_patch(struct xdt_probe *p, bool on)
+{
+	struct fbt_func *f = probe_func(p);
+	struct xdt_site **sel;
+	u32 i, n = 0;
+	int ret;
+
+	sel = kmalloc_array(f->nsites, sizeof(*sel), GFP_KERNEL);
+	if (!sel)
+		return -ENOMEM;
+	for (i = 0; i < f->nsites; i++)
+		if (f->sites[i].probe == p)
+			sel[n++] = &f->sites[i];
+	ret = xdt_sites_patch(sel, n, on);
+	kfree(sel);
+	return ret;
+}
+
+static int fbt_enable(struct xdt_probe *p)
+{
+	return fbt_patch(p, true);
+}
+
+static void fbt_disable(struct xdt_probe *p)
+{
+	int ret = fbt_patch(p, false);
+
+	if (ret)
+		pr_err("xdt: fbt %s:%s: could not restore its text (%d)\n",
+		       p->func, p->name, ret);
+}
+
+static const struct xdt_provider_ops fbt_ops = {
+	.enable = fbt_enable,
+	.disable = fbt_disable,
+};
+
+static struct xdt_provider fbt_provider = {
+	.name = "fbt",
+	.ops = &fbt_ops,
+};
+
+int xdt_fbt_init(void)
+{
+	struct scan *sc;
+	int ret;
+
+	kallsyms_on_each_symbol(bounds_cb, NULL);
+	if (!text_lo || !text_hi)
+		return -ENOENT;
+	sc = vzalloc(sizeof(*sc));
+	if (!sc)
+		return -ENOMEM;
+	xdt_provider_register(&fbt_provider);
+	mutex_lock(&xdt_lock);
+	kallsyms_on_each_symbol(scan_cb, sc);
+	mutex_unlock(&xdt_lock);
+	ret = sc->err;
+	vfree(sc);
+	pr_info("xdt: fbt: %u functions with probes\n", nfuncs);
+	return ret;
+}
+
+void xdt_fbt_exit(void)
+{
+	u32 i, j;
+
+	/* Nothing is patched in: the device is closed (module refcount). */
+	for (i = 0; i < nfuncs; i++)
+		for (j = 0; j < funcs[i]->nsites; j++)
+			xdt_site_remove(&funcs[i]->sites[j]);
+	synchronize_rcu();
+	xdt_provider_unregister(&fbt_provider);
+	for (i = 0; i < nfuncs; i++) {
+		kfree(funcs[i]->name);
+		kfree(funcs[i]);
+	}
+	kvfree(funcs);
+	funcs = NULL;
+	nfuncs = funcs_cap = 0;
+}

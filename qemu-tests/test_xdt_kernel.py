@@ -1,0 +1,137 @@
+"""xdt.ko on a booted guest, driven without the D compiler (xdt-rawprog):
+loading, /dev/xdt permissions, the DIF verifier through the raw ioctl, exact
+fbt counts, one trap per firing, and the patch as gdb sees it.
+
+Runs on every ISA that has an arch layer; the others skip saying so."""
+import os
+import re
+import time
+
+import pytest
+
+import xdtvm
+
+
+def arch_layer(isa):
+    d = xdtvm.ISAS[isa]["dir"]
+    return os.path.isfile(os.path.join(xdtvm.TOP, "arch", d, "trap.c"))
+
+
+@pytest.fixture
+def xdt(vm):
+    if not arch_layer(vm.isa):
+        pytest.skip(f"{vm.isa}: no xdt arch layer yet (fbt there is issue 4)")
+    if "xdt " not in vm.run(["cat", "/proc/modules"], check=True).stdout:
+        ko = os.path.join(xdtvm.build_dir(vm.isa), "xdt", "xdt.ko")
+        assert os.path.isfile(ko), "xdt.ko not built (make xdt-ko)"
+        vm.put(ko, "/tmp/xdt.ko")
+        vm.run(["insmod", "/tmp/xdt.ko"], check=True, timeout=300)
+    return vm
+
+
+def rawprog(vm, *args, check=False, timeout=120):
+    return vm.run(["xdt-rawprog", *args], timeout=timeout, check=check)
+
+
+def test_module_loads_with_fbt_probes(xdt):
+    dmesg = xdt.run(["dmesg"], check=True).stdout
+    m = re.search(r"xdt: ready on (\S+), (\d+) probes", dmesg)
+    assert m, dmesg[-2000:]
+    assert m.group(1) == xdt.isa
+    assert int(m.group(2)) > 10000
+    m = re.search(r"xdt: fbt: (\d+) functions with probes", dmesg)
+    assert m and int(m.group(1)) > 5000
+    ls = xdt.run(["ls", "-l", "/dev/xdt"], check=True).stdout
+    assert ls.startswith("crw-------"), ls
+
+
+def test_device_needs_cap_sys_admin(xdt):
+    """Even with the file mode opened up, a non-root opener gets EPERM."""
+    xdt.run(["chmod", "666", "/dev/xdt"], check=True)
+    try:
+        r = xdt.run(["su", "nobody", "-s", "/bin/sh", "-c",
+                     "xdt-rawprog valid"])
+    finally:
+        xdt.run(["chmod", "600", "/dev/xdt"], check=True)
+    assert r.code == 1
+    assert "Operation not permitted" in r.stderr, r
+
+
+@pytest.mark.parametrize("case,reason", [
+    ("backward-branch", "difo 0 insn 1 (bz): branch backwards to 0"),
+    ("bad-opcode", "difo 0 insn 0: invalid opcode 0xee"),
+    ("write-r0", "difo 0 insn 0 (mov): writes %r0"),
+    ("bad-size", "program object says"),
+])
+def test_verifier_refuses_malformed_programs(xdt, case, reason):
+    r = rawprog(xdt, case)
+    assert r.code == 1, r
+    assert r.stdout.startswith("refused: Invalid argument: "), r.stdout
+    assert reason in r.stdout, r.stdout
+    # The same device takes a good program right after.
+    assert rawprog(xdt, "valid").stdout.startswith("accepted: 1 probes")
+
+
+def counts(out):
+    m = re.search(r"probes (\d+) count (\d+) firings (\d+) traps (\d+) "
+                  r"errors (\d+)", out)
+    assert m, out
+    return dict(zip(["probes", "count", "firings", "traps", "errors"],
+                    map(int, m.groups())))
+
+
+@pytest.mark.parametrize("name", ["entry", "return"])
+def test_fbt_count_is_exact_and_costs_one_trap(xdt, name):
+    """read_zero runs once per read(2) of /dev/zero: dd bs=1 count=N gives
+    exactly N firings, each from exactly one breakpoint trap."""
+    n = 500
+    r = rawprog(xdt, "count", "fbt", "read_zero", name, "dd",
+                "if=/dev/zero", "of=/dev/null", "bs=1", f"count={n}",
+                check=True)
+    c = counts(r.stdout)
+    assert c["probes"] == 1
+    assert c["count"] == n, r.stdout
+    # Every fbt firing took exactly one trap; BEGIN and END fire trap-free.
+    assert c["traps"] == n and c["firings"] == n + 2, r.stdout
+    assert c["errors"] == 0
+
+
+def test_unknown_probe_matches_nothing(xdt):
+    r = rawprog(xdt, "count", "fbt", "no_such_function_xdt", "entry", "true")
+    assert r.stdout.strip() == "no probe matched", r
+
+
+def test_gdb_sees_int3_while_enabled_and_original_after(xdt, gdb):
+    addr = gdb.addr("read_zero")
+    before = gdb.read(addr, 5)
+    assert before[0] != 0xcc
+    xdt.run("xdt-rawprog count fbt read_zero entry sleep 6 "
+            "> /tmp/raw.out 2>&1 &", check=True)
+    during = None
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline:
+        during = gdb.read(addr, 5)
+        if during[0] == 0xcc:
+            break
+        time.sleep(0.3)
+    assert during[0] == xdtvm.XDT_PATCHVAL.get(xdt.isa, 0xcc), during.hex()
+    assert during[1:] == before[1:]
+    xdt.run("while pidof xdt-rawprog >/dev/null; do sleep 0.2; done",
+            timeout=30, check=True)
+    assert gdb.read(addr, 5) == before
+    assert counts(xdt.run(["cat", "/tmp/raw.out"]).stdout)["errors"] == 0
+
+
+def test_unload_refused_while_tracing_then_clean(xdt):
+    xdt.run("xdt-rawprog count fbt vfs_read entry sleep 4 "
+            "> /tmp/raw.out 2>&1 &", check=True)
+    time.sleep(1)
+    r = xdt.run(["rmmod", "xdt"])
+    # The open /dev/xdt pins the module: delete_module says EAGAIN.
+    # (busybox rmmod reports it but exits 0, so check the outcome.)
+    assert "Resource temporarily unavailable" in r.stderr, r
+    assert "xdt " in xdt.run(["cat", "/proc/modules"]).stdout
+    xdt.run("while pidof xdt-rawprog >/dev/null; do sleep 0.2; done",
+            timeout=30, check=True)
+    xdt.run(["rmmod", "xdt"], check=True)
+    assert "xdt " not in xdt.run(["cat", "/proc/modules"]).stdout
