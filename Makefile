@@ -31,7 +31,7 @@ cross = $(call isa_field,$(1),4)
 # init binaries are inputs of the initramfs, not intermediates to delete.
 .SECONDARY:
 
-all: deps kernels guest modules xdt-ko
+all: deps kernels xdt-ko guest modules
 
 deps:
 	@tools/deps.sh
@@ -64,6 +64,7 @@ $(BUILD)/%/dtrace: $(DTRACE_SRCS) $(DTRACE_HDRS) | deps
 	$(call cross,$*)gcc $(DTRACE_CFLAGS) -static -o $@ $(DTRACE_SRCS)
 
 guest_dtrace = $(if $(DTRACE_SRCS),$(BUILD)/$(1)/dtrace)
+guest_xdtko = $(wildcard $(BUILD)/$(1)/xdt/xdt.ko)
 
 $(BUILD)/%/xdt-rawprog: guest/xdt-rawprog.c core/uapi/xdt.h core/uapi/dif.h | deps
 	@mkdir -p $(@D)
@@ -71,11 +72,13 @@ $(BUILD)/%/xdt-rawprog: guest/xdt-rawprog.c core/uapi/xdt.h core/uapi/dif.h | de
 
 .SECONDEXPANSION:
 $(BUILD)/%/initramfs.cpio: $(BUILD)/%/init $$(call guest_dtrace,$$*) \
-		$(BUILD)/%/xdt-rawprog tools/mkinitramfs.py busybox
+		$$(call guest_xdtko,$$*) $(BUILD)/%/xdt-rawprog \
+		tools/mkinitramfs.py busybox
 	@$(PYTHON) tools/mkinitramfs.py $@ --init $< \
 		--busybox $(XDT_CACHE)/busybox/$*.current \
 		--file $(BUILD)/$*/xdt-rawprog:/usr/bin/xdt-rawprog \
-		$(if $(DTRACE_SRCS),--file $(BUILD)/$*/dtrace:/usr/sbin/dtrace)
+		$(if $(DTRACE_SRCS),--file $(BUILD)/$*/dtrace:/usr/sbin/dtrace) \
+		$(if $(call guest_xdtko,$*),--file $(BUILD)/$*/xdt/xdt.ko:/lib/modules/xdt.ko)
 
 guest: $(foreach i,$(isas),$(BUILD)/$(i)/initramfs.cpio)
 
