@@ -14,10 +14,22 @@
 
 #include "xdt_impl.h"
 
-/* Record a fault: the clause is abandoned and dtrace:::ERROR reports it. */
+static int run_clause(struct xdt_cpu *c, struct xdt_state *st,
+		      const struct xdt_ecb *ecb, const u64 *args);
+
+/*
+ * Record a fault: the clause is abandoned, an ERROR record tells the
+ * consumer, and clauses enabled on dtrace:::ERROR run with DTrace's
+ * arguments (arg1 EPID, arg2 action, arg3 DIF offset, arg4 fault kind,
+ * arg5 address).  A fault inside an ERROR clause is recorded but does not
+ * fire ERROR again.
+ */
 static void __xdt_probe raise_error(struct xdt_cpu *c, struct xdt_state *st,
 				    const struct xdt_ecb *ecb, u32 act)
 {
+	u64 eargs[XDT_NARGS] = { 0, ecb->epid, act, c->fault_pc, c->fault,
+				 c->fault_addr };
+	struct xdt_ecb *e;
 	u64 *rec;
 
 	c->errors++;
@@ -36,6 +48,12 @@ static void __xdt_probe raise_error(struct xdt_cpu *c, struct xdt_state *st,
 		rec[6] = c->fault_addr;
 	}
 	c->fault = XDT_FAULT_NONE;
+	if (c->in_error)
+		return;
+	c->in_error = 1;
+	for (e = READ_ONCE(xdt_probe_error->ecbs); e; e = e->next)
+		run_clause(c, st, e, eargs);
+	c->in_error = 0;
 }
 
 static int __xdt_probe run_clause(struct xdt_cpu *c, struct xdt_state *st,

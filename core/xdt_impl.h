@@ -189,6 +189,7 @@ struct xdt_buf {
 
 struct xdt_cpu {
 	int busy;			/* re-entrancy guard */
+	int in_error;			/* running dtrace:::ERROR clauses */
 	int active;			/* which of bufs[] takes records */
 	struct xdt_buf bufs[2];
 	/* aggregation arena: hash of u32 offsets into @agg */

@@ -65,3 +65,35 @@ def test_bad_load_fires_error_and_kernel_carries_on(xdt):
     r = dtrace(xdt, "-n", "BEGIN { trace(*(int *)8); } BEGIN { exit(0); }")
     assert "invalid address (0x8)" in r.stderr, r
     assert xdt.run(["true"]).ok
+
+
+def test_error_clause_sees_the_fault(xdt):
+    r = dtrace(xdt, "-qn", "BEGIN { trace(*(long *)16); } "
+               'ERROR { printf("fault %d at 0x%x\\n", arg4, arg5); } '
+               "BEGIN { exit(0); }")
+    assert "fault 1 at 0x10" in r.stdout, r
+
+
+def test_default_output_printf_and_globs(xdt):
+    """Per-firing lines (CPU, ID, FUNCTION:NAME), printf, and a comma list of
+    globbed descriptions."""
+    r = dtrace(xdt, "-n", 'fbt::read_zer?:entry,fbt::read_iter_zer[o]:entry '
+               '/execname == "dd"/ { printf("%s %d|", probefunc, arg2); }',
+               "-c", "dd if=/dev/zero of=/dev/null bs=7 count=3")
+    assert r.ok, r
+    assert "matched 2 probes" in r.stderr, r.stderr
+    lines = [ln for ln in r.stdout.splitlines() if "read_zero:entry" in ln]
+    assert len(lines) == 3, r.stdout
+    for ln in lines:
+        cpu, pid, rest = ln.split(None, 2)
+        assert cpu.isdigit() and pid.isdigit()
+        assert rest.split()[1:] == ["read_zero", "7|"], ln
+    assert r.stdout.splitlines()[0].split() == ["CPU", "ID",
+                                                "FUNCTION:NAME"], r.stdout
+
+
+def test_list_verbose_says_why_a_function_has_no_probe(xdt):
+    r = dtrace(xdt, "-l", "-v", "-n", "fbt::do_int3:")
+    assert "refused: kprobes blacklist" in r.stdout, r
+    r = dtrace(xdt, "-l", "-v", "-n", "fbt::exc_int3:")
+    assert "refused: noinstr text" in r.stdout, r
