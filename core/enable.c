@@ -10,6 +10,7 @@
  * it, so nothing is copied twice and nothing the consumer sent can change
  * after the checks (it was copied from user space once, up front).
  */
+#include <linux/module.h>
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
 
@@ -185,13 +186,18 @@ static int bind(struct xdt_state *st, struct xdt_enable *req)
 
 			if (!pr || !xdt_probe_matches(pr, &uc[i].desc))
 				continue;
+			/* Pin module text for as long as the ECB exists. */
+			if (!try_module_get(pr->owner))
+				continue;
 			if (n == cap) {
 				struct xdt_ecb *bigger;
 
 				bigger = kvcalloc(cap * 2, sizeof(*ecbs),
 						  GFP_KERNEL);
 				if (!bigger) {
-					kvfree(ecbs);
+					module_put(pr->owner);
+					st->ecbs = ecbs;
+					st->necbs = n;
 					return -ENOMEM;
 				}
 				memcpy(bigger, ecbs, cap * sizeof(*ecbs));
@@ -351,6 +357,8 @@ void xdt_state_reset(struct xdt_state *st)
 	kfree(st->clauses);
 	kfree(st->difos);
 	kfree(st->aggfunc);
+	for (i = 0; i < st->necbs; i++)
+		module_put(st->ecbs[i].probe->owner);
 	kvfree(st->ecbs);
 	kvfree(st->blob);
 	xdt_bufs_free();

@@ -22,8 +22,8 @@ static u32 nprobes, probes_cap;
 
 struct refusal {
 	struct xdt_provider *prov;
-	const char *mod, *why;
-	char *func;			/* owned by the table */
+	const char *why;
+	char *mod, *func;		/* owned by the table */
 };
 static struct refusal *refusals;
 static u32 nrefusals, refusals_cap;
@@ -49,9 +49,10 @@ void xdt_provider_unregister(struct xdt_provider *prov)
 		}
 	}
 	for (i = 0; i < nrefusals; i++) {
-		if (refusals[i].prov == prov)
+		if (refusals[i].prov == prov) {
+			kfree(refusals[i].mod);
 			kfree(refusals[i].func);
-		else
+		} else
 			refusals[j++] = refusals[i];
 	}
 	nrefusals = j;
@@ -102,6 +103,14 @@ struct xdt_probe *xdt_probe_create(struct xdt_provider *prov, const char *mod,
 	return p;
 }
 
+/* Caller holds xdt_lock; no ECB may refer to @p (its owner is going). */
+void xdt_probe_destroy(struct xdt_probe *p)
+{
+	lockdep_assert_held(&xdt_lock);
+	probes[p->id] = NULL;
+	kfree(p);
+}
+
 struct xdt_probe *xdt_probe_lookup(u32 id)
 {
 	return id && id <= nprobes ? probes[id] : NULL;
@@ -115,15 +124,37 @@ u32 xdt_nprobes(void)
 void xdt_refusal_add(struct xdt_provider *prov, const char *mod,
 		     const char *func, const char *why)
 {
-	char *f;
+	char *f, *m;
 
 	lockdep_assert_held(&xdt_lock);
 	if (grow((void **)&refusals, &refusals_cap, nrefusals + 1,
 		 sizeof(*refusals)))
 		return;
 	f = kstrdup(func, GFP_KERNEL);
-	if (f)
-		refusals[nrefusals++] = (struct refusal){ prov, mod, why, f };
+	m = kstrdup(mod, GFP_KERNEL);
+	if (f && m) {
+		refusals[nrefusals++] = (struct refusal){ prov, why, m, f };
+	} else {
+		kfree(f);
+		kfree(m);
+	}
+}
+
+/* Drop @prov's refusals in module @mod (it is going away). */
+void xdt_refusal_forget(struct xdt_provider *prov, const char *mod)
+{
+	u32 i, j = 0;
+
+	lockdep_assert_held(&xdt_lock);
+	for (i = 0; i < nrefusals; i++) {
+		if (refusals[i].prov == prov && !strcmp(refusals[i].mod, mod)) {
+			kfree(refusals[i].mod);
+			kfree(refusals[i].func);
+		} else {
+			refusals[j++] = refusals[i];
+		}
+	}
+	nrefusals = j;
 }
 
 /*

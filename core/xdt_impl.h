@@ -64,6 +64,8 @@ struct xdt_probe {
 	u32 id;
 	u32 nenabled;			/* ECBs bound to it */
 	struct xdt_provider *prov;
+	struct module *owner;		/* text it instruments; NULL = vmlinux.
+					   Each ECB holds a reference. */
 	const char *mod, *func, *name;	/* stable for the probe's life */
 	void *parg;			/* the provider's */
 	struct xdt_ecb *ecbs;		/* clauses, program order; set before
@@ -76,6 +78,7 @@ struct xdt_probe *xdt_probe_create(struct xdt_provider *prov, const char *mod,
 				   const char *func, const char *name,
 				   void *parg);
 struct xdt_probe *xdt_probe_lookup(u32 id);
+void xdt_probe_destroy(struct xdt_probe *p);
 u32 xdt_nprobes(void);
 bool xdt_probe_matches(const struct xdt_probe *p,
 		       const struct xdt_probedesc *d);
@@ -88,6 +91,8 @@ int xdt_probe_query(struct xdt_probe_query *q);
  */
 void xdt_refusal_add(struct xdt_provider *prov, const char *mod,
 		     const char *func, const char *why);
+
+void xdt_refusal_forget(struct xdt_provider *prov, const char *mod);
 
 extern struct mutex xdt_lock;		/* probe table, state changes */
 

@@ -12,10 +12,15 @@
  *  - whatever kprobes refuses (its blacklist: NOKPROBE_SYMBOL and friends);
  *  - xdt's own hooks in the kernel;
  *  - functions the ISA layer cannot find sites in.
- * The module's own code is never in vmlinux text, so it cannot be probed.
+ * Loaded modules get probes too (module name as the probe's module), at
+ * xdt's load and whenever a module goes live; xdt.ko itself is skipped, so
+ * the framework cannot be probed.  While an enabling refers to a module's
+ * probe it holds a reference on the module, so the module cannot unload
+ * under a patched site; when a module goes, its probes and sites go first.
  */
 #include <linux/kallsyms.h>
 #include <linux/kprobes.h>
+#include <linux/module.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/vmalloc.h>
@@ -25,6 +30,7 @@
 struct fbt_func {
 	struct xdt_probe *entry, *ret;
 	const char *name;
+	struct module *mod;		/* NULL for vmlinux */
 	u32 nsites;
 	struct xdt_site sites[];
 };
@@ -96,22 +102,24 @@ static int bounds_cb(void *data, const char *name, struct module *mod,
 	return 0;
 }
 
-static const char *excluded(const char *name, unsigned long addr)
+static const char *excluded(const char *name, unsigned long addr,
+			    struct module *mod)
 {
 	unsigned int i;
 
 	for (i = 0; i < ARRAY_SIZE(ranges); i++)
 		if (addr >= ranges[i].lo && addr < ranges[i].hi)
 			return ranges[i].why;
-	if (!strncmp(name, "xdt_", 4))
+	if (!mod && !strncmp(name, "xdt_", 4))
 		return "xdt's own kernel hook";
 	if (within_kprobe_blacklist(addr))
 		return "kprobes blacklist";
 	return NULL;
 }
 
-static int add_func(const char *name, unsigned long addr, struct walk *w)
+static int add_func(const char *name, struct module *mod, struct walk *w)
 {
+	const char *modname = mod ? mod->name : "kernel";
 	struct fbt_func *f;
 	const char *fname;
 	bool has_ret = false;
@@ -137,13 +145,18 @@ static int add_func(const char *name, unsigned long addr, struct walk *w)
 		kfree(fname);
 		return -ENOMEM;
 	}
-	f->entry = xdt_probe_create(&fbt_provider, "kernel", fname, "entry", f);
+	f->mod = mod;
+	f->entry = xdt_probe_create(&fbt_provider, modname, fname, "entry", f);
 	for (i = 0; i < w->n; i++)
 		has_ret |= w->s[i].ret;
 	if (has_ret)
-		f->ret = xdt_probe_create(&fbt_provider, "kernel", fname,
+		f->ret = xdt_probe_create(&fbt_provider, modname, fname,
 					  "return", f);
 	f->name = fname;
+	if (f->entry)
+		f->entry->owner = mod;
+	if (f->ret)
+		f->ret->owner = mod;
 	funcs[nfuncs++] = f;		/* freed with the provider from here */
 	if (!f->entry || (has_ret && !f->ret))
 		return -ENOMEM;
@@ -165,22 +178,27 @@ static int add_func(const char *name, unsigned long addr, struct walk *w)
 struct scan {
 	struct walk w;
 	unsigned long last;
+	struct module *only;		/* module scan: just this one */
 	int err;
 };
 
-static int scan_cb(void *data, const char *name, struct module *mod,
-		   unsigned long addr)
+static int consider(struct scan *sc, const char *name, struct module *mod,
+		    unsigned long addr)
 {
-	struct scan *sc = data;
 	unsigned long size, off;
 	const char *why;
 
-	if (addr < text_lo || addr >= text_hi || addr == sc->last)
+	/*
+	 * Module symbol tables still hold section symbols (no name) and ISA
+	 * mapping symbols ($x, $d) and local labels (.L*), which vmlinux's
+	 * kallsyms has already dropped; none names a function.
+	 */
+	if (!name[0] || name[0] == '$' || name[0] == '.' || addr == sc->last)
 		return 0;
 	sc->last = addr;
 	if (!kallsyms_lookup_size_offset(addr, &size, &off) || off || !size)
 		return 0;
-	why = excluded(name, addr);
+	why = excluded(name, addr, mod);
 	if (!why) {
 		sc->w.n = 0;
 		why = xdt_fbt_arch_sites(addr, size, walk_add, &sc->w);
@@ -188,12 +206,115 @@ static int scan_cb(void *data, const char *name, struct module *mod,
 			why = "no patchable site";
 	}
 	if (why) {
-		xdt_refusal_add(&fbt_provider, "kernel", name, why);
+			xdt_refusal_add(&fbt_provider, mod ? mod->name : "kernel",
+				name, why);
 		return 0;
 	}
-	sc->err = add_func(name, addr, &sc->w);
+	sc->err = add_func(name, mod, &sc->w);
 	return sc->err;
 }
+
+static int scan_cb(void *data, const char *name, struct module *mod,
+		   unsigned long addr)
+{
+	if (addr < text_lo || addr >= text_hi)
+		return 0;
+	return consider(data, name, NULL, addr);
+}
+
+/*
+ * Module symbols: core text only (init text is freed after init; 6.1 keeps
+ * a module's text at the start of its core layout).
+ */
+static int mod_scan_cb(void *data, const char *name, struct module *mod,
+		       unsigned long addr)
+{
+	struct scan *sc = data;
+
+	if (mod == THIS_MODULE || (sc->only && mod != sc->only) ||
+	    mod->state != MODULE_STATE_LIVE)
+		return 0;
+	if (addr < (unsigned long)mod->core_layout.base ||
+	    addr >= (unsigned long)mod->core_layout.base +
+		    mod->core_layout.text_size)
+		return 0;
+	return consider(sc, name, mod, addr);
+}
+
+static void scan_modules(struct module *only)
+{
+	struct scan *sc = vzalloc(sizeof(*sc));
+
+	if (!sc)
+		return;
+	sc->only = only;
+	/* module_kallsyms_on_each_symbol takes module_mutex itself. */
+	module_kallsyms_on_each_symbol(mod_scan_cb, sc);
+	if (sc->err)
+		pr_warn("xdt: fbt: module probes incomplete (%d)\n", sc->err);
+	vfree(sc);
+}
+
+static bool have_module(struct module *mod)
+{
+	u32 i;
+
+	for (i = 0; i < nfuncs; i++)
+		if (funcs[i]->mod == mod)
+			return true;
+	return false;
+}
+
+/*
+ * A module's probes and sites go before its text does.  None is enabled:
+ * every ECB holds a reference on its probe's module, so a module with
+ * bound probes cannot be going.
+ */
+static void forget_module(struct module *mod)
+{
+	u32 i, j, kept = 0;
+
+	for (i = 0; i < nfuncs; i++)
+		if (funcs[i]->mod == mod)
+			for (j = 0; j < funcs[i]->nsites; j++)
+				xdt_site_remove(&funcs[i]->sites[j]);
+	/* No trap handler may still be walking a hash chain through them. */
+	synchronize_rcu();
+	for (i = 0; i < nfuncs; i++) {
+		struct fbt_func *f = funcs[i];
+
+		if (f->mod != mod) {
+			funcs[kept++] = f;
+			continue;
+		}
+		if (f->entry)
+			xdt_probe_destroy(f->entry);
+		if (f->ret)
+			xdt_probe_destroy(f->ret);
+		kfree(f->name);
+		kfree(f);
+	}
+	nfuncs = kept;
+	xdt_refusal_forget(&fbt_provider, mod->name);
+}
+
+static int fbt_module_notify(struct notifier_block *nb, unsigned long action,
+			     void *data)
+{
+	struct module *mod = data;
+
+	mutex_lock(&xdt_lock);
+	if (action == MODULE_STATE_LIVE && !have_module(mod))
+		scan_modules(mod);
+	else if (action == MODULE_STATE_GOING)
+		forget_module(mod);
+	mutex_unlock(&xdt_lock);
+	return NOTIFY_OK;
+}
+
+static struct notifier_block fbt_module_nb = {
+	.notifier_call = fbt_module_notify,
+};
 
 static struct fbt_func *probe_func(struct xdt_probe *p)
 {
@@ -254,10 +375,18 @@ int xdt_fbt_init(void)
 	if (!sc)
 		return -ENOMEM;
 	xdt_provider_register(&fbt_provider);
+	ret = register_module_notifier(&fbt_module_nb);
+	if (ret) {
+		vfree(sc);
+		xdt_provider_unregister(&fbt_provider);
+		return ret;
+	}
 	mutex_lock(&xdt_lock);
 	kallsyms_on_each_symbol(scan_cb, sc);
-	mutex_unlock(&xdt_lock);
 	ret = sc->err;
+	if (!ret)
+		scan_modules(NULL);
+	mutex_unlock(&xdt_lock);
 	vfree(sc);
 	pr_info("xdt: fbt: %u functions with probes\n", nfuncs);
 	return ret;
@@ -267,6 +396,7 @@ void xdt_fbt_exit(void)
 {
 	u32 i, j;
 
+	unregister_module_notifier(&fbt_module_nb);
 	/* Nothing is patched in: the device is closed (module refcount). */
 	for (i = 0; i < nfuncs; i++)
 		for (j = 0; j < funcs[i]->nsites; j++)

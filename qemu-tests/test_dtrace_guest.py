@@ -1,6 +1,7 @@
 """The dtrace CLI in a booted guest against xdt.ko: the first end-to-end
 slice (D -> DIF -> /dev/xdt -> fbt breakpoints -> records/aggregations)."""
 import re
+import time
 
 import pytest
 
@@ -97,3 +98,28 @@ def test_list_verbose_says_why_a_function_has_no_probe(xdt):
     assert "refused: kprobes blacklist" in r.stdout, r
     r = dtrace(xdt, "-l", "-v", "-n", "fbt::exc_int3:")
     assert "refused: noinstr text" in r.stdout, r
+
+
+def test_module_functions_get_probes_and_stay_pinned(xdt):
+    """A module loaded after xdt gets fbt probes; an enabling on one pins the
+    module (rmmod refused) and its probes go when it unloads."""
+    import os
+    import xdtvm
+    ko = os.path.join(xdtvm.build_dir(xdt.isa), "modules", "xdt_hello",
+                      "xdt_hello.ko")
+    xdt.put(ko, "/tmp/xdt_hello.ko")
+    xdt.run("rmmod xdt_hello 2>/dev/null; insmod /tmp/xdt_hello.ko",
+            check=True)
+    r = dtrace(xdt, "-l", "-n", "fbt:xdt_hello::")
+    assert r.ok, r
+    assert "xdt_hello_exit entry" in " ".join(r.stdout.split()), r.stdout
+    xdt.run("dtrace -qn 'fbt:xdt_hello:xdt_hello_exit:entry { trace(1); }' "
+            "-c 'sleep 4' > /tmp/d.out 2>&1 &", check=True)
+    time.sleep(2)
+    r = xdt.run(["rmmod", "xdt_hello"])
+    assert "Resource temporarily unavailable" in r.stderr, r
+    xdt.run("while pidof dtrace >/dev/null; do sleep 0.2; done", timeout=60,
+            check=True)
+    xdt.run(["rmmod", "xdt_hello"], check=True)
+    r = dtrace(xdt, "-l", "-n", "fbt:xdt_hello::")
+    assert r.code == 1 and "No probe matches description" in r.stderr, r
