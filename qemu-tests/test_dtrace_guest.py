@@ -123,3 +123,26 @@ def test_module_functions_get_probes_and_stay_pinned(xdt):
     xdt.run(["rmmod", "xdt_hello"], check=True)
     r = dtrace(xdt, "-l", "-n", "fbt:xdt_hello::")
     assert r.code == 1 and "No probe matches description" in r.stderr, r
+
+
+def test_sigint_ends_tracing_and_prints_aggregations(xdt):
+    r = xdt.run("dtrace -qn 'fbt::read_zero:entry { @ = count(); }' "
+                "> /tmp/int.out 2>&1 & d=$!; sleep 3; "
+                "dd if=/dev/zero of=/dev/null bs=1 count=42 2>/dev/null; "
+                "kill -INT $d; wait $d; echo status=$?; cat /tmp/int.out",
+                timeout=120)
+    assert "status=0" in r.stdout, r
+    assert re.search(r"^\s+42\s*$", r.stdout, re.M), r.stdout
+
+
+def test_small_buffer_counts_drops(xdt):
+    """Records that do not fit the per-CPU buffer are dropped and reported,
+    never half-written."""
+    r = dtrace(xdt, "-x", "bufsize=4k", "-x", "switchrate=10s", "-qn",
+               'fbt::read_zero:entry /execname == "dd"/ '
+               '{ printf("%d\\n", arg2); }', "-c",
+               "dd if=/dev/zero of=/dev/null bs=5 count=2000")
+    lines = r.stdout.split()
+    assert lines and set(lines) == {"5"}, r.stdout[-300:]
+    m = re.findall(r"dtrace: (\d+) drops? on CPU \d+", r.stderr)
+    assert m and len(lines) + sum(map(int, m)) == 2000, r.stderr
