@@ -90,10 +90,7 @@ modules: kernels
 	  for m in $(MODULES); do \
 	    d=$(BUILD)/$$i/modules/$$(basename $$m); mkdir -p $$d; \
 	    rsync -a --checksum $$m/ $$d/; \
-	    $(MAKE) -s -C $(XDT_CACHE)/kernel/$$i.current M=$$d \
-	      ARCH=$$(awk -v i=$$i '$$1 == i { print $$3 }' arch/isas) \
-	      CROSS_COMPILE=$$(awk -v i=$$i '$$1 == i { print $$4 }' arch/isas) \
-	      modules || exit 1; \
+	    tools/kmake $$i M=$$d modules || exit 1; \
 	  done; \
 	done
 
@@ -108,10 +105,7 @@ xdt-ko: kernels
 	  rsync -a --checksum Kbuild core providers $$d/; \
 	  rsync -a --checksum --delete --exclude '*.o' --exclude '.*.cmd' \
 	    arch/$$a/ $$d/arch/; \
-	  $(MAKE) -s -C $(XDT_CACHE)/kernel/$$i.current M=$$d \
-	    ARCH=$$(awk -v i=$$i '$$1 == i { print $$3 }' arch/isas) \
-	    CROSS_COMPILE=$$(awk -v i=$$i '$$1 == i { print $$4 }' arch/isas) \
-	    modules || exit 1; \
+	  tools/kmake $$i M=$$d modules || exit 1; \
 	done
 
 test: all

@@ -194,6 +194,7 @@ struct xdt_buf {
 
 struct xdt_cpu {
 	int busy;			/* re-entrancy guard */
+	int trapdepth;			/* nesting of xdt's own traps */
 	int in_error;			/* running dtrace:::ERROR clauses */
 	int active;			/* which of bufs[] takes records */
 	struct xdt_buf bufs[2];

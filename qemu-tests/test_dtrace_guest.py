@@ -146,3 +146,16 @@ def test_small_buffer_counts_drops(xdt):
     assert lines and set(lines) == {"5"}, r.stdout[-300:]
     m = re.findall(r"dtrace: (\d+) drops? on CPU \d+", r.stderr)
     assert m and len(lines) + sum(map(int, m)) == 2000, r.stderr
+
+
+def test_probing_what_the_trap_path_calls(xdt):
+    """Fetching a firing's arguments calls copy_from_kernel_nofault; with
+    that function probed too, the nested trap must only be emulated (it once
+    recursed without end).  Firings of the outer probe stay exact."""
+    n = 50
+    r = dtrace(xdt, "-qn", "fbt::copy_from_kernel_nofault*:entry,"
+               'fbt::read_zero:entry /execname == "dd"/ '
+               "{ @[probefunc] = count(); }", "-c",
+               f"dd if=/dev/zero of=/dev/null bs=1 count={n}", timeout=120)
+    assert r.ok, r
+    assert re.search(rf"^\s+read_zero\s+{n}\s*$", r.stdout, re.M), r.stdout

@@ -95,7 +95,8 @@ XDT_PATCHVAL = {"x86_64": 0xcc}
 
 OOPS_RE = re.compile(r"\bOops\b|\bBUG:|(?<![\w=])panic(?![=\w])|WARNING:"
                      r"|Unable to handle kernel|general protection fault"
-                     r"|Call Trace:|\bsoft lockup\b|hung_task")
+                     r"|Call Trace:|\bsoft lockup\b|hung_task"
+                     r"|rcu: INFO: .*detected stall")
 HOW = {0: "exited", 1: "signaled", 2: "timeout", 3: "noexec"}
 
 

@@ -39,8 +39,18 @@ static bool __xdt_probe xdt_int3(struct pt_regs *regs)
 		return true;
 	}
 	this_cpu_inc(xdt_cpu.traps);
-	xdt_fbt_arch_args(s, regs, args);
-	xdt_probe_fire(s->probe, args);
+	/*
+	 * A probe hit while this CPU is already handling one of ours (the
+	 * argument fetch and the firing call kernel functions such as
+	 * copy_from_kernel_nofault, which may themselves be probed) is only
+	 * emulated.  int3 runs with interrupts off, so the per-CPU depth is
+	 * exact.
+	 */
+	if (this_cpu_inc_return(xdt_cpu.trapdepth) == 1) {
+		xdt_fbt_arch_args(s, regs, args);
+		xdt_probe_fire(s->probe, args);
+	}
+	this_cpu_dec(xdt_cpu.trapdepth);
 	xdt_fbt_arch_emulate(s, regs);
 	return true;
 }
