@@ -294,6 +294,36 @@ static void unlink_ecbs(struct xdt_state *st)
 	}
 }
 
+/* Is ECB @i the first of its probe (the one that switches the probe)? */
+static bool first_ecb(struct xdt_state *st, u32 i)
+{
+	return st->ecbs[i].probe->ecbs == &st->ecbs[i];
+}
+
+/* Gather the patch sites of every enabled probe, for one batched patch. */
+static int collect_sites(struct xdt_state *st)
+{
+	u32 i, n = 0;
+
+	for (i = 0; i < st->necbs; i++) {
+		struct xdt_probe *p = st->ecbs[i].probe;
+
+		if (first_ecb(st, i) && p->prov->ops->sites)
+			n += p->prov->ops->sites(p, NULL, 0);
+	}
+	st->sites = kvmalloc_array(max(n, 1u), sizeof(*st->sites), GFP_KERNEL);
+	if (!st->sites)
+		return -ENOMEM;
+	for (i = 0; i < st->necbs; i++) {
+		struct xdt_probe *p = st->ecbs[i].probe;
+
+		if (first_ecb(st, i) && p->prov->ops->sites)
+			st->nsites += p->prov->ops->sites(p,
+					st->sites + st->nsites, n - st->nsites);
+	}
+	return 0;
+}
+
 int xdt_go(struct xdt_state *st)
 {
 	u32 i;
@@ -306,14 +336,22 @@ int xdt_go(struct xdt_state *st)
 		return ret;
 	mutex_lock(&xdt_lock);
 	link_ecbs(st);
+	ret = collect_sites(st);
+	if (ret) {
+		unlink_ecbs(st);
+		mutex_unlock(&xdt_lock);
+		return ret;
+	}
 	WRITE_ONCE(xdt_active, st);
 	st->state = XDT_STATE_RUNNING;
 	xdt_probe_fire(xdt_probe_begin, (u64[XDT_NARGS]){ 0 });
+	ret = xdt_sites_patch(st->sites, st->nsites, true);
+	if (ret)
+		st->nsites = 0;		/* refused as a whole: nothing written */
 	for (i = 0; i < st->necbs && !ret; i++) {
 		struct xdt_probe *p = st->ecbs[i].probe;
 
-		/* Enable each probe once, at its first ECB. */
-		if (p->ecbs == &st->ecbs[i] && p->prov->ops->enable)
+		if (first_ecb(st, i) && p->prov->ops->enable)
 			ret = p->prov->ops->enable(p);
 	}
 	mutex_unlock(&xdt_lock);
@@ -325,6 +363,7 @@ int xdt_go(struct xdt_state *st)
 void xdt_stop(struct xdt_state *st)
 {
 	u32 i;
+	int ret;
 
 	if (st->state != XDT_STATE_RUNNING)
 		return;
@@ -332,9 +371,13 @@ void xdt_stop(struct xdt_state *st)
 	for (i = 0; i < st->necbs; i++) {
 		struct xdt_probe *p = st->ecbs[i].probe;
 
-		if (p->ecbs == &st->ecbs[i] && p->prov->ops->disable)
+		if (first_ecb(st, i) && p->prov->ops->disable)
 			p->prov->ops->disable(p);
 	}
+	ret = xdt_sites_patch(st->sites, st->nsites, false);
+	if (ret)
+		pr_err("xdt: could not restore kernel text (%d): sites left "
+		       "patched are still emulated\n", ret);
 	/* Breakpoint handlers run as RCU readers: after this, none is left. */
 	synchronize_rcu();
 	xdt_probe_fire(xdt_probe_end, (u64[XDT_NARGS]){ 0 });
@@ -357,6 +400,7 @@ void xdt_state_reset(struct xdt_state *st)
 	kfree(st->clauses);
 	kfree(st->difos);
 	kfree(st->aggfunc);
+	kvfree(st->sites);
 	for (i = 0; i < st->necbs; i++)
 		module_put(st->ecbs[i].probe->owner);
 	kvfree(st->ecbs);

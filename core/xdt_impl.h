@@ -45,9 +45,17 @@
 
 /* ---- 2. providers and probes -------------------------------------------- */
 struct xdt_probe;
+struct xdt_site;
 
 struct xdt_provider_ops {
-	/* Patch in / out every site of @probe.  Not probe context; may sleep. */
+	/*
+	 * Providers with patch sites list them, and the core patches every
+	 * site of an enabling in one batch (one cross-CPU sync in all, not
+	 * one per probe).  Store up to @max of @probe's sites at @out (which
+	 * may be NULL) and return how many it has.
+	 */
+	u32 (*sites)(struct xdt_probe *probe, struct xdt_site **out, u32 max);
+	/* Providers without sites: switch @probe on / off.  May sleep. */
 	int (*enable)(struct xdt_probe *probe);
 	void (*disable)(struct xdt_probe *probe);
 };
@@ -159,7 +167,8 @@ struct xdt_state {
 	u32 strsize, bufsize;
 	int state;			/* XDT_STATE_* */
 	int exited;
-	struct xdt_ecb *begin, *end;	/* dtrace provider probes */
+	struct xdt_site **sites;	/* every site GO patched in */
+	u32 nsites;
 };
 
 enum { XDT_STATE_IDLE, XDT_STATE_ENABLED, XDT_STATE_RUNNING,

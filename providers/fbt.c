@@ -321,41 +321,23 @@ static struct fbt_func *probe_func(struct xdt_probe *p)
 	return p->parg;
 }
 
-static int fbt_patch(struct xdt_probe *p, bool on)
+static u32 fbt_sites(struct xdt_probe *p, struct xdt_site **out, u32 max)
 {
 	struct fbt_func *f = probe_func(p);
-	struct xdt_site **sel;
 	u32 i, n = 0;
-	int ret;
 
-	sel = kmalloc_array(f->nsites, sizeof(*sel), GFP_KERNEL);
-	if (!sel)
-		return -ENOMEM;
-	for (i = 0; i < f->nsites; i++)
-		if (f->sites[i].probe == p)
-			sel[n++] = &f->sites[i];
-	ret = xdt_sites_patch(sel, n, on);
-	kfree(sel);
-	return ret;
-}
-
-static int fbt_enable(struct xdt_probe *p)
-{
-	return fbt_patch(p, true);
-}
-
-static void fbt_disable(struct xdt_probe *p)
-{
-	int ret = fbt_patch(p, false);
-
-	if (ret)
-		pr_err("xdt: fbt %s:%s: could not restore its text (%d)\n",
-		       p->func, p->name, ret);
+	for (i = 0; i < f->nsites; i++) {
+		if (f->sites[i].probe != p)
+			continue;
+		if (out && n < max)
+			out[n] = &f->sites[i];
+		n++;
+	}
+	return n;
 }
 
 static const struct xdt_provider_ops fbt_ops = {
-	.enable = fbt_enable,
-	.disable = fbt_disable,
+	.sites = fbt_sites,
 };
 
 static struct xdt_provider fbt_provider = {

@@ -159,3 +159,16 @@ def test_probing_what_the_trap_path_calls(xdt):
                f"dd if=/dev/zero of=/dev/null bs=1 count={n}", timeout=120)
     assert r.ok, r
     assert re.search(rf"^\s+read_zero\s+{n}\s*$", r.stdout, re.M), r.stdout
+
+
+def test_every_entry_probe_at_once(xdt, gdb):
+    """fbt:::entry on all ~17k functions: patched in one batch, the kernel
+    keeps running under a workload, and the text is restored after."""
+    before = {f: gdb.read(f, 8) for f in ("vfs_read", "schedule", "read_zero")}
+    r = dtrace(xdt, "-qn", "fbt:::entry { @ = count(); }", "-c", "ls -R /sys/kernel/tracing",
+               timeout=300)
+    assert r.ok, r
+    n = int(r.stdout.split()[-1])
+    assert n > 10000, r.stdout
+    after = {f: gdb.read(f, 8) for f in before}
+    assert after == before

@@ -8,10 +8,13 @@
  * (entry_64.S), which is what lets int3_emulate_push() work here.
  */
 #include <linux/uaccess.h>
+#include <linux/sched.h>
 #include <linux/slab.h>
 #include <asm/text-patching.h>
 
 #include "xdt_arch.h"
+
+#define XDT_POKE_CHUNK	512
 
 extern bool (*xdt_int3_hook)(struct pt_regs *regs);
 extern void xdt_text_poke_bytes(void *const *addrs, const u8 *vals,
@@ -76,8 +79,8 @@ int xdt_arch_poke(struct xdt_site **sites, unsigned int n, bool on)
 	unsigned int i;
 	int ret = 0;
 
-	addrs = kmalloc_array(n, sizeof(*addrs), GFP_KERNEL);
-	vals = kmalloc_array(n, 1, GFP_KERNEL);
+	addrs = kvmalloc_array(n, sizeof(*addrs), GFP_KERNEL);
+	vals = kvmalloc_array(n, 1, GFP_KERNEL);
 	if (!addrs || !vals) {
 		ret = -ENOMEM;
 		goto out;
@@ -97,9 +100,19 @@ int xdt_arch_poke(struct xdt_site **sites, unsigned int n, bool on)
 		addrs[i] = (void *)sites[i]->addr;
 		vals[i] = on ? sites[i]->patch : sites[i]->orig;
 	}
-	xdt_text_poke_bytes(addrs, vals, n);
+	/*
+	 * Chunks, so tens of thousands of sites do not hold text_mutex and the
+	 * CPU for tens of seconds (an RCU stall on this non-preemptible
+	 * kernel under TCG).  Each site is valid on its own, so a half-done
+	 * batch is a consistent state; each chunk ends with a cross-CPU sync.
+	 */
+	for (i = 0; i < n; i += XDT_POKE_CHUNK) {
+		xdt_text_poke_bytes(addrs + i, vals + i,
+				    min_t(unsigned int, n - i, XDT_POKE_CHUNK));
+		cond_resched();
+	}
 out:
-	kfree(addrs);
-	kfree(vals);
+	kvfree(addrs);
+	kvfree(vals);
 	return ret;
 }
