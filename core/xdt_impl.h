@@ -232,7 +232,6 @@ int xdt_agg_snap(struct xdt_state *st, struct xdt_aggsnap *req);
 
 /* ---- 7. firing ------------------------------------------------------------ */
 void xdt_probe_fire(struct xdt_probe *probe, const u64 *args);
-void xdt_fire_special(struct xdt_ecb *ecbs);
 
 /* ---- 8. providers ------------------------------------------------------- */
 int xdt_dtrace_provider_init(void);

@@ -114,7 +114,7 @@ def test_gdb_sees_int3_while_enabled_and_original_after(xdt, gdb):
         if during[0] == 0xcc:
             break
         time.sleep(0.3)
-    assert during[0] == xdtvm.XDT_PATCHVAL.get(xdt.isa, 0xcc), during.hex()
+    assert during[0] == xdtvm.XDT_PATCHVAL[xdt.isa], during.hex()
     assert during[1:] == before[1:]
     xdt.run("while pidof xdt-rawprog >/dev/null; do sleep 0.2; done",
             timeout=30, check=True)
