@@ -9,7 +9,6 @@
  *   4. Two-byte opcode map (0f xx); the 0f 38 and 0f 3a maps
  *   5. Decoder: prefixes, VEX/EVEX, ModRM/SIB/displacement, immediates
  *   6. Group-dependent classification (fixups after ModRM)
- *   7. Class names
  *
  * Rules: builds in xdt.ko and in user space (tools/xdt-decode-check.c).
  * No libc, no allocation, no floating point, no writable globals; every
@@ -653,30 +652,4 @@ int xdt_x86_decode(const u8 *p, size_t avail_sz, struct xdt_insn *insn)
 	insn->len = (u8)pos;
 	insn->cls = (u8)cls;
 	return pos;
-}
-
-/* ==== 7. Class names ====================================================== */
-
-static const char *const xdt_insn_class_names[XDT_INSN_NCLASSES] = {
-	[XDT_INSN_OTHER]	= "other",
-	[XDT_INSN_RET]		= "ret",
-	[XDT_INSN_JMP_REL]	= "jmp",
-	[XDT_INSN_JCC_REL]	= "jcc",
-	[XDT_INSN_CALL_REL]	= "call",
-	[XDT_INSN_JMP_IND]	= "jmp_ind",
-	[XDT_INSN_CALL_IND]	= "call_ind",
-	[XDT_INSN_LOOP]		= "loop",
-	[XDT_INSN_INT3]		= "int3",
-	[XDT_INSN_PUSH_RBP]	= "push_rbp",
-	[XDT_INSN_MOV_RSP_RBP]	= "mov_rsp_rbp",
-	[XDT_INSN_NOP]		= "nop",
-	[XDT_INSN_REFUSED]	= "refused",
-	[XDT_INSN_BAD]		= "bad",
-};
-
-const char *xdt_insn_class_name(int cls)
-{
-	if (cls < 0 || cls >= XDT_INSN_NCLASSES)
-		return "?";
-	return xdt_insn_class_names[cls];
 }

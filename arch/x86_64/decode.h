@@ -13,37 +13,11 @@
 #ifndef XDT_X86_64_DECODE_H
 #define XDT_X86_64_DECODE_H
 
-/* The one allowed #ifdef: kernel vs user space types. */
-#ifdef __KERNEL__
-#include <linux/types.h>
-#else
-#include <stdint.h>
-#include <stddef.h>
-typedef uint8_t u8;
-typedef uint16_t u16;
-typedef uint32_t u32;
-typedef int32_t s32;
-#endif
+#include "xdt_insn.h"
 
 #define XDT_X86_MAX_INSN_LEN	15
 
-enum xdt_insn_class {		/* what fbt/kinst care about */
-	XDT_INSN_OTHER = 0,	/* ordinary, safe to emulate/relocate generically */
-	XDT_INSN_RET,		/* c3, c2 iw, f3 c3 (near return) */
-	XDT_INSN_JMP_REL,	/* eb rel8, e9 rel32 */
-	XDT_INSN_JCC_REL,	/* 7x rel8, 0f 8x rel32 */
-	XDT_INSN_CALL_REL,	/* e8 rel32 */
-	XDT_INSN_JMP_IND,	/* ff /4, ff /5 */
-	XDT_INSN_CALL_IND,	/* ff /2, ff /3 */
-	XDT_INSN_LOOP,		/* e0-e3: loopne/loope/loop/jrcxz */
-	XDT_INSN_INT3,		/* cc (an existing breakpoint) */
-	XDT_INSN_PUSH_RBP,	/* 55 exactly (push %rbp, no prefixes) */
-	XDT_INSN_MOV_RSP_RBP,	/* 48 89 e5 or 48 8b ec (mov %rsp,%rbp) */
-	XDT_INSN_NOP,		/* 90, 66 90, 0f 1f /0, endbr64/endbr32 */
-	XDT_INSN_REFUSED,	/* privileged, interrupt state, system, traps */
-	XDT_INSN_BAD,		/* could not decode (invalid, truncated) */
-	XDT_INSN_NCLASSES
-};
+/* Classes: enum xdt_insn_class in core/xdt_insn.h. */
 
 /*
  * The decoded instruction.  Offsets count from the first byte (the first
@@ -73,8 +47,5 @@ struct xdt_insn {
  * 64-bit mode, truncated, longer than 15 bytes, or not supported).
  */
 int xdt_x86_decode(const u8 *p, size_t avail, struct xdt_insn *insn);
-
-/* "ret", "jmp", ... for tests and listings; "?" if out of range. */
-const char *xdt_insn_class_name(int cls);
 
 #endif /* XDT_X86_64_DECODE_H */
