@@ -246,7 +246,11 @@ int prog_add_action(struct prog *p, __u32 kind, int difo, __u32 arg0, __u32 arg1
 	return p->nacts++;
 }
 
-/* Where each recorded value lands: 8-aligned after the header, in order. */
+/*
+ * Where each recorded value lands: 8-aligned after the header, in order,
+ * as the kernel lays them out (core/enable.c): an integer 8 bytes, a
+ * string strsize, a stack 8 per frame.
+ */
 void prog_layout(struct prog *p)
 {
 	for (int i = 0; i < p->nclauses; i++) {
@@ -256,7 +260,8 @@ void prog_layout(struct prog *p)
 		for (int k = 0; k < c->nrecs; k++) {
 			off = (off + 7) & ~7u;
 			c->recs[k].off = off;
-			off += c->recs[k].type == XDT_TYPE_STRING ? p->strsize : 8;
+			off += c->recs[k].type == XDT_TYPE_STRING ? p->strsize :
+			       c->recs[k].type == DT_TYPE_STACK ? 8 * c->recs[k].nframes : 8;
 		}
 		c->recsize = off;
 	}

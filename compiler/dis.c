@@ -143,16 +143,26 @@ void dis_prog(FILE *fp, const struct prog *p)
 			fprintf(fp, "  ACT %d %-6s difo %d", c->action0 + a,
 				x->kind < sizeof(actnames) / sizeof(actnames[0]) &&
 				actnames[x->kind] ? actnames[x->kind] : "?", x->difo);
-			if (x->kind == XDT_ACT_AGGKEY)
-				fprintf(fp, " %s", x->arg0 ? "string" : "int");
+			if (x->kind == XDT_ACT_AGGKEY && x->arg0 == XDT_KEY_STACK)
+				fprintf(fp, " stack(%u)", x->arg1);
+			else if (x->kind == XDT_ACT_AGGKEY)
+				fprintf(fp, " %s", x->arg0 == XDT_KEY_STRING ? "string" :
+					x->arg0 == XDT_KEY_INT ? "int" : "?");
+			if (x->kind == XDT_ACT_STACK)
+				fprintf(fp, " %u frames", x->arg0);
 			if (x->kind == XDT_ACT_AGG)
 				fprintf(fp, " @%s %s", p->aggs[x->arg0].name,
 					aggfunc_name((int)x->arg1));
 			fputc('\n', fp);
 		}
-		for (a = 0; a < c->nrecs; a++)
-			fprintf(fp, "  REC %d %s at %u\n", a,
-				c->recs[a].type == XDT_TYPE_STRING ? "string" : "int",
-				c->recs[a].off);
+		for (a = 0; a < c->nrecs; a++) {
+			if (c->recs[a].type == DT_TYPE_STACK)
+				fprintf(fp, "  REC %d stack(%u) at %u\n", a,
+					c->recs[a].nframes, c->recs[a].off);
+			else
+				fprintf(fp, "  REC %d %s at %u\n", a,
+					c->recs[a].type == XDT_TYPE_STRING ?
+					"string" : "int", c->recs[a].off);
+		}
 	}
 }

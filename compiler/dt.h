@@ -6,7 +6,8 @@
  *            --cg.c--> DIF objects + actions + output statements (struct prog)
  *            --prog.c--> the blob of xdt.h  --consumer.c--> /dev/xdt
  *            records/aggregations --print.c--> stdout, DTrace's formats.
- * dis.c prints the DIF (-S) from the DIF_OPS table of dif.h.
+ * dis.c prints the DIF (-S) from the DIF_OPS table of dif.h; ksyms.c names
+ * the kernel addresses of stack() from /proc/kallsyms.
  *
  * Prototypes are grouped by the file that implements them.
  */
@@ -24,6 +25,12 @@
 #define DT_MAXCLAUSES	256
 #define DT_MAXARGS	16	/* printf() arguments */
 #define DT_MAXKEYS	8	/* aggregation keys */
+#define DT_STACKFRAMES	20	/* stack()'s default depth, DTrace's stackframes */
+/*
+ * The compiler's value types: XDT_TYPE_INT and XDT_TYPE_STRING (xdt.h),
+ * and a stack() (recorded or an aggregation key), which no expression has.
+ */
+#define DT_TYPE_STACK	2
 
 /* ---- lex.c ------------------------------------------------------------ */
 enum tok {
@@ -106,7 +113,7 @@ struct difo {
 };
 
 /* What the consumer prints for a clause: one entry per trace/printf/exit. */
-enum outkind { OUT_TRACE, OUT_PRINTF, OUT_EXIT };
+enum outkind { OUT_TRACE, OUT_PRINTF, OUT_EXIT, OUT_STACK };
 struct outst {
 	enum outkind k;
 	char *fmt;		/* printf */
@@ -115,8 +122,9 @@ struct outst {
 };
 
 struct recval {
-	int type;
+	int type;		/* XDT_TYPE_INT, XDT_TYPE_STRING, DT_TYPE_STACK */
 	unsigned off;		/* from the record header */
+	unsigned nframes;	/* DT_TYPE_STACK: frames (8 bytes each) */
 };
 
 struct clause {
@@ -134,7 +142,8 @@ struct agg {
 	char *name;		/* without @; "" for @ */
 	int func;		/* enum xdt_aggfunc */
 	int nkeys;
-	int keytype[DT_MAXKEYS];
+	int keytype[DT_MAXKEYS];	/* XDT_TYPE_INT/STRING or DT_TYPE_STACK */
+	unsigned keyframes[DT_MAXKEYS];	/* DT_TYPE_STACK: frames */
 };
 
 struct prog {
@@ -178,6 +187,12 @@ void print_aggs(const struct prog *p, const char *buf, size_t size,
 void print_quantize(const __s64 *b, FILE *fp);
 void print_selftest(FILE *fp);
 void print_fake_records(const struct prog *p, char **vals, int nvals);
+void print_fake_aggs(const struct prog *p, char **ents, int nents);
+void print_stack(const __u64 *pcs, unsigned nframes, FILE *fp);
+
+/* ---- ksyms.c: kernel addresses -> module`function+0xoff ---------------- */
+void ksyms_path(const char *path);	/* default $XDT_KALLSYMS, /proc/kallsyms */
+void ksyms_format(__u64 pc, char *buf, size_t cap);
 
 /* ---- consumer.c ------------------------------------------------------- */
 struct dt_opts {

@@ -246,14 +246,20 @@ int main(int argc, char **argv)
 		case 'P': snprintf(lmatch.prov, sizeof(lmatch.prov), "%s", optarg); break;
 		case 'm': snprintf(lmatch.mod, sizeof(lmatch.mod), "%s", optarg); break;
 		case 'f': snprintf(lmatch.func, sizeof(lmatch.func), "%s", optarg); break;
-		case 'X': selftest = optarg; break;
+		case 'X':
+			/* hidden, for tests: selftest, records, aggs, kallsyms=PATH */
+			if (!strncmp(optarg, "kallsyms=", 9))
+				ksyms_path(optarg + 9);
+			else
+				selftest = optarg;
+			break;
 		default: usage();
 		}
 	}
 	if (selftest && !strcmp(selftest, "selftest")) {
 		print_selftest(stdout);
 		return 0;
-	} else if (selftest && strcmp(selftest, "records")) {
+	} else if (selftest && strcmp(selftest, "records") && strcmp(selftest, "aggs")) {
 		usage();
 	}
 	env.macros = argv + optind;
@@ -290,6 +296,11 @@ int main(int argc, char **argv)
 	p.bufsize = bufsize_set ? (unsigned)o.bufsize : 0;
 	if (showdif)
 		dis_prog(stdout, &p);
+	if (selftest && !strcmp(selftest, "aggs")) {
+		/* -X aggs: trailing operands are aggregation entries */
+		print_fake_aggs(&p, argv + optind, argc - optind);
+		return 0;
+	}
 	if (selftest) {
 		/* -X records: trailing operands are record values, not macros */
 		print_fake_records(&p, argv + optind, argc - optind);

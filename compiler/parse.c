@@ -7,7 +7,8 @@
  *   program   := clause*
  *   clause    := desc (',' desc)* ['/' expr '/'] ['{' stmt (';' stmt)* [';'] '}']
  *   stmt      := trace(expr) | printf("fmt", expr...) | exit(expr)
- *              | @name ['[' expr (',' expr)* ']'] = aggfunc([expr])
+ *              | stack([const]) | @name ['[' key (',' key)* ']'] = aggfunc([expr])
+ *   key       := expr | stack([const])
  *   expr      := C expressions over integers and strings: ?: || && | ^ &
  *                == != < <= > >= << >> + - * / % ! ~ - unary, casts,
  *                *(type *)expr loads, built-in variables, $macros.
@@ -59,7 +60,14 @@ static void expect(struct parser *ps, enum tok t)
 
 static const char *type_name(int t)
 {
-	return t == XDT_TYPE_STRING ? "string" : "int";
+	return t == XDT_TYPE_STRING ? "string" : t == DT_TYPE_STACK ? "stack" : "int";
+}
+
+/* The actions: statements only, never values. */
+static int is_action(const char *s)
+{
+	return !strcmp(s, "stack") || !strcmp(s, "trace") ||
+	       !strcmp(s, "printf") || !strcmp(s, "exit");
 }
 
 /* ---- expressions -------------------------------------------------------- */
@@ -125,6 +133,10 @@ static struct node *ident(struct parser *ps)
 			return n;
 		}
 	}
+	if (lex_peek(&ps->lx).t == T_LPAR && is_action(t.s))
+		dt_cerr(&ps->lx, t.line, t.col,
+			"tracing function %s( ) may not be called from a D expression (D program context required)",
+			t.s);
 	if (lex_peek(&ps->lx).t == T_LPAR)
 		dt_cerr(&ps->lx, t.line, t.col, "%s( ) is not a supported function here", t.s);
 	dt_cerr(&ps->lx, t.line, t.col, "failed to resolve %s: Unknown variable name", t.s);
@@ -376,7 +388,79 @@ static void add_rec(struct parser *ps, struct node *e, int exit)
 	c->recs = xrealloc(c->recs, (c->nrecs + 1) * sizeof(*c->recs));
 	c->recs[c->nrecs].type = e->type;
 	c->recs[c->nrecs].off = 0;
+	c->recs[c->nrecs].nframes = 0;
 	c->nrecs++;
+}
+
+/* An integer constant expression's value; 0 if @n is not one. */
+static int constval(struct node *n, long long *v)
+{
+	long long a, b;
+
+	switch (n->k) {
+	case N_INT:
+		*v = n->ival;
+		return 1;
+	case N_UN:
+		if (!constval(n->a, &a))
+			return 0;
+		*v = n->op == T_MINUS ? (long long)(0ULL - (unsigned long long)a) :
+		     n->op == T_TILDE ? ~a : !a;
+		return 1;
+	case N_BIN:
+		if (n->a->type != XDT_TYPE_INT || !constval(n->a, &a) ||
+		    !constval(n->b, &b))
+			return 0;
+		switch (n->op) {
+		case T_PLUS: *v = (long long)((unsigned long long)a + (unsigned long long)b); return 1;
+		case T_MINUS: *v = (long long)((unsigned long long)a - (unsigned long long)b); return 1;
+		case T_STAR: *v = (long long)((unsigned long long)a * (unsigned long long)b); return 1;
+		case T_DIV: case T_MOD:
+			if (!b || (a == INT64_MIN && b == -1))
+				return 0;
+			*v = n->op == T_DIV ? a / b : a % b;
+			return 1;
+		case T_SHL: *v = (long long)((unsigned long long)a << (b & 63)); return 1;
+		case T_SHR: *v = a >> (b & 63); return 1;
+		case T_AND: *v = a & b; return 1;
+		case T_OR: *v = a | b; return 1;
+		case T_XOR: *v = a ^ b; return 1;
+		default: return 0;
+		}
+	default:
+		return 0;
+	}
+}
+
+/*
+ * stack([n]) from its '(': the number of frames, DT_STACKFRAMES if none;
+ * n must be an integer constant expression, 1..XDT_MAXSTACK.
+ */
+static unsigned stack_frames(struct parser *ps)
+{
+	struct node *e;
+	long long n;
+
+	expect(ps, T_LPAR);
+	if (TOK(ps).t == T_RPAR) {
+		lex_next(&ps->lx);
+		return DT_STACKFRAMES;
+	}
+	e = expr(ps);
+	if (TOK(ps).t == T_COMMA) {
+		lex_next(&ps->lx);
+		dt_cerr(&ps->lx, TOK(ps).line, TOK(ps).col,
+			"stack( ) prototype mismatch: too many arguments");
+	}
+	expect(ps, T_RPAR);
+	if (e->type != XDT_TYPE_INT || !constval(e, &n) || n <= 0)
+		dt_cerr(&ps->lx, e->line, e->col,
+			"stack( ) size must be a non-zero positive integral constant expression");
+	if (n > XDT_MAXSTACK)
+		dt_cerr(&ps->lx, e->line, e->col,
+			"stack( ) size %lld exceeds the maximum of %d frames", n,
+			XDT_MAXSTACK);
+	return (unsigned)n;
 }
 
 static int args(struct parser *ps, struct node **av, int max)
@@ -468,7 +552,21 @@ static void aggstmt(struct parser *ps)
 			if (nkeys == DT_MAXKEYS)
 				dt_cerr(&ps->lx, TOK(ps).line, TOK(ps).col,
 					"too many aggregation keys");
-			keys[nkeys++] = expr(ps);
+			if (TOK(ps).t == T_IDENT && !strcmp(TOK(ps).s, "stack") &&
+			    lex_peek(&ps->lx).t == T_LPAR) {
+				struct token st = TOK(ps);
+
+				/* a stack key: no DIF, the kernel records it */
+				keys[nkeys] = node_new(N_INT, st.line, st.col);
+				keys[nkeys]->type = DT_TYPE_STACK;
+				lex_next(&ps->lx);
+				keys[nkeys++]->ival = stack_frames(ps);
+				if (TOK(ps).t != T_COMMA && TOK(ps).t != T_RBRACK)
+					dt_cerr(&ps->lx, st.line, st.col,
+						"tracing function stack( ) may not be called from a D expression (D program context required)");
+			} else {
+				keys[nkeys++] = expr(ps);
+			}
 			if (TOK(ps).t != T_COMMA)
 				break;
 			lex_next(&ps->lx);
@@ -505,8 +603,11 @@ static void aggstmt(struct parser *ps)
 		ag->name = xstrdup(at.s);
 		ag->func = f;
 		ag->nkeys = nkeys;
-		for (i = 0; i < nkeys; i++)
+		for (i = 0; i < nkeys; i++) {
 			ag->keytype[i] = keys[i]->type;
+			if (keys[i]->type == DT_TYPE_STACK)
+				ag->keyframes[i] = (unsigned)keys[i]->ival;
+		}
 	} else {
 		ag = &p->aggs[id];
 		if (ag->func != f)
@@ -523,10 +624,21 @@ static void aggstmt(struct parser *ps)
 					"@%s: key #%d type mismatch: %s before, %s here",
 					at.s, i + 1, type_name(ag->keytype[i]),
 					type_name(keys[i]->type));
+			else if (keys[i]->type == DT_TYPE_STACK &&
+				 ag->keyframes[i] != (unsigned)keys[i]->ival)
+				dt_cerr(&ps->lx, keys[i]->line, keys[i]->col,
+					"@%s: key #%d type mismatch: stack(%u) before, stack(%lld) here",
+					at.s, i + 1, ag->keyframes[i], keys[i]->ival);
 	}
-	for (i = 0; i < nkeys; i++)
-		add_act(ps, XDT_ACT_AGGKEY, cg_difo(p, &ps->lx, keys[i]),
-			keys[i]->type == XDT_TYPE_STRING, 0);
+	for (i = 0; i < nkeys; i++) {
+		if (keys[i]->type == DT_TYPE_STACK)
+			add_act(ps, XDT_ACT_AGGKEY, -1, XDT_KEY_STACK,
+				(__u32)keys[i]->ival);
+		else
+			add_act(ps, XDT_ACT_AGGKEY, cg_difo(p, &ps->lx, keys[i]),
+				keys[i]->type == XDT_TYPE_STRING ?
+				XDT_KEY_STRING : XDT_KEY_INT, 0);
+	}
 	add_act(ps, XDT_ACT_AGG, n ? cg_difo(p, &ps->lx, av[0]) : -1, id, f);
 }
 
@@ -557,6 +669,16 @@ static void statement(struct parser *ps)
 			dt_cerr(&ps->lx, t.line, t.col, "exit( ) expects 1 integer argument");
 		add_out(ps, OUT_EXIT, NULL, 1);
 		add_rec(ps, av[0], 1);
+	} else if (!strcmp(t.s, "stack")) {
+		struct clause *c;
+		unsigned nf = stack_frames(ps);
+
+		add_out(ps, OUT_STACK, NULL, 1);
+		add_act(ps, XDT_ACT_STACK, -1, nf, 0);
+		c = CL(ps);
+		c->recs = xrealloc(c->recs, (c->nrecs + 1) * sizeof(*c->recs));
+		c->recs[c->nrecs] = (struct recval){ DT_TYPE_STACK, 0, nf };
+		c->nrecs++;
 	} else if (!strcmp(t.s, "printf")) {
 		n = args(ps, av, DT_MAXARGS + 1);
 		if (n < 1 || av[0]->k != N_STR)

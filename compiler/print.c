@@ -106,6 +106,27 @@ void print_printf(const char *fmt, const struct prog *p, const struct clause *c,
 	}
 }
 
+/*
+ * A stack, as DTrace's dt_print_stack(): a newline, then each frame on
+ * its own line indented 14 (stackindent), innermost first, up to the
+ * first empty slot.
+ */
+void print_stack(const __u64 *pcs, unsigned nframes, FILE *fp)
+{
+	char sym[1024];
+
+	fputc('\n', fp);
+	for (unsigned i = 0; i < nframes; i++) {
+		__u64 pc;
+
+		memcpy(&pc, pcs + i, sizeof(pc));
+		if (!pc)
+			break;
+		ksyms_format(pc, sym, sizeof(sym));
+		fprintf(fp, "%14s%s\n", "", sym);
+	}
+}
+
 void print_header(struct dt_print *pr)
 {
 	if (!pr->quiet && !pr->header_done)
@@ -142,13 +163,19 @@ void print_record(struct dt_print *pr, const struct prog *p, int cl,
 					rec_int(data, r));
 		} else if (o->k == OUT_PRINTF) {
 			print_printf(o->fmt, p, c, o->rec0, data, fp);
+		} else if (o->k == OUT_STACK) {
+			print_stack((const void *)(data + r->off), r->nframes, fp);
 		}
 	}
 	fclose(fp);
 	if (len)
 		pr->last_nl = out[len - 1] == '\n';
-	/* DTrace ends a record's line unless the record's output just did */
-	if (!pr->quiet && len && !pr->last_nl) {
+	/*
+	 * DTrace ends a record's line unless the record's output just did;
+	 * after a stack it always does, so stacks are a blank line apart.
+	 */
+	if (!pr->quiet && len && (!pr->last_nl ||
+	    (c->nouts && c->outs[c->nouts - 1].k == OUT_STACK))) {
 		fputs(out, stdout);
 		fputc('\n', stdout);
 		pr->last_nl = 1;
@@ -179,6 +206,16 @@ static int keycmp(const struct aent *a, const struct aent *b)
 		if (ag->keytype[i] == XDT_TYPE_STRING) {
 			d = strncmp(a->key + off, b->key + off, sort_prog->strsize);
 			off += (sort_prog->strsize + 7) & ~7u;
+		} else if (ag->keytype[i] == DT_TYPE_STACK) {
+			d = 0;
+			for (unsigned f = 0; f < ag->keyframes[i] && !d; f++) {
+				__u64 x, y;
+
+				memcpy(&x, a->key + off + 8 * f, 8);
+				memcpy(&y, b->key + off + 8 * f, 8);
+				d = x < y ? -1 : x > y;
+			}
+			off += 8 * ag->keyframes[i];
 		} else {
 			__s64 x, y;
 
@@ -257,6 +294,10 @@ static void print_key(const struct agg *ag, const char *key, unsigned strsize,
 		if (ag->keytype[i] == XDT_TYPE_STRING) {
 			fprintf(fp, "  %-50.*s", (int)strsize, key + off);
 			off += (strsize + 7) & ~7u;
+		} else if (ag->keytype[i] == DT_TYPE_STACK) {
+			/* the value follows on the line after the last frame */
+			print_stack((const void *)(key + off), ag->keyframes[i], fp);
+			off += 8 * ag->keyframes[i];
 		} else {
 			__s64 v;
 
@@ -345,10 +386,10 @@ static char *put_ent(char *w, __u32 id, const void *key, __u32 keylen,
 static void selftest_aggs(FILE *fp)
 {
 	struct agg aggs[4] = {
-		{ "", XDT_AGG_COUNT, 1, { XDT_TYPE_STRING } },
-		{ "s", XDT_AGG_SUM, 2, { XDT_TYPE_INT, XDT_TYPE_STRING } },
-		{ "a", XDT_AGG_AVG, 0, { 0 } },
-		{ "q", XDT_AGG_QUANTIZE, 1, { XDT_TYPE_STRING } },
+		{ "", XDT_AGG_COUNT, 1, { XDT_TYPE_STRING }, { 0 } },
+		{ "s", XDT_AGG_SUM, 2, { XDT_TYPE_INT, XDT_TYPE_STRING }, { 0 } },
+		{ "a", XDT_AGG_AVG, 0, { 0 }, { 0 } },
+		{ "q", XDT_AGG_QUANTIZE, 1, { XDT_TYPE_STRING }, { 0 } },
 	};
 	struct prog p = { .aggs = aggs, .naggs = 4, .strsize = 16 };
 	static char buf[8192];
@@ -408,6 +449,19 @@ void print_selftest(FILE *fp)
 	selftest_aggs(fp);
 }
 
+/* "pc,pc,...": a stack's frames, innermost first; the rest stay 0 */
+static void fake_stack(char *at, unsigned nframes, const char *s)
+{
+	char *end;
+
+	for (unsigned f = 0; f < nframes && *s; f++) {
+		__u64 pc = strtoull(s, &end, 0);
+
+		memcpy(at + 8 * f, &pc, 8);
+		s = *end == ',' ? end + 1 : end;
+	}
+}
+
 /*
  * -X records: one fake record per clause of a compiled program, values
  * taken in order from @vals (integers, or strings for string slots),
@@ -425,6 +479,9 @@ void print_fake_records(const struct prog *p, char **vals, int nvals)
 		for (int cl = 0; cl < p->nclauses; cl++) {
 			const struct clause *c = &p->clauses[cl];
 			char *rec = xzalloc(c->recsize + 8);
+			struct xdt_rechdr h = { 1, c->recsize };
+
+			memcpy(rec, &h, sizeof(h));
 
 			ep.desc = c->desc;
 			ep.clause = (unsigned)cl;
@@ -433,6 +490,9 @@ void print_fake_records(const struct prog *p, char **vals, int nvals)
 
 				if (c->recs[k].type == XDT_TYPE_STRING) {
 					strncpy(rec + c->recs[k].off, s, p->strsize);
+				} else if (c->recs[k].type == DT_TYPE_STACK) {
+					fake_stack(rec + c->recs[k].off,
+						   c->recs[k].nframes, s);
 				} else {
 					__s64 x = strtoll(s, NULL, 0);
 
@@ -446,4 +506,80 @@ void print_fake_records(const struct prog *p, char **vals, int nvals)
 		if (!pr.last_nl)
 			putchar('\n');
 	}
+}
+
+/*
+ * -X aggs: a snapshot made of @ents, one entry each, printed as at the
+ * end of a run: "@name;key;...;value[;value]" with the keys the
+ * aggregation has (strings, integers, or "pc,pc,..." stacks) and the
+ * values its function keeps (avg: count;sum, quantize: bucket=n,...).
+ */
+void print_fake_aggs(const struct prog *p, char **ents, int nents)
+{
+	size_t cap = 0, size = 0;
+	char *buf = NULL;
+
+	for (int i = 0; i < nents; i++) {
+		char *dup = xstrdup(ents[i]), *save = NULL, *f;
+		const struct agg *ag;
+		__s64 vals[XDT_QUANTIZE_BUCKETS] = { 0 };
+		char *key = xzalloc(8);
+		__u32 keylen = 0, nvals = 0;
+		int id;
+
+		f = strtok_r(dup, ";", &save);
+		if (!f || f[0] != '@')
+			dt_fatal("-X aggs: entry \"%s\" does not start with @name", ents[i]);
+		for (id = 0; id < p->naggs && strcmp(p->aggs[id].name, f + 1); id++)
+			;
+		if (id == p->naggs)
+			dt_fatal("-X aggs: no aggregation %s", f);
+		ag = &p->aggs[id];
+		for (int k = 0; k < ag->nkeys; k++) {
+			unsigned len = ag->keytype[k] == XDT_TYPE_STRING ?
+				((p->strsize + 7) & ~7u) :
+				ag->keytype[k] == DT_TYPE_STACK ? 8 * ag->keyframes[k] : 8;
+
+			f = strtok_r(NULL, ";", &save);
+			if (!f)
+				dt_fatal("-X aggs: \"%s\": too few keys", ents[i]);
+			key = xrealloc(key, keylen + len);
+			memset(key + keylen, 0, len);
+			if (ag->keytype[k] == XDT_TYPE_STRING) {
+				strncpy(key + keylen, f, p->strsize - 1);
+			} else if (ag->keytype[k] == DT_TYPE_STACK) {
+				fake_stack(key + keylen, ag->keyframes[k], f);
+			} else {
+				__s64 x = strtoll(f, NULL, 0);
+
+				memcpy(key + keylen, &x, 8);
+			}
+			keylen += len;
+		}
+		if (ag->func == XDT_AGG_QUANTIZE) {
+			nvals = XDT_QUANTIZE_BUCKETS;
+			while ((f = strtok_r(NULL, ";,", &save))) {
+				char *eq = strchr(f, '=');
+				long b = strtol(f, NULL, 0);
+
+				if (!eq || b < 0 || b >= XDT_QUANTIZE_BUCKETS)
+					dt_fatal("-X aggs: quantize values are bucket=count");
+				vals[b] = strtoll(eq + 1, NULL, 0);
+			}
+		} else {
+			while ((f = strtok_r(NULL, ";", &save)) && nvals < 2)
+				vals[nvals++] = strtoll(f, NULL, 0);
+			if (nvals != (ag->func == XDT_AGG_AVG ? 2u : 1u))
+				dt_fatal("-X aggs: \"%s\": wrong number of values", ents[i]);
+		}
+		if (size + sizeof(struct xdt_aggent) + keylen + 8 * nvals + 8 > cap) {
+			cap = (cap + keylen + 8 * nvals + 64) * 2;
+			buf = xrealloc(buf, cap);
+		}
+		size = (size_t)(put_ent(buf + size, (__u32)id, key, keylen, vals, nvals) - buf);
+		free(key);
+		free(dup);
+	}
+	print_aggs(p, buf, size, (unsigned)nents, stdout);
+	free(buf);
 }

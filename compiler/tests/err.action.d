@@ -1,1 +1,1 @@
-BEGIN { stack(); }
+BEGIN { ustack(); }

@@ -135,6 +135,14 @@ enum xdt_aggfunc {
 	XDT_AGG_QUANTIZE,	/* values: XDT_QUANTIZE_BUCKETS counts */
 };
 
+#define XDT_MAXSTACK	64		/* frames stack() may record */
+/* XDT_ACT_AGGKEY arg0: the key's type */
+enum xdt_key_kind {
+	XDT_KEY_INT = 0,		/* 8-byte value from the DIF object */
+	XDT_KEY_STRING = 1,		/* strsize bytes, NUL-padded */
+	XDT_KEY_STACK = 2,		/* arg1 frames, 8 bytes each; no DIF */
+};
+
 struct xdt_action {
 	__u32 kind;
 	__s32 difo;			/* -1 = none */

@@ -1,0 +1,2 @@
+BEGIN { @s[stack()] = count(); }
+END { @s[execname] = count(); }

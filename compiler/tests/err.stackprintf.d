@@ -1,0 +1,1 @@
+BEGIN { printf("%d\n", stack(5)); }
