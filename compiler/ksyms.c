@@ -113,6 +113,14 @@ static void load(void)
 		if (k < 3 || !addr || type == 'a' || type == 'A' ||
 		    type == 'U' || type == 'u')
 			continue;
+		/*
+		 * Assembler-local labels (.L*) and ELF mapping symbols ($x,
+		 * $d) name no function: riscv modules keep .L labels for
+		 * linker relaxation and their kallsyms lists them.  Taking one
+		 * as a function would name a frame ".LPFE3+0x18".
+		 */
+		if (!strncmp(name, ".L", 2) || name[0] == '$')
+			continue;
 		if (n == nsyms) {
 			nsyms = nsyms ? nsyms * 2 : 4096;
 			syms = xrealloc(syms, nsyms * sizeof(*syms));

@@ -120,10 +120,24 @@ static int load_clauses(struct xdt_state *st, struct xdt_enable *req)
 				k->off = off;
 				off += st->strsize;
 				break;
+			case XDT_ACT_STACK:
+				if (a->arg0 < 1 || a->arg0 > XDT_MAXSTACK)
+					return EERR("clause %u action %u: stack of "
+						    "%u frames (1 to %u)", i, j,
+						    a->arg0, XDT_MAXSTACK);
+				off = ALIGN(off, 8);
+				k->off = off;
+				off += a->arg0 * 8;
+				break;
 			case XDT_ACT_AGGKEY:
-				if (a->arg0 > 1)
+				if (a->arg0 > XDT_KEY_STACK)
 					return EERR("clause %u action %u: bad key "
 						    "type", i, j);
+				if (a->arg0 == XDT_KEY_STACK &&
+				    (a->arg1 < 1 || a->arg1 > XDT_MAXSTACK))
+					return EERR("clause %u action %u: stack key "
+						    "of %u frames (1 to %u)", i, j,
+						    a->arg1, XDT_MAXSTACK);
 				nkeys++;
 				break;
 			case XDT_ACT_AGG:
@@ -154,7 +168,9 @@ static int load_clauses(struct xdt_state *st, struct xdt_enable *req)
 					    "kind %u", i, j, a->kind);
 			}
 			if (a->kind != XDT_ACT_AGG && a->kind != XDT_ACT_EXIT &&
-			    a->difo < 0)
+			    a->kind != XDT_ACT_STACK &&
+			    !(a->kind == XDT_ACT_AGGKEY &&
+			      a->arg0 == XDT_KEY_STACK) && a->difo < 0)
 				return EERR("clause %u action %u: no value", i, j);
 		}
 		if (nkeys)
@@ -344,7 +360,7 @@ int xdt_go(struct xdt_state *st)
 	}
 	WRITE_ONCE(xdt_active, st);
 	st->state = XDT_STATE_RUNNING;
-	xdt_probe_fire(xdt_probe_begin, (u64[XDT_NARGS]){ 0 });
+	xdt_probe_fire(xdt_probe_begin, (u64[XDT_NARGS]){ 0 }, NULL);
 	ret = xdt_sites_patch(st->sites, st->nsites, true);
 	if (ret)
 		st->nsites = 0;		/* refused as a whole: nothing written */
@@ -380,7 +396,7 @@ void xdt_stop(struct xdt_state *st)
 		       "patched are still emulated\n", ret);
 	/* Breakpoint handlers run as RCU readers: after this, none is left. */
 	synchronize_rcu();
-	xdt_probe_fire(xdt_probe_end, (u64[XDT_NARGS]){ 0 });
+	xdt_probe_fire(xdt_probe_end, (u64[XDT_NARGS]){ 0 }, NULL);
 	WRITE_ONCE(xdt_active, NULL);
 	synchronize_rcu();
 	unlink_ecbs(st);

@@ -12,10 +12,22 @@
 #include <linux/string.h>
 #include <linux/uaccess.h>
 
-#include "xdt_impl.h"
+#include "xdt_arch.h"
 
 static int run_clause(struct xdt_cpu *c, struct xdt_state *st,
 		      const struct xdt_ecb *ecb, const u64 *args);
+
+/*
+ * stack(): @n return addresses of the trapped context, zero-padded.  A
+ * probe the framework fires itself (BEGIN, END) has no trapped context and
+ * records an empty stack.
+ */
+static void __xdt_probe stack(struct xdt_cpu *c, u64 *pcs, u32 n)
+{
+	u32 got = c->regs ? xdt_stack(c->regs, pcs, n) : 0;
+
+	memset(pcs + got, 0, (n - got) * 8);
+}
 
 /*
  * Record a fault: the clause is abandoned, an ERROR record tells the
@@ -115,10 +127,16 @@ static int __xdt_probe run_clause(struct xdt_cpu *c, struct xdt_state *st,
 				return -1;
 			}
 			break;
+		case XDT_ACT_STACK:
+			stack(c, (u64 *)(rec + a->off), a->arg0);
+			break;
 		case XDT_ACT_AGGKEY:
-			if (a->arg0 == 0) {
+			if (a->arg0 == XDT_KEY_INT) {
 				memcpy(key + keylen, &v, 8);
 				keylen += 8;
+			} else if (a->arg0 == XDT_KEY_STACK) {
+				stack(c, (u64 *)(key + keylen), a->arg1);
+				keylen += a->arg1 * 8;
 			} else {
 				memset(key + keylen, 0, st->strsize);
 				if (xdt_strcpy_nofault(key + keylen, v,
@@ -142,7 +160,8 @@ static int __xdt_probe run_clause(struct xdt_cpu *c, struct xdt_state *st,
 	return 0;
 }
 
-void __xdt_probe xdt_probe_fire(struct xdt_probe *probe, const u64 *args)
+void __xdt_probe xdt_probe_fire(struct xdt_probe *probe, const u64 *args,
+				struct pt_regs *regs)
 {
 	struct xdt_state *st;
 	struct xdt_ecb *e;
@@ -158,11 +177,13 @@ void __xdt_probe xdt_probe_fire(struct xdt_probe *probe, const u64 *args)
 	}
 	c->busy = 1;
 	c->firings++;
+	c->regs = regs;
 	for (e = READ_ONCE(probe->ecbs); e; e = e->next) {
 		if (READ_ONCE(st->exited) && probe != xdt_probe_end)
 			break;
 		run_clause(c, st, e, args);
 	}
+	c->regs = NULL;
 	c->busy = 0;
 	local_irq_restore(flags);
 }

@@ -343,10 +343,76 @@ struct xdt_site *__xdt_probe xdt_site_lookup(unsigned long addr)
 }
 
 /*
+ * Write the patch (@on) or the original back at @n sites.  First every site
+ * is checked to hold what the other state left there; if any does not
+ * (ftrace, kprobes or a debugger owns it now) nothing is written and the
+ * call fails with -EBUSY.  Then the ISA writes them in chunks: tens of
+ * thousands of sites at once would hold the text lock and the CPUs for
+ * tens of seconds (an RCU stall on this non-preemptible kernel under
+ * TCG).  Every site is valid on its own, so a half-done batch is a
+ * consistent state.
+ */
+#define XDT_POKE_CHUNK	512
+
+static int sites_write(struct xdt_site **sites, unsigned int n, bool on)
+{
+	unsigned long *addrs;
+	xdt_patchval_t *vals;
+	unsigned int i, k;
+	int ret = 0;
+
+	addrs = kvmalloc_array(n, sizeof(*addrs), GFP_KERNEL);
+	vals = kvmalloc_array(n, sizeof(*vals), GFP_KERNEL);
+	if (!addrs || !vals) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	for (i = 0; i < n; i++) {
+		struct xdt_site *s = sites[i];
+		xdt_patchval_t cur = 0, want = on ? s->orig : s->patch;
+
+		if (copy_from_kernel_nofault(&cur, (void *)s->addr,
+					     XDT_PATCH_LEN(s->orig)) ||
+		    cur != want) {
+			pr_err("xdt: %ps: found %#llx, expected %#llx; "
+			       "not patching\n", (void *)s->addr, (u64)cur,
+			       (u64)want);
+			ret = -EBUSY;
+			goto out;
+		}
+		addrs[i] = s->addr;
+		vals[i] = on ? s->patch : s->orig;
+	}
+	for (i = 0; i < n; i += k) {
+		k = min_t(unsigned int, n - i, XDT_POKE_CHUNK);
+		ret = xdt_arch_poke(addrs + i, vals + i, k);
+		if (ret)
+			break;
+		cond_resched();
+	}
+	if (ret && on && i) {
+		/*
+		 * Take back what went in: a breakpoint left behind a site
+		 * marked disabled would reach the kernel as a stray trap.
+		 */
+		for (i = 0; i < n; i++)
+			vals[i] = sites[i]->orig;
+		for (i = 0; i < n; i += k) {
+			k = min_t(unsigned int, n - i, XDT_POKE_CHUNK);
+			WARN_ON(xdt_arch_poke(addrs + i, vals + i, k));
+		}
+	}
+out:
+	kvfree(addrs);
+	kvfree(vals);
+	return ret;
+}
+
+/*
  * Patch sites in or out.  A site is marked enabled before its breakpoint
  * can be hit and unmarked once it is gone; a trap already in flight on a
- * site that was just restored is recognised by the arch trap code (the
- * text no longer holds our patch) and simply re-executed.
+ * site that was just restored is recognised by xdt_trap() (the text no
+ * longer holds our patch) and simply re-executed.
  */
 int xdt_sites_patch(struct xdt_site **sites, unsigned int n, bool on)
 {
@@ -358,13 +424,13 @@ int xdt_sites_patch(struct xdt_site **sites, unsigned int n, bool on)
 	if (on) {
 		for (i = 0; i < n; i++)
 			WRITE_ONCE(sites[i]->enabled, 1);
-		ret = xdt_arch_poke(sites, n, true);
+		ret = sites_write(sites, n, true);
 		if (ret)
 			for (i = 0; i < n; i++)
 				WRITE_ONCE(sites[i]->enabled, 0);
 		return ret;
 	}
-	ret = xdt_arch_poke(sites, n, false);
+	ret = sites_write(sites, n, false);
 	if (!ret)
 		for (i = 0; i < n; i++)
 			WRITE_ONCE(sites[i]->enabled, 0);

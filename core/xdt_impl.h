@@ -117,6 +117,7 @@ struct xdt_site {
 	u32 arg;			/* provider's: e.g. return offset */
 	u8 kind;			/* arch's: how to emulate */
 	u8 enabled;
+	unsigned long aux;		/* arch's: e.g. a branch target */
 	xdt_patchval_t orig;		/* bytes the patch displaces */
 	xdt_patchval_t patch;
 };
@@ -218,6 +219,7 @@ struct xdt_cpu {
 	u64 fault_addr;
 	u32 fault_pc;
 	u64 firings, errors, traps;
+	struct pt_regs *regs;		/* of the firing in progress, or NULL */
 };
 
 DECLARE_PER_CPU(struct xdt_cpu, xdt_cpu);
@@ -231,7 +233,12 @@ int xdt_agg_update(struct xdt_cpu *c, u32 aggid, u32 func, const char *key,
 int xdt_agg_snap(struct xdt_state *st, struct xdt_aggsnap *req);
 
 /* ---- 7. firing ------------------------------------------------------------ */
-void xdt_probe_fire(struct xdt_probe *probe, const u64 *args);
+/*
+ * @regs: the trapped context for stack(), or NULL when the framework fires
+ * the probe itself (BEGIN, END).
+ */
+void xdt_probe_fire(struct xdt_probe *probe, const u64 *args,
+		    struct pt_regs *regs);
 
 /* ---- 8. providers ------------------------------------------------------- */
 int xdt_dtrace_provider_init(void);

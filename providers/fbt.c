@@ -59,28 +59,16 @@ static struct xdt_provider fbt_provider;
 /* Sites gathered for one function while the ISA layer walks it. */
 struct walk {
 	u32 n;
-	struct {
-		bool ret;
-		unsigned long addr;
-		u32 off;
-		u8 kind;
-		xdt_patchval_t orig;
-	} s[256];
+	struct xdt_site_desc s[256];
 };
 
-static int walk_add(void *ctx, bool is_return, unsigned long addr, u32 off,
-		    u8 kind, xdt_patchval_t orig)
+static int walk_add(void *ctx, const struct xdt_site_desc *d)
 {
 	struct walk *w = ctx;
 
 	if (w->n == ARRAY_SIZE(w->s))
 		return -E2BIG;
-	w->s[w->n].ret = is_return;
-	w->s[w->n].addr = addr;
-	w->s[w->n].off = off;
-	w->s[w->n].kind = kind;
-	w->s[w->n].orig = orig;
-	w->n++;
+	w->s[w->n++] = *d;
 	return 0;
 }
 
@@ -148,7 +136,7 @@ static int add_func(const char *name, struct module *mod, struct walk *w)
 	f->mod = mod;
 	f->entry = xdt_probe_create(&fbt_provider, modname, fname, "entry", f);
 	for (i = 0; i < w->n; i++)
-		has_ret |= w->s[i].ret;
+		has_ret |= w->s[i].is_return;
 	if (has_ret)
 		f->ret = xdt_probe_create(&fbt_provider, modname, fname,
 					  "return", f);
@@ -165,11 +153,12 @@ static int add_func(const char *name, struct module *mod, struct walk *w)
 		struct xdt_site *s = &f->sites[i];
 
 		s->addr = w->s[i].addr;
-		s->probe = w->s[i].ret ? f->ret : f->entry;
+		s->probe = w->s[i].is_return ? f->ret : f->entry;
 		s->arg = w->s[i].off;
 		s->kind = w->s[i].kind;
 		s->orig = w->s[i].orig;
-		s->patch = XDT_PATCHVAL;
+		s->aux = w->s[i].aux;
+		s->patch = xdt_arch_patch_for(s->orig);
 		xdt_site_insert(s);
 	}
 	return 0;

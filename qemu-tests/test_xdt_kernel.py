@@ -101,24 +101,32 @@ def test_unknown_probe_matches_nothing(xdt):
     assert r.stdout.strip() == "no probe matched", r
 
 
-def test_gdb_sees_int3_while_enabled_and_original_after(xdt, gdb):
-    addr = gdb.addr("read_zero")
-    before = gdb.read(addr, 5)
-    assert before[0] != 0xcc
+def test_gdb_sees_the_patch_while_enabled_and_original_after(xdt, gdb):
+    """The DTrace-internals picture, checked: while fbt::read_zero:entry is
+    enabled, gdb (on QEMU's gdbstub) finds the ISA's breakpoint -- int3,
+    brk, ebreak -- in place of the first patched instruction and every
+    other byte unchanged; after tracing, the original bytes are back."""
+    off, patch, mnemonic = xdtvm.XDT_PATCH[xdt.isa]
+    func = gdb.addr("read_zero")
+    site = func + off
+    before = gdb.read(func, 16)
+    assert before[off:off + len(patch)] != patch
     xdt.run("xdt-rawprog count fbt read_zero entry sleep 6 "
             "> /tmp/raw.out 2>&1 &", check=True)
-    during = None
+    during = before
     deadline = time.monotonic() + 5
-    while time.monotonic() < deadline:
-        during = gdb.read(addr, 5)
-        if during[0] == 0xcc:
-            break
+    while time.monotonic() < deadline and during == before:
         time.sleep(0.3)
-    assert during[0] == xdtvm.XDT_PATCHVAL[xdt.isa], during.hex()
-    assert during[1:] == before[1:]
+        during = gdb.read(func, 16)
+    assert during[off:off + len(patch)] == patch, during.hex()
+    assert (during[:off] + during[off + len(patch):] ==
+            before[:off] + before[off + len(patch):])
+    insn = gdb.disassemble(site, 1)
+    where = f"read_zero+{off}" if off else "read_zero"
+    assert re.search(rf"<{re.escape(where)}>:\s+{mnemonic}\b", insn), insn
     xdt.run("while pidof xdt-rawprog >/dev/null; do sleep 0.2; done",
             timeout=30, check=True)
-    assert gdb.read(addr, 5) == before
+    assert gdb.read(func, 16) == before
     assert counts(xdt.run(["cat", "/tmp/raw.out"]).stdout)["errors"] == 0
 
 

@@ -90,8 +90,15 @@ MACHINES = {
 
 # What the kernel prints when it is in trouble.  "panic" as a word, but not
 # the panic=-1 of our own command line.
-# Each ISA's breakpoint as it appears in memory (first byte), for gdb checks.
-XDT_PATCHVAL = {"x86_64": 0xcc}
+# What xdt writes at an fbt entry site, for gdb checks: the site's offset
+# from the function's start (arm64 patches ftrace's NOP, the second word),
+# the breakpoint's bytes in memory, and gdb's mnemonic for it.  arm64's BRK
+# carries xdt's own immediate, 0xd7 (arch/aarch64/isa.h).
+XDT_PATCH = {
+    "x86_64": (0, bytes([0xcc]), "int3"),
+    "aarch64": (4, (0xd4200000 | 0xd7 << 5).to_bytes(4, "little"), "brk"),
+    "riscv64": (0, (0x00100073).to_bytes(4, "little"), "ebreak"),
+}
 
 OOPS_RE = re.compile(r"\bOops\b|\bBUG:|(?<![\w=])panic(?![=\w])|WARNING:"
                      r"|Unable to handle kernel|general protection fault"
@@ -462,6 +469,23 @@ def elf_symbol_count(path):
     return sum(1 for name, info, shndx, _ in _elf_symbols(data, secs)
                if name and info & 0xf in (0, 1, 2) and shndx != 0xfff1
                and not name.startswith(_KALLSYMS_SKIP))
+
+
+def elf_function_sizes(path):
+    """{name: size} of the FUNC symbols of an ELF64 LE file."""
+    data, secs = _elf64(path)
+    sizes = {}
+    for s in secs:
+        if s[1] != 2:           # SHT_SYMTAB
+            continue
+        stroff = secs[s[6]][4]
+        for off in range(s[4] + 24, s[4] + s[5], 24):
+            name, info, _, _, _, size = struct.unpack_from("<IBBHQQ", data,
+                                                           off)
+            if info & 0xf == 2:
+                end = data.index(b"\0", stroff + name)
+                sizes[data[stroff + name:end].decode()] = size
+    return sizes
 
 
 def elf_symbol_bytes(path, symbol, length):

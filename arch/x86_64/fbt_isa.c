@@ -43,8 +43,9 @@ static const u8 nop5[5] = { 0x0f, 0x1f, 0x44, 0x00, 0x00 };
 const char *xdt_fbt_arch_sites(unsigned long addr, unsigned long size,
 			       xdt_fbt_add_t add, void *ctx)
 {
+	struct xdt_site_desc d = { .kind = 0 };
 	u8 buf[16];
-	unsigned long off = 0, entry;
+	unsigned long off = 0;
 	struct xdt_insn in;
 	bool decoded = true;
 
@@ -53,12 +54,15 @@ const char *xdt_fbt_arch_sites(unsigned long addr, unsigned long size,
 	if (size >= 4 && buf[0] == 0xf3 && buf[1] == 0x0f && buf[2] == 0x1e &&
 	    buf[3] == 0xfa)
 		off = 4;				/* endbr64 */
-	entry = addr + off;
-	if (size >= off + 5 && !memcmp(buf + off, nop5, 5)) {
-		if (add(ctx, false, entry, off, SITE_NOP5, buf[off]))
-			return "too many sites";
-	} else if (size > off && buf[off] == 0x55) {
-		if (add(ctx, false, entry, off, SITE_PUSH_RBP, buf[off]))
+	d.addr = addr + off;
+	d.off = off;
+	d.orig = buf[off];
+	if (size >= off + 5 && !memcmp(buf + off, nop5, 5))
+		d.kind = SITE_NOP5;
+	else if (size > off && buf[off] == 0x55)
+		d.kind = SITE_PUSH_RBP;
+	if (d.kind) {
+		if (add(ctx, &d))
 			return "too many sites";
 	} else if (size >= off + 5 && buf[off] == 0xe8) {
 		return "ftrace owns the entry site";
@@ -76,9 +80,13 @@ const char *xdt_fbt_arch_sites(unsigned long addr, unsigned long size,
 			decoded = false;
 			break;
 		}
-		if (in.cls == XDT_INSN_RET && ib[0] == 0xc3 && in.len == 1 &&
-		    add(ctx, true, addr + off, off, SITE_RET, ib[0]))
-			return "too many sites";
+		if (in.cls == XDT_INSN_RET && ib[0] == 0xc3 && in.len == 1) {
+			d = (struct xdt_site_desc){ .is_return = true,
+				.addr = addr + off, .off = off,
+				.kind = SITE_RET, .orig = ib[0] };
+			if (add(ctx, &d))
+				return "too many sites";
+		}
 		off += in.len;
 	}
 	if (!decoded)

@@ -1,5 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* x86_64: one-byte int3 over the first byte of the displaced instruction. */
+/*
+ * x86_64: a one-byte int3 over the first byte of the displaced instruction.
+ * One byte is the only patch x86 can write atomically over any instruction
+ * boundary while other CPUs may be executing it (text_poke_bp() starts the
+ * same way), and int3 is the only one-byte trap.
+ */
 #ifndef XDT_ISA_H
 #define XDT_ISA_H
 
@@ -8,5 +13,20 @@
 #define XDT_ISA_NAME		"x86_64"
 typedef u8 xdt_patchval_t;
 #define XDT_PATCHVAL		0xcc	/* int3 */
+#define XDT_PATCH_LEN(v)	1
+
+static inline xdt_patchval_t xdt_arch_patch_for(xdt_patchval_t orig)
+{
+	return XDT_PATCHVAL;
+}
+
+static inline bool xdt_arch_is_patch(xdt_patchval_t v)
+{
+	return v == XDT_PATCHVAL;
+}
+
+/* push %rbp; mov %rsp,%rbp: [rbp] = caller's rbp, [rbp + 8] = return. */
+#define XDT_FRAME_NEXT		0
+#define XDT_FRAME_RET		8
 
 #endif

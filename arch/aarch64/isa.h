@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * aarch64: BRK #0x0d7 over the displaced instruction (all A64 instructions
+ * are 4 bytes, so one patch value fits every site).
+ *
+ * The immediate is xdt's own so the kernel's break-hook list routes the
+ * exception to xdt and nobody else.  Immediates in use in 6.1
+ * (asm/brk-imm.h): kprobes 0x004 and its single-step 0x006, uprobes 0x005,
+ * the fault/BPF-JIT trap 0x100, kgdb 0x400/0x401, BUG/WARN 0x800, KASAN
+ * 0x900-0x9ff, kCFI 0x8000-0x83ff; user-space debuggers use #0 (gdb) and
+ * #0xf000 (lldb), but only EL1 breaks reach the kernel hooks.  0x0d7 is in
+ * no range and reads as "DT" in the disassembly.
+ */
+#ifndef XDT_ISA_H
+#define XDT_ISA_H
+
+#include <linux/types.h>
+
+#define XDT_ISA_NAME		"aarch64"
+typedef u32 xdt_patchval_t;
+#define XDT_BRK_IMM		0x0d7
+#define XDT_PATCHVAL		(0xd4200000u | (XDT_BRK_IMM << 5))	/* brk */
+#define XDT_PATCH_LEN(v)	4
+
+static inline xdt_patchval_t xdt_arch_patch_for(xdt_patchval_t orig)
+{
+	return XDT_PATCHVAL;
+}
+
+static inline bool xdt_arch_is_patch(xdt_patchval_t v)
+{
+	return v == XDT_PATCHVAL;
+}
+
+/* AAPCS64 frame record: [x29] = caller's x29, [x29 + 8] = x30. */
+#define XDT_FRAME_NEXT		0
+#define XDT_FRAME_RET		8
+
+#endif

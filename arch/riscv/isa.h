@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * riscv64: `ebreak` over a 4-byte instruction, `c.ebreak` over a 2-byte
+ * (compressed) one, so a site never covers more than the instruction it
+ * displaces and no jump into the middle of a patch is possible.  The
+ * kernel's BUG()/WARN() and kprobes use the same two instructions; the
+ * trap hook tells xdt's apart by address (a site lookup), before kprobes
+ * and the BUG table see the trap.
+ */
+#ifndef XDT_ISA_H
+#define XDT_ISA_H
+
+#include <linux/types.h>
+
+#define XDT_ISA_NAME		"riscv64"
+typedef u32 xdt_patchval_t;
+#define XDT_EBREAK		0x00100073u
+#define XDT_C_EBREAK		0x9002u
+/* The low two bits are 11 for a 32-bit instruction, anything else for RVC. */
+#define XDT_PATCH_LEN(v)	(((v) & 3) == 3 ? 4 : 2)
+
+static inline xdt_patchval_t xdt_arch_patch_for(xdt_patchval_t orig)
+{
+	return XDT_PATCH_LEN(orig) == 4 ? XDT_EBREAK : XDT_C_EBREAK;
+}
+
+static inline bool xdt_arch_is_patch(xdt_patchval_t v)
+{
+	return v == XDT_EBREAK || v == XDT_C_EBREAK;
+}
+
+/*
+ * With frame pointers s0 is the frame's CFA (the caller's sp): the return
+ * address is stored just below it and the caller's s0 below that.
+ */
+#define XDT_FRAME_NEXT		(-16)
+#define XDT_FRAME_RET		(-8)
+
+#endif
