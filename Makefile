@@ -70,13 +70,19 @@ $(BUILD)/%/xdt-rawprog: guest/xdt-rawprog.c core/uapi/xdt.h core/uapi/dif.h | de
 	@mkdir -p $(@D)
 	$(call cross,$*)gcc $(DTRACE_CFLAGS) -static -o $@ $<
 
+# The eBPF baselines' loader: raw bpf(2)/perf_event_open(2), no libbpf.
+$(BUILD)/%/xdt-bpfbench: guest/xdt-bpfbench.c | deps
+	@mkdir -p $(@D)
+	$(call cross,$*)gcc $(DTRACE_CFLAGS) -static -o $@ $<
+
 .SECONDEXPANSION:
 $(BUILD)/%/initramfs.cpio: $(BUILD)/%/init $$(call guest_dtrace,$$*) \
 		$$(call guest_xdtko,$$*) $(BUILD)/%/xdt-rawprog \
-		tools/mkinitramfs.py busybox
+		$(BUILD)/%/xdt-bpfbench tools/mkinitramfs.py busybox
 	@$(PYTHON) tools/mkinitramfs.py $@ --init $< \
 		--busybox $(XDT_CACHE)/busybox/$*.current \
 		--file $(BUILD)/$*/xdt-rawprog:/usr/bin/xdt-rawprog \
+		--file $(BUILD)/$*/xdt-bpfbench:/usr/bin/xdt-bpfbench \
 		$(if $(DTRACE_SRCS),--file $(BUILD)/$*/dtrace:/usr/sbin/dtrace) \
 		$(if $(call guest_xdtko,$*),--file $(BUILD)/$*/xdt/xdt.ko:/lib/modules/xdt.ko)
 

@@ -6,7 +6,7 @@
  * through xdt_impl.h, the ISA's isa.h) and know nothing else about the ISA.
  * docs/porting.md walks through it in the order a new port would.
  *
- * Four files per ISA:
+ * Per ISA, in arch/<isa>/:
  *
  * isa.h      Types and constants, included everywhere (see "isa.h" below).
  * trap.c     Route the ISA's breakpoint exception to xdt_trap(), write
@@ -30,9 +30,16 @@
  *   XDT_ISA_NAME             "x86_64", "aarch64", "riscv64"
  *   xdt_patchval_t           an unsigned integer type wide enough for the
  *                            largest breakpoint instruction
- *   XDT_PATCH_LEN(v)         bytes a site whose original instruction is
- *                            @v occupies (the patch is written over that
- *                            many bytes; values are little-endian)
+ *   XDT_PATCH_LEN(v)         bytes a site whose original value is @v
+ *                            occupies: the patch is written over that many
+ *                            bytes.  A site's value is the first
+ *                            XDT_PATCH_LEN bytes of the displaced
+ *                            instruction read as a little-endian integer,
+ *                            zero above them (x86: one byte of it; arm64:
+ *                            the word; riscv: 2 or 4 bytes), because the
+ *                            core compares whole xdt_patchval_t values.
+ *                            XDT_PATCH_LEN(xdt_arch_patch_for(v)) must
+ *                            equal XDT_PATCH_LEN(v).
  *   xdt_arch_patch_for(v)    the breakpoint to write over original @v
  *   xdt_arch_is_patch(v)     whether @v (XDT_PATCH_LEN(v) bytes read back
  *                            from the text) is one of xdt's breakpoints
@@ -90,7 +97,7 @@ struct xdt_site_desc {
 	unsigned long addr;
 	u32 off;			/* from the function's start */
 	u8 kind;			/* the ISA's: how to emulate */
-	xdt_patchval_t orig;		/* the instruction displaced */
+	xdt_patchval_t orig;		/* what the patch displaces (isa.h) */
 	unsigned long aux;		/* the ISA's: e.g. a branch target */
 };
 typedef int (*xdt_fbt_add_t)(void *ctx, const struct xdt_site_desc *d);
@@ -100,7 +107,9 @@ const char *xdt_fbt_arch_sites(unsigned long addr, unsigned long size,
 /*
  * Probe context.  Called for a site that trapped: fill @args with the probe
  * arguments (entry: the function's arguments; return: arg0 = offset of the
- * return site, arg1 = the return value), then emulate the displaced
+ * return site, arg1 = the return value register -- at a tail-call site the
+ * callee has not run yet, so it holds no return value), then emulate the
+ * displaced
  * instruction so the function resumes after it.  One trap per firing: the
  * emulation must leave @regs exactly as executing the instruction would.
  */

@@ -95,7 +95,7 @@ int xdt_probe_query(struct xdt_probe_query *q);
 
 /*
  * Functions a provider could not instrument, with why, for `dtrace -l -v`.
- * @why must be a string literal.
+ * @why must be a string literal of at most 63 characters (the ABI's field).
  */
 void xdt_refusal_add(struct xdt_provider *prov, const char *mod,
 		     const char *func, const char *why);
@@ -108,7 +108,8 @@ extern struct mutex xdt_lock;		/* probe table, state changes */
 /*
  * One patched instruction.  Sites are created when a provider is set up and
  * never move or change until it is torn down, so the trap handler looks
- * them up without locks.  The arch fills @orig, @patch and @kind.
+ * them up without locks.  @orig, @kind and @aux come from the ISA's site
+ * description (xdt_arch.h), @patch from xdt_arch_patch_for(@orig).
  */
 struct xdt_site {
 	unsigned long addr;
@@ -118,7 +119,7 @@ struct xdt_site {
 	u8 kind;			/* arch's: how to emulate */
 	u8 enabled;
 	unsigned long aux;		/* arch's: e.g. a branch target */
-	xdt_patchval_t orig;		/* bytes the patch displaces */
+	xdt_patchval_t orig;		/* bytes the patch displaces (isa.h) */
 	xdt_patchval_t patch;
 };
 

@@ -195,7 +195,7 @@ static int consider(struct scan *sc, const char *name, struct module *mod,
 			why = "no patchable site";
 	}
 	if (why) {
-			xdt_refusal_add(&fbt_provider, mod ? mod->name : "kernel",
+		xdt_refusal_add(&fbt_provider, mod ? mod->name : "kernel",
 				name, why);
 		return 0;
 	}

@@ -92,7 +92,14 @@ def host_vmlinux(isa):
     return xdtvm.vmlinux(isa)
 
 
+# Figures tests measure on the way (coverage, traps per firing), printed in
+# the run's summary so they reach the log and the issue notes.
+REPORT = []
+
+
 def pytest_terminal_summary(terminalreporter):
+    for line in REPORT:
+        terminalreporter.write_line(line)
     if BOOT_TIMES:
         terminalreporter.write_line(
             "xdt boot to agent (TCG): " + ", ".join(

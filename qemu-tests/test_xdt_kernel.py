@@ -89,6 +89,9 @@ def test_fbt_count_is_exact_and_costs_one_trap(xdt, name):
                 "if=/dev/zero", "of=/dev/null", "bs=1", f"count={n}",
                 check=True)
     c = counts(r.stdout)
+    from conftest import REPORT
+    REPORT.append(f"xdt traps per fbt {name} firing {xdt.isa}: "
+                  f"{c['traps']} traps / {c['count']} firings")
     assert c["probes"] == 1
     assert c["count"] == n, r.stdout
     # Every fbt firing took exactly one trap; BEGIN and END fire trap-free.

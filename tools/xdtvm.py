@@ -88,8 +88,6 @@ MACHINES = {
                     vserial="virtio-serial-device"),
 }
 
-# What the kernel prints when it is in trouble.  "panic" as a word, but not
-# the panic=-1 of our own command line.
 # What xdt writes at an fbt entry site, for gdb checks: the site's offset
 # from the function's start (arm64 patches ftrace's NOP, the second word),
 # the breakpoint's bytes in memory, and gdb's mnemonic for it.  arm64's BRK
@@ -100,6 +98,8 @@ XDT_PATCH = {
     "riscv64": (0, (0x00100073).to_bytes(4, "little"), "ebreak"),
 }
 
+# What the kernel prints when it is in trouble.  "panic" as a word, but not
+# the panic=-1 of our own command line.
 OOPS_RE = re.compile(r"\bOops\b|\bBUG:|(?<![\w=])panic(?![=\w])|WARNING:"
                      r"|Unable to handle kernel|general protection fault"
                      r"|Call Trace:|\bsoft lockup\b|hung_task"

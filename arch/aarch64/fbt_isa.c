@@ -77,8 +77,7 @@ const char *xdt_fbt_arch_sites(unsigned long addr, unsigned long size,
 	if (i0 == A64_MOV_X9_X30 && (i1 & A64_BL_MASK) == A64_BL)
 		return "ftrace owns the entry site";
 	if ((i0 != A64_MOV_X9_X30 && i0 != A64_NOP) || i1 != A64_NOP)
-		return "no ftrace NOP at entry (the EL1 trap frame rules out "
-		       "emulating a prologue)";
+		return "no ftrace NOP at entry (notrace; see fbt_isa.c)";
 	d = (struct xdt_site_desc){ .addr = addr + off + 4, .off = off + 4,
 				    .kind = SITE_NOP, .orig = i1 };
 	if (add(ctx, &d))

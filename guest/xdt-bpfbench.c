@@ -1,0 +1,1073 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * xdt-bpfbench: the eBPF and ftrace baselines of the overhead benchmark
+ * (issue 6), as one static guest program that needs nothing but the raw
+ * bpf(2) and perf_event_open(2) syscalls and tracefs (Debian has no riscv64
+ * libbpf).  It loads a handwritten BPF program, attaches it to kernel
+ * functions by name with one of several mechanisms, runs a command, reads
+ * the program's hit count back and detaches, timing each step:
+ *
+ *   xdt-bpfbench attach --mech MECH [--prog empty|count] --func F[,F...]
+ *                [--off N] -- CMD [ARG...]
+ *   xdt-bpfbench load --prog PROG [--type kprobe|fentry]
+ *
+ * MECH: kprobe (entry), kprobe-off (FUNC+OFF), kretprobe, fentry, fexit,
+ * kprobe-multi (one fprobe link for every F), kprobe-events (tracefs, no
+ * BPF; the count is the event's hits in kprobe_profile).
+ * PROG: empty (r0 = 0), count (increment a per-CPU array slot: the count is
+ * exact), and two malformed programs the verifier must refuse: nullderef
+ * (count without the NULL check) and uninit (reads a register never set).
+ *
+ * On success it prints one line of key=value fields:
+ *   mech= prog= func= off= via= count= jit= load_ns= attach_ns= detach_ns=
+ *   status=
+ * via= says what the kernel used: for kprobes, the flags of
+ * /sys/kernel/debug/kprobes/list ([FTRACE] -> ftrace, [OPTIMIZED] ->
+ * optprobe, else the ISA's breakpoint: int3, brk, ebreak); fentry/fexit ->
+ * trampoline (trampoline-ftrace-direct when tracefs' enabled_functions shows
+ * the function's ftrace site calling it directly); kprobe-multi -> fprobe.
+ * When the kernel lacks the mechanism it prints `mech=... unsupported="..."`
+ * and exits 3; a program the verifier refuses exits 2 with the verifier's
+ * log on stderr; other errors exit 1; a CMD that fails exits 4 (after the
+ * line is printed).
+ *
+ * Everything BPF-specific (instruction encoding, the BTF reader, the attach
+ * sequences) is written here from the uapi headers of the cross libc6-dev
+ * packages (Linux 6.1 uapi); no constant had to be defined locally.
+ */
+#define _GNU_SOURCE
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <linux/bpf.h>
+#include <linux/btf.h>
+#include <linux/perf_event.h>
+
+#if defined(__x86_64__)
+#define TRAP_NAME "int3"
+#elif defined(__aarch64__)
+#define TRAP_NAME "brk"
+#elif defined(__riscv)
+#define TRAP_NAME "ebreak"
+#else
+#define TRAP_NAME "trap"
+#endif
+
+/* The kernel's internal "operation not supported" (not in uapi errno). */
+#define KERNEL_ENOTSUPP 524
+#define MAXF 64
+#define TRACEFS "/sys/kernel/tracing"
+
+enum exitcode { EX_OK = 0, EX_ERR = 1, EX_VERIFIER = 2, EX_UNSUPP = 3,
+		EX_CMD = 4 };
+
+static const char *mech = "", *progname = "count", *funcarg = "";
+static unsigned long off;
+
+static void die(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "xdt-bpfbench: ");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	exit(EX_ERR);
+}
+
+static void unsupported(const char *fmt, ...)
+{
+	char why[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(why, sizeof(why), fmt, ap);
+	va_end(ap);
+	printf("mech=%s prog=%s func=%s unsupported=\"%s\"\n", mech, progname,
+	       funcarg, why);
+	fflush(stdout);
+	exit(EX_UNSUPP);
+}
+
+static const char *errstr(int e)
+{
+	return e == KERNEL_ENOTSUPP ? "ENOTSUPP (524)" : strerror(e);
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+static uint64_t ptr(const void *p)
+{
+	return (uint64_t)(uintptr_t)p;
+}
+
+/* ---- files ----------------------------------------------------------- */
+
+/* The whole of @path (sysfs files report no useful size), NUL-terminated. */
+static char *slurp(const char *path, size_t *lenp)
+{
+	size_t cap = 1 << 16, len = 0;
+	char *buf;
+	ssize_t n;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return NULL;
+	buf = malloc(cap + 1);
+	for (;;) {
+		if (!buf)
+			die("out of memory reading %s", path);
+		n = read(fd, buf + len, cap - len);
+		if (n < 0) {
+			int e = errno;
+
+			close(fd);
+			free(buf);
+			errno = e;
+			return NULL;
+		}
+		if (n == 0)
+			break;
+		len += n;
+		if (len == cap) {
+			cap *= 2;
+			buf = realloc(buf, cap + 1);
+		}
+	}
+	close(fd);
+	buf[len] = 0;
+	if (lenp)
+		*lenp = len;
+	return buf;
+}
+
+static int write_str(const char *path, const char *s, int flags)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC | flags), ret = 0;
+	size_t len = strlen(s);
+
+	if (fd < 0)
+		return -errno;
+	if (write(fd, s, len) != (ssize_t)len)
+		ret = -errno;
+	close(fd);
+	return ret;
+}
+
+/* ---- syscalls -------------------------------------------------------- */
+
+static int sys_bpf(int cmd, union bpf_attr *attr)
+{
+	return syscall(__NR_bpf, cmd, attr, sizeof(*attr));
+}
+
+static int sys_perf_event_open(struct perf_event_attr *a, int pid, int cpu,
+			       int group, unsigned long flags)
+{
+	return syscall(__NR_perf_event_open, a, pid, cpu, group, flags);
+}
+
+/* ---- BPF programs ---------------------------------------------------- */
+
+static struct bpf_insn insn(uint8_t code, uint8_t dst, uint8_t src,
+			    int16_t o, int32_t imm)
+{
+	struct bpf_insn i = { .code = code, .dst_reg = dst, .src_reg = src,
+			      .off = o, .imm = imm };
+	return i;
+}
+
+#define R0 BPF_REG_0
+#define R1 BPF_REG_1
+#define R2 BPF_REG_2
+#define R5 BPF_REG_5
+#define FP BPF_REG_10
+
+static int emit_exit0(struct bpf_insn *p)
+{
+	p[0] = insn(BPF_ALU64 | BPF_MOV | BPF_K, R0, 0, 0, 0);
+	p[1] = insn(BPF_JMP | BPF_EXIT, 0, 0, 0, 0);
+	return 2;
+}
+
+/*
+ * count:  u32 key = 0; u64 *v = bpf_map_lookup_elem(&map, &key);
+ *         if (v) *v += 1; return 0;
+ * A per-CPU slot needs no atomic: a kprobe or trampoline program runs with
+ * migration off and does not nest on one CPU.  @nullcheck = 0 drops the
+ * test, which the verifier must refuse.
+ */
+static int emit_count(struct bpf_insn *p, int mapfd, int nullcheck)
+{
+	int n = 0;
+
+	p[n++] = insn(BPF_ST | BPF_MEM | BPF_W, FP, 0, -4, 0);
+	p[n++] = insn(BPF_ALU64 | BPF_MOV | BPF_X, R2, FP, 0, 0);
+	p[n++] = insn(BPF_ALU64 | BPF_ADD | BPF_K, R2, 0, 0, -4);
+	p[n++] = insn(BPF_LD | BPF_DW | BPF_IMM, R1, BPF_PSEUDO_MAP_FD, 0,
+		      mapfd);
+	p[n++] = insn(0, 0, 0, 0, 0);
+	p[n++] = insn(BPF_JMP | BPF_CALL, 0, 0, 0, BPF_FUNC_map_lookup_elem);
+	if (nullcheck)
+		p[n++] = insn(BPF_JMP | BPF_JEQ | BPF_K, R0, 0, 3, 0);
+	p[n++] = insn(BPF_LDX | BPF_MEM | BPF_DW, R1, R0, 0, 0);
+	p[n++] = insn(BPF_ALU64 | BPF_ADD | BPF_K, R1, 0, 0, 1);
+	p[n++] = insn(BPF_STX | BPF_MEM | BPF_DW, R0, R1, 0, 0);
+	return n + emit_exit0(p + n);
+}
+
+static int map_create(void)
+{
+	union bpf_attr a;
+	int fd;
+
+	memset(&a, 0, sizeof(a));
+	a.map_type = BPF_MAP_TYPE_PERCPU_ARRAY;
+	a.key_size = 4;
+	a.value_size = 8;
+	a.max_entries = 1;
+	strncpy(a.map_name, "xdtb_count", sizeof(a.map_name) - 1);
+	fd = sys_bpf(BPF_MAP_CREATE, &a);
+	if (fd < 0)
+		die("BPF_MAP_CREATE (per-CPU array): %s", errstr(errno));
+	return fd;
+}
+
+static int possible_cpus(void)
+{
+	char *s = slurp("/sys/devices/system/cpu/possible", NULL), *p;
+	int max = 0;
+
+	if (!s)
+		die("/sys/devices/system/cpu/possible: %s", strerror(errno));
+	/* "0", "0-3" or "0-1,4-5": the highest number bounds the array. */
+	for (p = s; *p; p++)
+		if (isdigit((unsigned char)*p)) {
+			int v = (int)strtol(p, &p, 10);
+
+			if (v > max)
+				max = v;
+			p--;
+		}
+	free(s);
+	return max + 1;
+}
+
+static long long map_sum(int mapfd)
+{
+	int ncpu = possible_cpus(), i;
+	uint64_t *vals = calloc(ncpu, 8);
+	uint32_t key = 0;
+	union bpf_attr a;
+	long long sum = 0;
+
+	if (!vals)
+		die("out of memory");
+	memset(&a, 0, sizeof(a));
+	a.map_fd = mapfd;
+	a.key = ptr(&key);
+	a.value = ptr(vals);
+	if (sys_bpf(BPF_MAP_LOOKUP_ELEM, &a) < 0)
+		die("BPF_MAP_LOOKUP_ELEM: %s", errstr(errno));
+	for (i = 0; i < ncpu; i++)
+		sum += vals[i];
+	free(vals);
+	return sum;
+}
+
+struct load {
+	enum bpf_prog_type type;
+	enum bpf_attach_type expected;
+	uint32_t btf_id, btf_obj_fd;
+};
+
+static char vlog[1 << 20];
+static int jit = -1;
+static int jit_of(int fd);
+
+/* Load @progname; on refusal print the verifier's log and exit 2. */
+static int prog_load(const struct load *l, int mapfd)
+{
+	struct bpf_insn prog[32];
+	union bpf_attr a;
+	int n, fd, e;
+
+	if (!strcmp(progname, "empty"))
+		n = emit_exit0(prog);
+	else if (!strcmp(progname, "count"))
+		n = emit_count(prog, mapfd, 1);
+	else if (!strcmp(progname, "nullderef"))
+		n = emit_count(prog, mapfd, 0);
+	else if (!strcmp(progname, "uninit")) {
+		/* r0 = r5, never written: the verifier knows it is unset. */
+		prog[0] = insn(BPF_ALU64 | BPF_MOV | BPF_X, R0, R5, 0, 0);
+		prog[1] = insn(BPF_JMP | BPF_EXIT, 0, 0, 0, 0);
+		n = 2;
+	} else
+		die("unknown program '%s' (empty, count, nullderef, uninit)",
+		    progname);
+
+	memset(&a, 0, sizeof(a));
+	a.prog_type = l->type;
+	a.expected_attach_type = l->expected;
+	a.attach_btf_id = l->btf_id;
+	a.attach_btf_obj_fd = l->btf_obj_fd;
+	a.insns = ptr(prog);
+	a.insn_cnt = n;
+	a.license = ptr("GPL");
+	strncpy(a.prog_name, "xdtb_prog", sizeof(a.prog_name) - 1);
+	fd = sys_bpf(BPF_PROG_LOAD, &a);
+	if (fd >= 0)
+		goto loaded;
+	e = errno;
+	/* Only now ask for the log: logging slows every load down. */
+	a.log_level = 1;
+	a.log_buf = ptr(vlog);
+	a.log_size = sizeof(vlog);
+	vlog[0] = 0;
+	fd = sys_bpf(BPF_PROG_LOAD, &a);
+	if (fd >= 0)
+		goto loaded;		/* a transient failure the first time */
+	if (e == KERNEL_ENOTSUPP || e == EOPNOTSUPP || e == EINVAL) {
+		if (!vlog[0] && l->type == BPF_PROG_TYPE_TRACING)
+			unsupported("BPF_PROG_LOAD of a %s program: %s",
+				    mech, errstr(e));
+	}
+	fprintf(stderr, "xdt-bpfbench: BPF_PROG_LOAD '%s' refused: %s\n"
+		"--- verifier log ---\n%s%s", progname, errstr(e),
+		vlog[0] ? vlog : "(empty)\n",
+		vlog[0] && vlog[strlen(vlog) - 1] != '\n' ? "\n" : "");
+	fflush(stderr);
+	exit(EX_VERIFIER);
+loaded:
+	jit = jit_of(fd);
+	return fd;
+}
+
+/*
+ * Was @fd's program JIT-compiled?  (bpf_jit_enable lives under
+ * /proc/sys/net, which a kernel without CONFIG_NET lacks; the program's own
+ * info says it either way.)
+ */
+static int jit_of(int fd)
+{
+	struct bpf_prog_info info;
+	union bpf_attr a;
+
+	memset(&info, 0, sizeof(info));
+	memset(&a, 0, sizeof(a));
+	a.info.bpf_fd = fd;
+	a.info.info_len = sizeof(info);
+	a.info.info = ptr(&info);
+	if (sys_bpf(BPF_OBJ_GET_INFO_BY_FD, &a) < 0)
+		return -1;
+	return info.jited_prog_len > 0;
+}
+
+/* ---- BTF: find a FUNC by name ---------------------------------------- */
+
+struct btf {
+	char *data;
+	const struct btf_header *hdr;
+	const char *types, *strs;
+	uint32_t first_id, nr_types, str_base;
+	const struct btf *base;
+};
+
+static int btf_open(struct btf *b, const char *path, const struct btf *base)
+{
+	size_t len;
+
+	memset(b, 0, sizeof(*b));
+	b->data = slurp(path, &len);
+	if (!b->data)
+		return -errno;
+	b->hdr = (const struct btf_header *)b->data;
+	if (len < sizeof(*b->hdr) || b->hdr->magic != BTF_MAGIC ||
+	    (size_t)b->hdr->hdr_len + b->hdr->type_off + b->hdr->type_len > len ||
+	    (size_t)b->hdr->hdr_len + b->hdr->str_off + b->hdr->str_len > len)
+		die("%s: not raw BTF (bad magic or section bounds)", path);
+	b->types = b->data + b->hdr->hdr_len + b->hdr->type_off;
+	b->strs = b->data + b->hdr->hdr_len + b->hdr->str_off;
+	b->base = base;
+	/* Split BTF (a module's) numbers its types and strings after its
+	 * base's: ids continue after vmlinux's last, string offsets after
+	 * vmlinux's string section. */
+	b->first_id = base ? base->first_id + base->nr_types : 1;
+	b->str_base = base ? base->str_base + base->hdr->str_len : 0;
+	return 0;
+}
+
+static const char *btf_str(const struct btf *b, uint32_t o)
+{
+	if (o < b->str_base)
+		return b->base ? btf_str(b->base, o) : "";
+	o -= b->str_base;
+	return o < b->hdr->str_len ? b->strs + o : "";
+}
+
+/* Bytes following struct btf_type for @t's kind, or -1 if unknown. */
+static long btf_extra(const struct btf_type *t)
+{
+	unsigned int vlen = BTF_INFO_VLEN(t->info);
+
+	switch (BTF_INFO_KIND(t->info)) {
+	case BTF_KIND_INT:
+		return 4;
+	case BTF_KIND_PTR: case BTF_KIND_FWD: case BTF_KIND_TYPEDEF:
+	case BTF_KIND_VOLATILE: case BTF_KIND_CONST: case BTF_KIND_RESTRICT:
+	case BTF_KIND_FUNC: case BTF_KIND_FLOAT: case BTF_KIND_TYPE_TAG:
+		return 0;
+	case BTF_KIND_ARRAY:
+		return sizeof(struct btf_array);
+	case BTF_KIND_STRUCT: case BTF_KIND_UNION:
+		return (long)vlen * sizeof(struct btf_member);
+	case BTF_KIND_ENUM:
+		return (long)vlen * sizeof(struct btf_enum);
+	case BTF_KIND_FUNC_PROTO:
+		return (long)vlen * sizeof(struct btf_param);
+	case BTF_KIND_VAR:
+		return sizeof(struct btf_var);
+	case BTF_KIND_DATASEC:
+		return (long)vlen * sizeof(struct btf_var_secinfo);
+	case BTF_KIND_DECL_TAG:
+		return sizeof(struct btf_decl_tag);
+	case BTF_KIND_ENUM64:
+		return (long)vlen * sizeof(struct btf_enum64);
+	}
+	return -1;
+}
+
+/* Walk every type once (counting them); return @func's FUNC id or 0. */
+static uint32_t btf_walk(struct btf *b, const char *path, const char *func)
+{
+	const char *p = b->types, *end = b->types + b->hdr->type_len;
+	uint32_t id = b->first_id, found = 0;
+
+	while (p < end) {
+		const struct btf_type *t = (const struct btf_type *)p;
+		long extra = btf_extra(t);
+
+		if (extra < 0)
+			die("%s: BTF kind %u at id %u is unknown to this reader",
+			    path, BTF_INFO_KIND(t->info), id);
+		if (!found && func && BTF_INFO_KIND(t->info) == BTF_KIND_FUNC &&
+		    !strcmp(btf_str(b, t->name_off), func))
+			found = id;
+		p += sizeof(*t) + extra;
+		id++;
+	}
+	b->nr_types = id - b->first_id;
+	return found;
+}
+
+/* The BTF object fd of module @name (for attach_btf_obj_fd). */
+static int btf_module_fd(const char *name)
+{
+	union bpf_attr a;
+	uint32_t id = 0;
+
+	for (;;) {
+		struct bpf_btf_info info;
+		char nm[64];
+		int fd;
+
+		memset(&a, 0, sizeof(a));
+		a.start_id = id;
+		if (sys_bpf(BPF_BTF_GET_NEXT_ID, &a) < 0)
+			die("no BTF object for module %s (BPF_BTF_GET_NEXT_ID: "
+			    "%s)", name, errstr(errno));
+		id = a.next_id;
+		memset(&a, 0, sizeof(a));
+		a.btf_id = id;
+		fd = sys_bpf(BPF_BTF_GET_FD_BY_ID, &a);
+		if (fd < 0)
+			continue;	/* gone meanwhile */
+		memset(&info, 0, sizeof(info));
+		memset(nm, 0, sizeof(nm));
+		info.name = ptr(nm);
+		info.name_len = sizeof(nm);
+		memset(&a, 0, sizeof(a));
+		a.info.bpf_fd = fd;
+		a.info.info_len = sizeof(info);
+		a.info.info = ptr(&info);
+		if (sys_bpf(BPF_OBJ_GET_INFO_BY_FD, &a) == 0 &&
+		    info.kernel_btf && !strcmp(nm, name))
+			return fd;
+		close(fd);
+	}
+}
+
+/* Find @func in vmlinux's BTF, else in a module's; fill @l. */
+static void btf_find_func(const char *func, struct load *l)
+{
+	static struct btf vml;
+	static int vml_open;
+	struct dirent *de;
+	DIR *d;
+
+	if (!vml_open) {
+		int err = btf_open(&vml, "/sys/kernel/btf/vmlinux", NULL);
+
+		if (err == -ENOENT)
+			unsupported("no /sys/kernel/btf/vmlinux: kernel built "
+				    "without CONFIG_DEBUG_INFO_BTF");
+		if (err)
+			die("/sys/kernel/btf/vmlinux: %s", strerror(-err));
+		vml_open = 1;
+	}
+	l->btf_id = btf_walk(&vml, "vmlinux BTF", func);
+	l->btf_obj_fd = 0;
+	if (l->btf_id)
+		return;
+	d = opendir("/sys/kernel/btf");
+	while (d && (de = readdir(d))) {
+		char path[300];
+		struct btf mb;
+
+		if (de->d_name[0] == '.' || !strcmp(de->d_name, "vmlinux"))
+			continue;
+		snprintf(path, sizeof(path), "/sys/kernel/btf/%s", de->d_name);
+		if (btf_open(&mb, path, &vml))
+			continue;
+		l->btf_id = btf_walk(&mb, path, func);
+		free(mb.data);
+		if (l->btf_id) {
+			l->btf_obj_fd = btf_module_fd(de->d_name);
+			break;
+		}
+	}
+	if (d)
+		closedir(d);
+	if (!l->btf_id)
+		die("%s: no BTF FUNC of that name in vmlinux or any module "
+		    "(static, inlined, or a module built without BTF?)", func);
+}
+
+/* ---- what the kernel used --------------------------------------------- */
+
+static unsigned long kallsyms_addr(const char *name);
+
+/*
+ * Flags of the kprobe at @func+@o in debugfs' kprobes/list, whose lines
+ * read "<addr>  k  <sym>+0x<off>  <module> [FTRACE]...".  Matched by
+ * address: a module's kallsyms may name the address after another symbol
+ * there (riscv64 modules carry ISA mapping symbols such as $xrv64i2p1...).
+ */
+static const char *kprobe_via(const char *func, unsigned long o)
+{
+	char *list = slurp("/sys/kernel/debug/kprobes/list", NULL), *ln;
+	unsigned long addr = kallsyms_addr(func);
+	const char *via = "unknown";
+	char want[200];
+
+	if (!list)
+		return "unknown";
+	snprintf(want, sizeof(want), " %s+0x%lx ", func, o);
+	for (ln = strtok(list, "\n"); ln; ln = strtok(NULL, "\n")) {
+		if (addr ? strtoul(ln, NULL, 16) != addr + o
+			 : !strstr(ln, want))
+			continue;
+		if (strstr(ln, "[FTRACE]"))
+			via = "ftrace";
+		else if (strstr(ln, "[OPTIMIZED]"))
+			via = "optprobe";
+		else
+			via = TRAP_NAME;
+		break;
+	}
+	free(list);
+	return via;
+}
+
+/*
+ * Does tracefs' enabled_functions show @func's ftrace site calling a direct
+ * trampoline?  Its line reads "func [mod] (1) R I D ..." with a
+ * "\tdirect-->" line after it.
+ */
+static int ftrace_direct(const char *func)
+{
+	char *s = slurp(TRACEFS "/enabled_functions", NULL), *ln;
+	size_t n = strlen(func);
+	int direct = 0, mine = 0;
+
+	if (!s)
+		return 0;
+	for (ln = strtok(s, "\n"); ln; ln = strtok(NULL, "\n")) {
+		if (ln[0] == '\t') {
+			if (mine && !strncmp(ln, "\tdirect-->", 10))
+				direct = 1;
+			continue;
+		}
+		mine = !strncmp(ln, func, n) && ln[n] == ' ';
+		if (mine) {
+			const char *flags = strchr(ln, ')');
+
+			if (flags && strstr(flags, " D"))
+				direct = 1;
+		}
+	}
+	free(s);
+	return direct;
+}
+
+/* ---- attachments ------------------------------------------------------ */
+
+static char *funcs[MAXF];
+static int nfuncs;
+static char via[256];
+
+/* Add @v to via=, a comma list of the distinct mechanisms seen. */
+static void add_via(const char *v)
+{
+	char have[sizeof(via) + 2], key[72];
+
+	snprintf(have, sizeof(have), ",%s,", via);
+	snprintf(key, sizeof(key), ",%s,", v);
+	if (strstr(have, key))
+		return;
+	if (via[0])
+		strncat(via, ",", sizeof(via) - strlen(via) - 1);
+	strncat(via, v, sizeof(via) - strlen(via) - 1);
+}
+
+static int pmu_value(const char *path, const char *prefix)
+{
+	char *s = slurp(path, NULL);
+	int v;
+
+	if (!s)
+		return -1;
+	v = atoi(s + (prefix && !strncmp(s, prefix, strlen(prefix))
+		      ? strlen(prefix) : 0));
+	free(s);
+	return v;
+}
+
+static int kprobe_open(const char *func, unsigned long o, int ret, int progfd)
+{
+	struct perf_event_attr pa;
+	int type, fd, bit;
+
+	type = pmu_value("/sys/bus/event_source/devices/kprobe/type", NULL);
+	if (type < 0)
+		unsupported("no kprobe PMU "
+			    "(/sys/bus/event_source/devices/kprobe/type)");
+	memset(&pa, 0, sizeof(pa));
+	pa.size = sizeof(pa);
+	pa.type = type;
+	if (ret) {
+		/* format/retprobe reads "config:N". */
+		bit = pmu_value("/sys/bus/event_source/devices/kprobe/format/"
+				"retprobe", "config:");
+		if (bit < 0)
+			unsupported("kprobe PMU has no retprobe format bit");
+		pa.config = 1ULL << bit;
+	}
+	pa.kprobe_func = ptr(func);
+	pa.probe_offset = o;
+	pa.sample_period = 1;
+	pa.wakeup_events = 1;
+	fd = sys_perf_event_open(&pa, -1, 0, -1, PERF_FLAG_FD_CLOEXEC);
+	if (fd < 0)
+		die("perf_event_open(kprobe PMU, %s%s+%#lx): %s", ret ? "ret " : "",
+		    func, o, errstr(errno));
+	if (ioctl(fd, PERF_EVENT_IOC_SET_BPF, progfd) < 0)
+		die("PERF_EVENT_IOC_SET_BPF on %s: %s", func, errstr(errno));
+	if (ioctl(fd, PERF_EVENT_IOC_ENABLE, 0) < 0)
+		die("PERF_EVENT_IOC_ENABLE on %s: %s", func, errstr(errno));
+	return fd;
+}
+
+static int tracing_open(int progfd)
+{
+	union bpf_attr a;
+	int fd;
+
+	memset(&a, 0, sizeof(a));
+	a.raw_tracepoint.name = 0;	/* a tracing program: its BTF target */
+	a.raw_tracepoint.prog_fd = progfd;
+	fd = sys_bpf(BPF_RAW_TRACEPOINT_OPEN, &a);
+	if (fd < 0 && (errno == KERNEL_ENOTSUPP || errno == EOPNOTSUPP))
+		unsupported("BPF trampoline attach: %s: this kernel cannot "
+			    "call a trampoline from the function's ftrace site "
+			    "(6.1 needs DYNAMIC_FTRACE_WITH_DIRECT_CALLS, which "
+			    "only x86_64 has)", errstr(errno));
+	if (fd < 0)
+		die("BPF_RAW_TRACEPOINT_OPEN (%s): %s", mech, errstr(errno));
+	return fd;
+}
+
+/* Address of @name (text symbol) from /proc/kallsyms, or 0. */
+static unsigned long kallsyms_addr(const char *name)
+{
+	FILE *f = fopen("/proc/kallsyms", "r");
+	char line[512], sym[256], type;
+	unsigned long addr, found = 0;
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "%lx %c %255s", &addr, &type, sym) == 3 &&
+		    (type == 't' || type == 'T') && !strcmp(sym, name)) {
+			found = addr;
+			break;
+		}
+	fclose(f);
+	return found;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int kprobe_multi_open(int progfd)
+{
+	const char *syms[MAXF];
+	unsigned long addrs[MAXF];
+	union bpf_attr a;
+	int fd, i;
+
+	/* 6.1 looks symbols up with a binary search: give them sorted. */
+	for (i = 0; i < nfuncs; i++)
+		syms[i] = funcs[i];
+	qsort(syms, nfuncs, sizeof(*syms), cmp_str);
+	memset(&a, 0, sizeof(a));
+	a.link_create.prog_fd = progfd;
+	a.link_create.attach_type = BPF_TRACE_KPROBE_MULTI;
+	a.link_create.kprobe_multi.cnt = nfuncs;
+	a.link_create.kprobe_multi.syms = ptr(syms);
+	fd = sys_bpf(BPF_LINK_CREATE, &a);
+	if (fd < 0 && errno == EOPNOTSUPP)
+		unsupported("kprobe_multi link: EOPNOTSUPP (kernel built "
+			    "without CONFIG_FPROBE; 6.1 has it on x86_64 only)");
+	if (fd >= 0) {
+		add_via("fprobe");
+		return fd;
+	}
+	if (errno != ESRCH)
+		die("BPF_LINK_CREATE kprobe_multi: %s", errstr(errno));
+	/* 6.1 resolves only vmlinux symbols (module symbols came in 6.3):
+	 * give addresses from /proc/kallsyms instead. */
+	for (i = 0; i < nfuncs; i++) {
+		addrs[i] = kallsyms_addr(funcs[i]);
+		if (!addrs[i])
+			die("kprobe_multi: %s not in /proc/kallsyms", funcs[i]);
+	}
+	memset(&a, 0, sizeof(a));
+	a.link_create.prog_fd = progfd;
+	a.link_create.attach_type = BPF_TRACE_KPROBE_MULTI;
+	a.link_create.kprobe_multi.cnt = nfuncs;
+	a.link_create.kprobe_multi.addrs = ptr(addrs);
+	fd = sys_bpf(BPF_LINK_CREATE, &a);
+	if (fd < 0)
+		die("BPF_LINK_CREATE kprobe_multi (addresses): %s",
+		    errstr(errno));
+	add_via("fprobe-addrs");
+	return fd;
+}
+
+/* kprobe_events: a trace kprobe per function, no BPF. */
+static void kev_name(char *buf, size_t n, const char *func)
+{
+	size_t i;
+
+	/* Event names are at most 64 bytes (MAX_EVENT_NAME_LEN). */
+	snprintf(buf, n, "xdtb_%s", func);
+	for (i = 0; buf[i]; i++)
+		if (!isalnum((unsigned char)buf[i]))
+			buf[i] = '_';
+}
+
+static void kev_remove(const char *func)
+{
+	char name[64], cmd[256];
+
+	kev_name(name, sizeof(name), func);
+	snprintf(cmd, sizeof(cmd), TRACEFS "/events/kprobes/%s/enable", name);
+	write_str(cmd, "0", O_TRUNC);
+	snprintf(cmd, sizeof(cmd), "-:%s\n", name);
+	write_str(TRACEFS "/kprobe_events", cmd, O_APPEND);
+}
+
+static void kev_add(const char *func, unsigned long o)
+{
+	char name[64], cmd[400];
+	int err;
+
+	if (access(TRACEFS "/kprobe_events", F_OK))
+		unsupported("no " TRACEFS "/kprobe_events (tracefs not "
+			    "mounted, or no CONFIG_KPROBE_EVENTS)");
+	kev_remove(func);	/* a leftover from an earlier run */
+	kev_name(name, sizeof(name), func);
+	snprintf(cmd, sizeof(cmd), "p:%s %s+%lu\n", name, func, o);
+	err = write_str(TRACEFS "/kprobe_events", cmd, O_APPEND);
+	if (err)
+		die("kprobe_events '%s': %s", name, strerror(-err));
+	snprintf(cmd, sizeof(cmd), TRACEFS "/events/kprobes/%s/enable", name);
+	err = write_str(cmd, "1", O_TRUNC);
+	if (err)
+		die("%s: %s", cmd, strerror(-err));
+}
+
+/* Hits of @func's event in kprobe_profile: "  name   hits   misses". */
+static long long kev_hits(const char *func)
+{
+	char *s = slurp(TRACEFS "/kprobe_profile", NULL), *ln, name[64];
+	long long hits = -1;
+
+	kev_name(name, sizeof(name), func);
+	if (!s)
+		die(TRACEFS "/kprobe_profile: %s", strerror(errno));
+	for (ln = strtok(s, "\n"); ln; ln = strtok(NULL, "\n")) {
+		char nm[128];
+		long long h;
+
+		if (sscanf(ln, "%127s %lld", nm, &h) == 2 && !strcmp(nm, name))
+			hits = h;
+	}
+	free(s);
+	if (hits < 0)
+		die("%s not in kprobe_profile", name);
+	return hits;
+}
+
+/* ---- main ------------------------------------------------------------- */
+
+static void split_funcs(char *s)
+{
+	char *f;
+
+	for (f = strtok(s, ","); f; f = strtok(NULL, ","))
+		if (nfuncs < MAXF)
+			funcs[nfuncs++] = f;
+		else
+			die("at most %d functions", MAXF);
+	if (!nfuncs)
+		die("--func needs a function name");
+}
+
+static int usage(void)
+{
+	fprintf(stderr,
+		"usage: xdt-bpfbench attach --mech MECH [--prog PROG] "
+		"--func F[,F...] [--off N] -- CMD [ARG...]\n"
+		"       xdt-bpfbench load --prog PROG [--type kprobe|fentry]\n"
+		"MECH: kprobe kprobe-off kretprobe fentry fexit kprobe-multi "
+		"kprobe-events\n"
+		"PROG: empty count (valid), nullderef uninit (malformed)\n");
+	return EX_ERR;
+}
+
+static int run_cmd(char **argv)
+{
+	int status;
+	pid_t pid = fork();
+
+	if (pid < 0)
+		die("fork: %s", strerror(errno));
+	if (pid == 0) {
+		execvp(argv[0], argv);
+		fprintf(stderr, "xdt-bpfbench: %s: %s\n", argv[0],
+			strerror(errno));
+		_exit(127);
+	}
+	if (waitpid(pid, &status, 0) < 0)
+		die("waitpid: %s", strerror(errno));
+	return WIFEXITED(status) ? WEXITSTATUS(status)
+				 : 128 + WTERMSIG(status);
+}
+
+int main(int argc, char **argv)
+{
+	const char *type = "kprobe";
+	char *funclist = NULL, **cmd = NULL;
+	int fds[MAXF], nfds = 0, mapfd = -1, progfd = -1, i, status;
+	int is_load, uses_bpf, ret = 0, kev;
+	uint64_t t0, load_ns = 0, attach_ns, detach_ns;
+	long long count = -1;
+	struct load l = { .type = BPF_PROG_TYPE_KPROBE };
+
+	if (argc < 2)
+		return usage();
+	is_load = !strcmp(argv[1], "load");
+	if (!is_load && strcmp(argv[1], "attach"))
+		return usage();
+	for (i = 2; i < argc; i++) {
+		const char *o = argv[i];
+
+		if (!strcmp(o, "--")) {
+			cmd = argv + i + 1;
+			break;
+		}
+		if (i + 1 >= argc)
+			return usage();
+		if (!strcmp(o, "--mech"))
+			mech = argv[++i];
+		else if (!strcmp(o, "--prog"))
+			progname = argv[++i];
+		else if (!strcmp(o, "--func"))
+			funclist = argv[++i];
+		else if (!strcmp(o, "--off"))
+			off = strtoul(argv[++i], NULL, 0);
+		else if (!strcmp(o, "--type"))
+			type = argv[++i];
+		else
+			return usage();
+	}
+	setvbuf(stdout, NULL, _IOLBF, 0);
+
+	if (is_load) {
+		/* Load only: the verifier's verdict, nothing attached. */
+		mech = type;
+		if (!strcmp(type, "fentry")) {
+			l.type = BPF_PROG_TYPE_TRACING;
+			l.expected = BPF_TRACE_FENTRY;
+			btf_find_func(funclist ? funclist : "vfs_read", &l);
+		} else if (strcmp(type, "kprobe"))
+			return usage();
+		mapfd = map_create();
+		progfd = prog_load(&l, mapfd);
+		printf("loaded prog=%s type=%s jit=%d\n", progname, type, jit);
+		return EX_OK;
+	}
+
+	if (!funclist || !cmd || !cmd[0] || !mech[0])
+		return usage();
+	funcarg = funclist;
+	{
+		static char copy[4096];
+
+		snprintf(copy, sizeof(copy), "%s", funclist);
+		split_funcs(copy);
+	}
+	kev = !strcmp(mech, "kprobe-events");
+	uses_bpf = !kev;
+	if (kev)
+		progname = "none";
+	if (!strcmp(mech, "kprobe") && off)
+		die("--mech kprobe attaches at entry; use kprobe-off with --off");
+	if (!strcmp(mech, "fentry") || !strcmp(mech, "fexit")) {
+		l.type = BPF_PROG_TYPE_TRACING;
+		l.expected = mech[1] == 'e' ? BPF_TRACE_FENTRY : BPF_TRACE_FEXIT;
+	} else if (!strcmp(mech, "kprobe-multi"))
+		l.expected = BPF_TRACE_KPROBE_MULTI;
+	else if (strcmp(mech, "kprobe") && strcmp(mech, "kprobe-off") &&
+		 strcmp(mech, "kretprobe") && !kev)
+		die("unknown mechanism '%s'", mech);
+
+	/* Load: one map and one program shared by every attachment (a
+	 * trampoline program is bound to one BTF target: one per function). */
+	t0 = now_ns();
+	if (uses_bpf && strcmp(progname, "empty"))
+		mapfd = map_create();
+	if (uses_bpf && l.type != BPF_PROG_TYPE_TRACING)
+		progfd = prog_load(&l, mapfd);
+	load_ns = now_ns() - t0;
+
+	t0 = now_ns();
+	if (!strcmp(mech, "kprobe-multi")) {
+		fds[nfds++] = kprobe_multi_open(progfd);
+	} else {
+		for (i = 0; i < nfuncs; i++) {
+			if (kev) {
+				kev_add(funcs[i], off);
+			} else if (l.type == BPF_PROG_TYPE_TRACING) {
+				uint64_t tl = now_ns();
+				int pfd;
+
+				btf_find_func(funcs[i], &l);
+				pfd = prog_load(&l, mapfd);
+				load_ns += now_ns() - tl;
+				t0 += now_ns() - tl;
+				fds[nfds++] = tracing_open(pfd);
+				close(pfd);	/* the link holds it */
+				if (l.btf_obj_fd)
+					close(l.btf_obj_fd);
+			} else {
+				fds[nfds++] = kprobe_open(funcs[i], off,
+					!strcmp(mech, "kretprobe"), progfd);
+			}
+		}
+	}
+	attach_ns = now_ns() - t0;
+
+	/* What the kernel used, read while everything is attached. */
+	for (i = 0; i < nfuncs; i++) {
+		if (l.type == BPF_PROG_TYPE_TRACING)
+			add_via(ftrace_direct(funcs[i])
+				? "trampoline-ftrace-direct" : "trampoline");
+		else if (strcmp(mech, "kprobe-multi")) {
+			const char *v = kprobe_via(funcs[i], off);
+
+			if (!strcmp(mech, "kretprobe")) {
+				char rv[64];
+
+				snprintf(rv, sizeof(rv), "%s+ret", v);
+				add_via(rv);
+			} else
+				add_via(v);
+		}
+	}
+
+	status = run_cmd(cmd);
+
+	if (kev) {
+		count = 0;
+		for (i = 0; i < nfuncs; i++)
+			count += kev_hits(funcs[i]);
+	} else if (mapfd >= 0)
+		count = map_sum(mapfd);
+
+	t0 = now_ns();
+	if (kev)
+		for (i = 0; i < nfuncs; i++)
+			kev_remove(funcs[i]);
+	for (i = 0; i < nfds; i++) {
+		if (!strcmp(mech, "kprobe") || !strcmp(mech, "kprobe-off") ||
+		    !strcmp(mech, "kretprobe"))
+			ioctl(fds[i], PERF_EVENT_IOC_DISABLE, 0);
+		close(fds[i]);
+	}
+	detach_ns = now_ns() - t0;
+
+	printf("mech=%s prog=%s func=%s off=%lu via=%s ", mech, progname,
+	       funcarg, off, via[0] ? via : "unknown");
+	if (count >= 0)
+		printf("count=%lld ", count);
+	else
+		printf("count=- ");
+	printf("jit=%d load_ns=%llu attach_ns=%llu detach_ns=%llu status=%d\n",
+	       jit, (unsigned long long)load_ns,
+	       (unsigned long long)attach_ns, (unsigned long long)detach_ns,
+	       status);
+	if (progfd >= 0)
+		close(progfd);
+	if (mapfd >= 0)
+		close(mapfd);
+	if (status)
+		ret = EX_CMD;
+	return ret;
+}
