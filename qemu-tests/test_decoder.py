@@ -967,6 +967,22 @@ def test_vmlinux_boundaries_match_objdump(check_tool, vmlinux_copy):
     assert not mismatches, (report + "\n" + "\n".join(mismatches[:50]))
 
 
+def walk_listing(stdout):
+    """xdt-decode-check's per-instruction listing: ({func: [(off, len,
+    class)]}, {func: size}), aliases listed under every name."""
+    per, size, names = collections.defaultdict(list), {}, []
+    for line in stdout.splitlines():
+        v = line.split()
+        if v[0] == "@":
+            names = [v[1]] + v[4:]
+            for n in names:
+                size[n] = int(v[3])
+        elif v[0] != "#":
+            for n in names:
+                per[n].append((int(v[1]), int(v[2]), v[3]))
+    return per, size
+
+
 def test_vmlinux_prologues(check_tool, vmlinux_copy):
     """Sanity for fbt on the functions it will probe first: -f finds them
     (aliases included), every instruction decodes, the walk ends exactly at
@@ -976,17 +992,7 @@ def test_vmlinux_prologues(check_tool, vmlinux_copy):
         args += ["-f", f]
     r = subprocess.run(args + [vmlinux_copy], capture_output=True,
                        text=True, check=True)
-    per = collections.defaultdict(list)
-    size = {}
-    for line in r.stdout.splitlines():
-        v = line.split()
-        if v[0] == "@":
-            names = [v[1]] + v[4:]
-            for n in names:
-                size[n] = int(v[3])
-        elif v[0] != "#":
-            for n in names:
-                per[n].append((int(v[1]), int(v[2]), v[3]))
+    per, size = walk_listing(r.stdout)
     assert set(IMPORTANT) <= set(per), sorted(per)
     for f in IMPORTANT:
         lst = per[f]
@@ -1097,16 +1103,7 @@ def test_vmlinux_walk_named_functions(check_tool, tmp_path, isa, funcs):
         args += ["-f", f]
     r = subprocess.run(args + [vml], capture_output=True, text=True,
                        check=True)
-    per, size, names = collections.defaultdict(list), {}, []
-    for line in r.stdout.splitlines():
-        v = line.split()
-        if v[0] == "@":
-            names = [v[1]] + v[4:]
-            for n in names:
-                size[n] = int(v[3])
-        elif v[0] != "#":
-            for n in names:
-                per[n].append((int(v[1]), int(v[2]), v[3]))
+    per, size = walk_listing(r.stdout)
     assert set(funcs) <= set(per), sorted(per)
     for f in funcs:
         lst = per[f]

@@ -55,17 +55,8 @@ static s64 sext(u32 v, unsigned int bits)
 
 static void clear(struct xdt_a64_insn *out, u32 w)
 {
-	out->insn = w;
-	out->cls = XDT_INSN_OTHER;
-	out->op = XDT_A64_OP_NONE;
-	out->flags = 0;
-	out->rd = 0;
-	out->rn = 0;
-	out->rm = 0;
-	out->cond = 0;
-	out->bit = 0;
-	out->size = 0;
-	out->imm = 0;
+	*out = (struct xdt_a64_insn){ .insn = w, .cls = XDT_INSN_OTHER,
+				      .op = XDT_A64_OP_NONE };
 }
 
 static int bad(struct xdt_a64_insn *out)

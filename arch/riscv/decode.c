@@ -33,14 +33,8 @@ static s32 sext(u32 v, unsigned int bits)
 
 static void clear(struct xdt_rv_insn *in)
 {
-	in->len = 0;
-	in->cls = XDT_INSN_BAD;
-	in->op = XDT_RV_OP_NONE;
-	in->compressed = 0;
-	in->rd = 0;
-	in->rs1 = 0;
-	in->rs2 = 0;
-	in->imm = 0;
+	*in = (struct xdt_rv_insn){ .cls = XDT_INSN_BAD,
+				    .op = XDT_RV_OP_NONE };
 }
 
 static int bad(struct xdt_rv_insn *in)
