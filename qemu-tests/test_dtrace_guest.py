@@ -304,3 +304,23 @@ def test_fbt_coverage_and_refusals(xdt):
     REPORT.append(f"xdt fbt coverage {xdt.isa}: {probes} probes on "
                   f"{len(funcs)} vmlinux functions; {sum(refused.values())} "
                   f"refused ({top})")
+
+
+def test_notrace_function_gets_the_isa_fallback(xdt):
+    """__do_sys_newuname is `inline` in the source, which the kernel makes
+    notrace: no ftrace site.  x86_64 patches its `push %rbp`, riscv64 its
+    frame-opening `c.addi16sp` (both emulated, exact counts); aarch64
+    refuses it, saying why (its EL1 trap frame rules out emulating a
+    prologue; see arch/aarch64/fbt_isa.c)."""
+    if xdt.isa == "aarch64":
+        r = dtrace(xdt, "-l", "-v", "-n", "fbt::__do_sys_newuname:")
+        assert "refused: no ftrace NOP at entry" in r.stdout, r
+        return
+    r = dtrace(xdt, "-qn", "fbt::__do_sys_newuname:entry,"
+               "fbt::__do_sys_newuname:return /execname == \"uname\"/ "
+               "{ @[probename] = count(); }", "-c",
+               script(xdt, "uname5",
+                      "for i in 1 2 3 4 5; do uname >/dev/null; done\n"))
+    assert r.ok, r
+    got = dict(re.findall(r"^\s+(entry|return)\s+(\d+)\s*$", r.stdout, re.M))
+    assert got == {"entry": "5", "return": "5"}, r.stdout
