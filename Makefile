@@ -26,7 +26,7 @@ isa_field = $(shell awk -v i=$(1) '$$1 == i { print $$$(2) }' arch/isas)
 cross = $(call isa_field,$(1),4)
 
 .PHONY: all deps kernels busybox guest modules xdt-ko host-dtrace test demo \
-	clean-cache
+	bench bench-quick clean-cache
 .NOTPARALLEL:
 # init binaries are inputs of the initramfs, not intermediates to delete.
 .SECONDARY:
@@ -119,6 +119,14 @@ test: all
 
 demo: all
 	@tools/xdt-vm demo
+
+# Probe cost, xdt against the eBPF mechanisms, per ISA (bench/README.md).
+# ISAS/XDT_ISAS select the ISAs (exported above); results in bench/results/.
+bench: all
+	@$(PYTHON) bench/run.py
+
+bench-quick: all
+	@$(PYTHON) bench/run.py --quick
 
 clean-cache:
 	rm -rf $(BUILD)

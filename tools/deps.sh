@@ -11,6 +11,7 @@ PKGS=(
 	gcc-riscv64-linux-gnu libc6-dev-riscv64-cross
 	linux-source-6.1 gdb-multiarch
 	libcapstone-dev liblua5.4-dev
+	python3-matplotlib
 )
 # Tests inject a package that cannot exist to exercise the not-root message.
 PKGS+=(${XDT_DEPS_EXTRA:-})
