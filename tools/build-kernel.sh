@@ -31,6 +31,16 @@ key=$( {
 out=$XDT_CACHE/kernel/$isa-$key
 link=$XDT_CACHE/kernel/$isa.current
 
+# One builder per tree: a second `make` (another shell, a test building a
+# module) waits here and then finds the tree done, instead of wiping it
+# half-way through the first build.
+mkdir -p "$XDT_CACHE/kernel"
+exec 9>"$out.lock"
+if ! flock -n 9; then
+	echo "kernel $isa: another build of $out is running; waiting for it"
+	flock 9
+fi
+
 if [[ -f $out/.xdt-done ]]; then
 	ln -sfn "$out" "$link"
 	exit 0
@@ -90,5 +100,5 @@ touch "$out/.xdt-done"
 ln -sfn "$out" "$link"
 # Keep one tree per ISA: older keys are dead weight (a few GiB each).
 for old in "$XDT_CACHE/kernel/$isa"-*; do
-	[[ $old == "$out" || ! -d $old ]] || rm -rf "$old"
+	[[ $old == "$out" || $old == "$out.lock" ]] || rm -rf "$old"
 done
