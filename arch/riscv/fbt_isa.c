@@ -10,10 +10,11 @@
  * live, enabling is refused, writing nothing.
  *
  * Functions without the ftrace slot (notrace) fall back to a first
- * instruction that opens the frame: `addi sp, sp, -N` / `c.addi16sp`
- * (registers only) or `sd ra, N(sp)` / `c.sdsp ra, N(sp)`.  The store is
- * safe to emulate here, unlike arm64's pre-indexed stp: it writes at or
- * above sp, and a kernel-mode trap frame is pushed below sp.
+ * instruction that opens the frame: `addi sp, sp, -N`, `c.addi16sp` or
+ * `c.addi sp, -N` (registers only; riscv's trap return reloads sp from
+ * pt_regs), or `sd ra, N(sp)` / `c.sdsp ra, N(sp)`.  The store is safe to
+ * emulate here, unlike arm64's pre-indexed stp: it writes at or above sp,
+ * and a kernel-mode trap frame is pushed below sp.
  *
  * Return: decoding the function from its start (RVC mixes 2- and 4-byte
  * instructions, so boundaries come from the decoder, which is checked
@@ -61,6 +62,10 @@ static bool prologue(u32 w, unsigned int len, struct xdt_site_desc *d)
 		d->aux = sext(((h >> 12) & 1) << 9 | ((h >> 6) & 1) << 4 |
 			      ((h >> 5) & 1) << 6 | ((h >> 3) & 3) << 7 |
 			      ((h >> 2) & 1) << 5, 10);
+	} else if (len == 2 && (h & 0xef83) == 0x0101) {	/* c.addi sp */
+		/* gas's choice for small frames: addi sp,sp,-32 -> 0x1101 */
+		d->kind = SITE_SP_ADJ;
+		d->aux = sext(((h >> 12) & 1) << 5 | ((h >> 2) & 0x1f), 6);
 	} else if (len == 4 && (w & 0x01fff07f) == 0x00113023) { /* sd ra */
 		d->kind = SITE_SD_RA;
 		d->aux = sext((w >> 25) << 5 | ((w >> 7) & 0x1f), 12);
