@@ -31,7 +31,6 @@ import json
 import os
 import random
 import re
-import shutil
 import statistics
 import subprocess
 import sys
@@ -102,23 +101,7 @@ def log(msg):
 
 
 def first_body_offset(isa, ko):
-    """Offset in xdt_bench_target of its first instruction after the
-    ftrace/patchable-entry site (as qemu-tests/test_bench_baselines.py)."""
-    cross = xdtvm.ISAS[isa]["cross"]
-    objdump = shutil.which(f"{cross}objdump") or "objdump"
-    out = subprocess.run([objdump, "-d", "--no-show-raw-insn", ko],
-                         capture_output=True, text=True, check=True).stdout
-    body = out.split(f"<{TARGET}>:\n", 1)[1].split("\n\n", 1)[0]
-    for line in body.splitlines():
-        m = re.match(r"\s*([0-9a-f]+):\s+(\S+)", line)
-        if not m:
-            continue
-        off, mnem = int(m.group(1), 16), m.group(2)
-        if mnem in ("nop", "c.nop", "endbr64", "bti", "hint") or (
-                isa == "x86_64" and mnem == "call" and off == 0):
-            continue
-        return off, line.split(":", 1)[1].strip()
-    raise SystemExit(f"no body instruction in {TARGET}:\n{body}")
+    return xdtvm.first_body_insn(isa, ko, TARGET)
 
 
 def fields(line):

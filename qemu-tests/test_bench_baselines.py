@@ -10,8 +10,6 @@ guest/xdt-bpfbench is built here for the guest's ISA and pushed to /tmp, so
 the test does not depend on it being in the initramfs yet.
 """
 import os
-import re
-import shutil
 import subprocess
 
 import pytest
@@ -97,21 +95,7 @@ def build_bench_module(isa):
 def first_body_offset(isa, ko):
     """Offset in xdt_bench_target of its first instruction after the
     ftrace/patchable-entry site: straight-line code, run once per call."""
-    cross = xdtvm.ISAS[isa]["cross"]
-    objdump = shutil.which(f"{cross}objdump") or "objdump"
-    out = subprocess.run([objdump, "-d", "--no-show-raw-insn", ko],
-                         capture_output=True, text=True, check=True).stdout
-    body = out.split(f"<{TARGET}>:\n", 1)[1].split("\n\n", 1)[0]
-    for line in body.splitlines():
-        m = re.match(r"\s*([0-9a-f]+):\s+(\S+)", line)
-        if not m:
-            continue
-        off, mnem = int(m.group(1), 16), m.group(2)
-        if mnem in ("nop", "c.nop", "endbr64", "bti", "hint") or (
-                isa == "x86_64" and mnem == "call" and off == 0):
-            continue
-        return off
-    raise AssertionError(f"no body instruction in {TARGET}:\n{body}")
+    return xdtvm.first_body_insn(isa, ko, TARGET)[0]
 
 
 @pytest.fixture(scope="session")

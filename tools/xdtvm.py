@@ -502,6 +502,27 @@ def elf_symbol_bytes(path, symbol, length):
     raise XdtError(f"{path}: {symbol} at {addr:#x} is in no PROGBITS section")
 
 
+def first_body_insn(isa, obj, func):
+    """(offset, disassembly) of @func's first instruction after the
+    ftrace/patchable-entry site and landing pads, in object @obj: where an
+    instruction probe lands on straight-line code run once per call."""
+    cross = ISAS[isa]["cross"]
+    objdump = shutil.which(f"{cross}objdump") or "objdump"
+    out = subprocess.run([objdump, "-d", "--no-show-raw-insn", obj],
+                         capture_output=True, text=True, check=True).stdout
+    body = out.split(f"<{func}>:\n", 1)[1].split("\n\n", 1)[0]
+    for line in body.splitlines():
+        m = re.match(r"\s*([0-9a-f]+):\s+(\S+)", line)
+        if not m:
+            continue
+        off, mnem = int(m.group(1), 16), m.group(2)
+        if mnem in ("nop", "c.nop", "endbr64", "bti", "hint") or (
+                isa == "x86_64" and mnem == "call" and off == 0):
+            continue
+        return off, line.split(":", 1)[1].strip()
+    raise XdtError(f"no body instruction in {func}:\n{body}")
+
+
 # ftrace_init() rewrites every function's compiler-emitted patch site at boot,
 # so live text differs from vmlinux there and only there.  This is the site
 # xdt's fbt entry probe will meet first: (vmlinux bytes, boot-time bytes).
