@@ -66,6 +66,11 @@ int list_probes(const struct xdt_probedesc *m, int verbose)
 	}
 	free(pi);
 	close(fd);
+	if (!q.count && q.err[0]) {
+		fprintf(stderr, "dtrace: failed to match %s:%s:%s:%s: %.*s\n",
+			m->prov, m->mod, m->func, m->name, (int)sizeof(q.err), q.err);
+		return 1;
+	}
 	if (!q.count && (m->prov[0] || m->mod[0] || m->func[0] || m->name[0])) {
 		fprintf(stderr, "dtrace: failed to match %s:%s:%s:%s: No probe matches description\n",
 			m->prov, m->mod, m->func, m->name);
@@ -294,8 +299,14 @@ int consume(const struct prog *p, const struct dt_opts *o)
 		r.ncpus = 1;
 	r.bufcap = o->bufsize;
 	r.buf = xzalloc(r.bufcap);
-	if (ioctl(r.fd, XDT_IOC_GO) < 0)
+	if (ioctl(r.fd, XDT_IOC_GO) < 0) {
+		if (errno == EBUSY)
+			dt_fatal("could not enable tracing: an instruction is "
+				 "already patched (by ftrace, kprobes, a debugger, or "
+				 "an fbt and a kinst probe of this program on the same "
+				 "instruction); the kernel log names it");
 		dt_fatal("could not enable tracing: %s", strerror(errno));
+	}
 	if (o->child_gate >= 0) {
 		/* the -c command runs only now, so its whole life is traced */
 		if (write(o->child_gate, "g", 1) != 1)

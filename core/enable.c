@@ -196,7 +196,9 @@ static int bind(struct xdt_state *st, struct xdt_enable *req)
 		return -ENOMEM;
 	for (i = 0; i < p->nclauses; i++) {
 		u32 before = n;
+		char why[96] = "";
 
+		xdt_provide(&uc[i].desc, why, sizeof(why));
 		for (id = 1; id <= xdt_nprobes(); id++) {
 			struct xdt_probe *pr = xdt_probe_lookup(id);
 
@@ -225,6 +227,13 @@ static int bind(struct xdt_state *st, struct xdt_enable *req)
 			ecbs[n].clause = &st->clauses[i];
 			ecbs[n].probe = pr;
 			n++;
+		}
+		if (n == before && why[0]) {
+			st->ecbs = ecbs;
+			st->necbs = n;
+			return EERR("%s:%s:%s:%s: %s", uc[i].desc.prov,
+				    uc[i].desc.mod, uc[i].desc.func,
+				    uc[i].desc.name, why);
 		}
 		if (n == before && req->unmatched < 0)
 			req->unmatched = i;
@@ -358,12 +367,25 @@ int xdt_go(struct xdt_state *st)
 		mutex_unlock(&xdt_lock);
 		return ret;
 	}
+	ret = xdt_xol_prepare(st->sites, st->nsites);
+	if (ret) {
+		kvfree(st->sites);
+		st->sites = NULL;
+		st->nsites = 0;
+		unlink_ecbs(st);
+		mutex_unlock(&xdt_lock);
+		return ret;
+	}
 	WRITE_ONCE(xdt_active, st);
 	st->state = XDT_STATE_RUNNING;
 	xdt_probe_fire(xdt_probe_begin, (u64[XDT_NARGS]){ 0 }, NULL);
 	ret = xdt_sites_patch(st->sites, st->nsites, true);
-	if (ret)
-		st->nsites = 0;		/* refused as a whole: nothing written */
+	if (ret) {
+		/* Refused or rolled back as a whole: nothing is patched in. */
+		synchronize_rcu();
+		xdt_xol_release(st->sites, st->nsites);
+		st->nsites = 0;
+	}
 	for (i = 0; i < st->necbs && !ret; i++) {
 		struct xdt_probe *p = st->ecbs[i].probe;
 
@@ -394,8 +416,14 @@ void xdt_stop(struct xdt_state *st)
 	if (ret)
 		pr_err("xdt: could not restore kernel text (%d): sites left "
 		       "patched are still emulated\n", ret);
-	/* Breakpoint handlers run as RCU readers: after this, none is left. */
+	/*
+	 * Breakpoint handlers run as RCU readers: after this, none is left,
+	 * and (non-preemptible kernel, calls never run out of line) no CPU
+	 * is inside a kinst trampoline either.
+	 */
 	synchronize_rcu();
+	if (!ret)
+		xdt_xol_release(st->sites, st->nsites);
 	xdt_probe_fire(xdt_probe_end, (u64[XDT_NARGS]){ 0 }, NULL);
 	WRITE_ONCE(xdt_active, NULL);
 	synchronize_rcu();

@@ -225,9 +225,12 @@ static int __init xdt_init(void)
 	ret = xdt_fbt_init();
 	if (ret)
 		goto err_dtrace;
-	ret = xdt_arch_trap_init();
+	ret = xdt_kinst_init();
 	if (ret)
 		goto err_fbt;
+	ret = xdt_arch_trap_init();
+	if (ret)
+		goto err_kinst;
 	ret = misc_register(&xdt_dev);
 	if (ret)
 		goto err_trap;
@@ -235,6 +238,8 @@ static int __init xdt_init(void)
 	return 0;
 err_trap:
 	xdt_arch_trap_exit();
+err_kinst:
+	xdt_kinst_exit();
 err_fbt:
 	xdt_fbt_exit();
 err_dtrace:
@@ -246,6 +251,7 @@ static void __exit xdt_exit(void)
 {
 	misc_deregister(&xdt_dev);
 	xdt_arch_trap_exit();
+	xdt_kinst_exit();
 	xdt_fbt_exit();
 	xdt_dtrace_provider_exit();
 }

@@ -23,10 +23,12 @@ static u32 nprobes, probes_cap;
 struct refusal {
 	struct xdt_provider *prov;
 	const char *why;
-	char *mod, *func;		/* owned by the table */
+	char *mod, *func, *name;	/* owned by the table; name NULL: all */
 };
 static struct refusal *refusals;
 static u32 nrefusals, refusals_cap;
+
+static bool field_match(const char *pat, size_t len, const char *s);
 
 int xdt_provider_register(struct xdt_provider *prov)
 {
@@ -52,6 +54,7 @@ void xdt_provider_unregister(struct xdt_provider *prov)
 		if (refusals[i].prov == prov) {
 			kfree(refusals[i].mod);
 			kfree(refusals[i].func);
+			kfree(refusals[i].name);
 		} else
 			refusals[j++] = refusals[i];
 	}
@@ -121,10 +124,11 @@ u32 xdt_nprobes(void)
 	return nprobes;
 }
 
-void xdt_refusal_add(struct xdt_provider *prov, const char *mod,
-		     const char *func, const char *why)
+void xdt_refusal_add_name(struct xdt_provider *prov, const char *mod,
+			  const char *func, const char *name,
+			  const char *why)
 {
-	char *f, *m;
+	char *f, *m, *n = NULL;
 
 	lockdep_assert_held(&xdt_lock);
 	if (grow((void **)&refusals, &refusals_cap, nrefusals + 1,
@@ -132,12 +136,51 @@ void xdt_refusal_add(struct xdt_provider *prov, const char *mod,
 		return;
 	f = kstrdup(func, GFP_KERNEL);
 	m = kstrdup(mod, GFP_KERNEL);
-	if (f && m) {
-		refusals[nrefusals++] = (struct refusal){ prov, why, m, f };
+	if (name)
+		n = kstrdup(name, GFP_KERNEL);
+	if (f && m && (n || !name)) {
+		refusals[nrefusals++] = (struct refusal){ prov, why, m, f, n };
 	} else {
 		kfree(f);
 		kfree(m);
+		kfree(n);
 	}
+}
+
+void xdt_refusal_add(struct xdt_provider *prov, const char *mod,
+		     const char *func, const char *why)
+{
+	xdt_refusal_add_name(prov, mod, func, NULL, why);
+}
+
+/* The refusal for exactly this (@name NULL: whole function), or NULL. */
+const char *xdt_refused(struct xdt_provider *prov, const char *mod,
+		 const char *func, const char *name)
+{
+	u32 i;
+
+	lockdep_assert_held(&xdt_lock);
+	for (i = 0; i < nrefusals; i++) {
+		struct refusal *r = &refusals[i];
+
+		if (r->prov == prov && !strcmp(r->mod, mod) &&
+		    !strcmp(r->func, func) &&
+		    (!name ? !r->name : r->name && !strcmp(r->name, name)))
+			return r->why;
+	}
+	return NULL;
+}
+
+/* Let on-demand providers create what @d names.  Holds xdt_lock. */
+void xdt_provide(const struct xdt_probedesc *d, char *why, size_t len)
+{
+	struct xdt_provider *prov;
+
+	lockdep_assert_held(&xdt_lock);
+	list_for_each_entry(prov, &providers, list)
+		if (prov->ops->provide &&
+		    field_match(d->prov, sizeof(d->prov), prov->name))
+			prov->ops->provide(d, why, len);
 }
 
 /* Drop @prov's refusals in module @mod (it is going away). */
@@ -150,6 +193,7 @@ void xdt_refusal_forget(struct xdt_provider *prov, const char *mod)
 		if (refusals[i].prov == prov && !strcmp(refusals[i].mod, mod)) {
 			kfree(refusals[i].mod);
 			kfree(refusals[i].func);
+			kfree(refusals[i].name);
 		} else {
 			refusals[j++] = refusals[i];
 		}
@@ -258,6 +302,8 @@ int xdt_probe_query(struct xdt_probe_query *q)
 	if (!pi)
 		return -ENOMEM;
 	mutex_lock(&xdt_lock);
+	q->err[0] = '\0';
+	xdt_provide(&q->match, q->err, sizeof(q->err));
 	for (i = 1; i <= nprobes; i++) {
 		struct xdt_probe *p = probes[i];
 
@@ -279,16 +325,18 @@ int xdt_probe_query(struct xdt_probe_query *q)
 	for (i = 0; !ret && (q->flags & XDT_PQ_REFUSED) && i < nrefusals; i++) {
 		struct refusal *r = &refusals[i];
 		struct xdt_probe fake = { .prov = r->prov, .mod = r->mod,
-					  .func = r->func, .name = "" };
+					  .func = r->func, .name = r->name };
 		struct xdt_probedesc m = q->match;
 
-		m.name[0] = '\0';	/* a refusal covers every name */
+		if (!r->name)
+			m.name[0] = '\0';	/* it covers every name */
 		if (!xdt_probe_matches(&fake, &m))
 			continue;
 		if (n < q->cap) {
 			memset(pi, 0, sizeof(*pi));
 			pi->flags = XDT_PROBE_REFUSED;
-			desc_fill(&pi->desc, r->prov->name, r->mod, r->func, "");
+			desc_fill(&pi->desc, r->prov->name, r->mod, r->func,
+				  r->name);
 			strscpy(pi->why, r->why, sizeof(pi->why));
 			if (copy_to_user(&out[n], pi, sizeof(*pi)))
 				ret = -EFAULT;
@@ -332,14 +380,41 @@ void xdt_site_remove(struct xdt_site *site)
 	}
 }
 
+/*
+ * fbt and kinst may both have a site at one address (an entry NOP, a ret);
+ * at most one of them is patched in at a time (sites_write refuses the
+ * second), and a trap belongs to that one.
+ */
 struct xdt_site *__xdt_probe xdt_site_lookup(unsigned long addr)
 {
 	struct xdt_site *s = smp_load_acquire(&site_hash[site_bucket(addr)]);
+	struct xdt_site *first = NULL;
 
-	for (; s; s = READ_ONCE(s->hnext))
-		if (s->addr == addr)
+	for (; s; s = READ_ONCE(s->hnext)) {
+		if (s->addr != addr)
+			continue;
+		if (READ_ONCE(s->enabled))
 			return s;
-	return NULL;
+		if (!first)
+			first = s;
+	}
+	return first;
+}
+
+/*
+ * Is another site at @s's address enabled too?  Every site of a batch is
+ * marked enabled before it is written, so this finds a second probe on the
+ * same instruction in the batch as well as one already patched in.  One
+ * breakpoint can only be one site's.
+ */
+static bool site_shared(struct xdt_site *s)
+{
+	struct xdt_site *o = site_hash[site_bucket(s->addr)];
+
+	for (; o; o = o->hnext)
+		if (o != s && o->addr == s->addr && o->enabled)
+			return true;
+	return false;
 }
 
 /*
@@ -370,6 +445,13 @@ static int sites_write(struct xdt_site **sites, unsigned int n, bool on)
 	for (i = 0; i < n; i++) {
 		struct xdt_site *s = sites[i];
 		xdt_patchval_t cur = 0, want = on ? s->orig : s->patch;
+
+		if (on && site_shared(s)) {
+			pr_err("xdt: %ps: two probes on one instruction (fbt "
+			       "and kinst): not patching\n", (void *)s->addr);
+			ret = -EBUSY;
+			goto out;
+		}
 
 		if (copy_from_kernel_nofault(&cur, (void *)s->addr,
 					     XDT_PATCH_LEN(s->orig)) ||

@@ -25,7 +25,7 @@ bool __xdt_probe xdt_trap(struct pt_regs *regs, unsigned long addr)
 	u64 args[XDT_NARGS];
 
 	if (!s)
-		return false;
+		return xdt_xol_trap(regs, addr);
 	if (!READ_ONCE(s->enabled)) {
 		/*
 		 * Restored while this trap was in flight: run the original
@@ -46,18 +46,29 @@ bool __xdt_probe xdt_trap(struct pt_regs *regs, unsigned long addr)
 	 * per-CPU depth is exact.
 	 */
 	if (this_cpu_inc_return(xdt_cpu.trapdepth) == 1) {
-		xdt_fbt_arch_args(s, regs, args);
+		/* kinst probes have no arguments (as on FreeBSD). */
+		if (s->type == XDT_SITE_KINST)
+			memset(args, 0, sizeof(args));
+		else
+			xdt_fbt_arch_args(s, regs, args);
+		this_cpu_write(xdt_cpu.framed, s->frame);
 		xdt_probe_fire(s->probe, args, regs);
 	}
 	this_cpu_dec(xdt_cpu.trapdepth);
-	xdt_fbt_arch_emulate(s, regs);
+	if (s->type == XDT_SITE_KINST)
+		xdt_kinst_arch_emulate(s, regs);
+	else
+		xdt_fbt_arch_emulate(s, regs);
 	return true;
 }
 
 /*
  * Frame-pointer unwinding, the same on every ISA once the first frame is
- * found: each frame record holds the caller's frame pointer and a return
- * address at offsets isa.h gives.  Every load is fault-safe; the walk
+ * found -- from the return address where the function has no frame record
+ * in place (fbt's sites, kinst's before the prologue or after the
+ * epilogue), or from the function's own record where the kinst site says
+ * it is there.  Each frame record holds the caller's frame pointer and a
+ * return address at offsets isa.h gives.  Every load is fault-safe; the walk
  * stops at a zero or misaligned frame pointer, at one that does not move
  * up the stack (stacks grow down on all of xdt's ISAs, so a loop or a
  * corrupt record ends here), or at an address outside the kernel half.
@@ -65,13 +76,26 @@ bool __xdt_probe xdt_trap(struct pt_regs *regs, unsigned long addr)
 unsigned int __xdt_probe xdt_stack(struct pt_regs *regs, u64 *pcs,
 				   unsigned int max)
 {
+	u8 frame = this_cpu_read(xdt_cpu.framed);
 	unsigned long fp, next;
 	unsigned int n = 0;
 	u64 ret;
 
-	if (!max || !xdt_arch_stack_start(regs, &ret, &fp) || (long)ret >= 0)
+	if (!max)
 		return 0;
-	pcs[n++] = ret;
+	if (frame == 1) {
+		/*
+		 * Mid-function (kinst): the probed function's own frame
+		 * record is in place, and its return address is the first
+		 * one the walk reads.
+		 */
+		fp = xdt_arch_frame_pointer(regs);
+	} else {
+		if (!xdt_arch_stack_start(regs, frame, &ret, &fp) ||
+		    (long)ret >= 0)
+			return 0;
+		pcs[n++] = ret;
+	}
 	while (n < max && fp && !(fp & (sizeof(long) - 1))) {
 		if (copy_from_kernel_nofault(&next,
 					     (void *)(fp + XDT_FRAME_NEXT),

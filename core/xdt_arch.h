@@ -13,6 +13,9 @@
  *            sites, unwind the stack.
  * fbt_isa.c  Choose a function's entry and return sites and emulate the
  *            instruction a site displaces.
+ * kinst_isa.c
+ *            Classify every instruction of a function for kinst, build
+ *            out-of-line trampolines, emulate what is not run out of line.
  * decode.c   The ISA's instruction decoder (decode.h: its own API; the
  *            classes are shared, core/xdt_insn.h).  Builds in the kernel
  *            and on the host, where tools/xdt-decode-check compares it with
@@ -43,6 +46,9 @@
  *   xdt_arch_patch_for(v)    the breakpoint to write over original @v
  *   xdt_arch_is_patch(v)     whether @v (XDT_PATCH_LEN(v) bytes read back
  *                            from the text) is one of xdt's breakpoints
+ *   XDT_XOL_SLOT             bytes of one kinst trampoline slot (a power
+ *                            of two, at least the longest instruction
+ *                            plus the way back)
  *   XDT_FRAME_NEXT, XDT_FRAME_RET
  *                            where a frame record keeps the caller's frame
  *                            pointer and the return address, as byte
@@ -77,12 +83,16 @@ int xdt_arch_poke(unsigned long *addrs, const xdt_patchval_t *vals,
 
 /*
  * Probe context, for stack().  At a site where the trapped function has no
- * frame of its own (fbt entry and return sites), store the function's
- * return address at @ret and the frame pointer of its caller at @fp.
- * Returns false if they cannot be read.  The core walks on from @fp with
- * the frame layout isa.h gives (XDT_FRAME_NEXT, XDT_FRAME_RET).
+ * frame record of its own in place (fbt entry and return sites; kinst
+ * sites whose @frame is not 1), store the function's return address at
+ * @ret and the frame pointer of its caller at @fp.  @frame is 0 for fbt,
+ * the kinst site's frame state otherwise (values above 1 are the ISA's,
+ * e.g. x86's "%rbp pushed, not yet moved").  Returns false if they cannot
+ * be read.  The core walks on from @fp with the frame layout isa.h gives
+ * (XDT_FRAME_NEXT, XDT_FRAME_RET).
  */
-bool xdt_arch_stack_start(struct pt_regs *regs, u64 *ret, unsigned long *fp);
+bool xdt_arch_stack_start(struct pt_regs *regs, u8 frame, u64 *ret,
+			  unsigned long *fp);
 
 /* ---- fbt_isa.c ------------------------------------------------------------ */
 /*
@@ -116,6 +126,77 @@ const char *xdt_fbt_arch_sites(unsigned long addr, unsigned long size,
 void xdt_fbt_arch_args(struct xdt_site *site, struct pt_regs *regs,
 		       u64 *args);
 void xdt_fbt_arch_emulate(struct xdt_site *site, struct pt_regs *regs);
+
+/* ---- kinst_isa.c ---------------------------------------------------------- */
+/*
+ * kinst: a probe on any instruction.  The ISA decodes a function and says,
+ * for every instruction boundary in order, either why it gets no probe
+ * (@why: a string literal of at most 63 characters, e.g. "inside an
+ * ldxr/stxr sequence"), or how the displaced instruction will be carried
+ * out when the site traps:
+ *   @xol false  emulated in the handler (branches, calls, returns,
+ *               PC-relative loads...): one trap per firing;
+ *   @xol true   executed out of line from a trampoline slot in xdt.ko's
+ *               own text that the core allocates (XDT_XOL_SLOT bytes,
+ *               isa.h) and the ISA fills (xdt_kinst_arch_xol).
+ * @frame is 1 when the function's own frame record is in place at the
+ * instruction (the frame pointer register points at it), so stack() starts
+ * from that record; otherwise stack() starts from the return address
+ * (xdt_arch_stack_start, which is handed @frame: 0 before the prologue and
+ * after the epilogue, ISA-defined values above 1 for states in between).
+ * @kind and @aux are the ISA's, copied into the site; @orig is what the
+ * patch displaces (isa.h).  Not probe context.
+ */
+struct xdt_kinst_desc {
+	u32 off;			/* from the function's start */
+	u8 len;				/* instruction length in bytes */
+	u8 kind;
+	bool xol;
+	u8 frame;			/* 0 none, 1 own record, 2+ ISA's */
+	xdt_patchval_t orig;
+	unsigned long aux;
+	const char *why;		/* non-NULL: refused */
+};
+typedef int (*xdt_kinst_add_t)(void *ctx, const struct xdt_kinst_desc *d);
+
+/*
+ * Call @add for every instruction of [@addr, @addr + @size), in address
+ * order, from its first byte.  Returns NULL, or why the function gets no
+ * kinst probes at all (e.g. it does not decode to its end: offsets after
+ * an undecodable byte would be guesses).
+ */
+const char *xdt_kinst_arch_sites(unsigned long addr, unsigned long size,
+				 xdt_kinst_add_t add, void *ctx);
+
+/*
+ * Build the trampoline of out-of-line site @s, to run at address @slot,
+ * into @buf (XDT_XOL_SLOT bytes): the instruction, relocated if it has to
+ * be, then the way back to the function -- a jump to the next
+ * instruction, or the ISA's breakpoint, in which case set s->resume to
+ * where that second trap continues (the core handles it: a trap anywhere
+ * in a slot resumes at its site's s->resume).  Return the length, or 0
+ * with *@why set when the instruction cannot run at @slot (e.g. a
+ * displacement that does not reach).  Not probe context.
+ */
+unsigned int xdt_kinst_arch_xol(struct xdt_site *s, unsigned long slot,
+				u8 *buf, const char **why);
+
+/*
+ * Probe context.  Site @s trapped and its probe fired (or is only being
+ * passed, nested): make @regs resume as if the displaced instruction had
+ * executed -- emulate it, or set the PC to the trampoline, s->xol.
+ */
+void xdt_kinst_arch_emulate(struct xdt_site *s, struct pt_regs *regs);
+
+/* trap.c, for kinst: */
+/*
+ * Write @len bytes at @dst, inside xdt.ko's own text (trampoline slots,
+ * never executing while written), and make them visible to instruction
+ * fetch on every CPU.  May sleep.
+ */
+int xdt_arch_text_copy(void *dst, const void *src, size_t len);
+/* Probe context: the frame pointer register of @regs. */
+unsigned long xdt_arch_frame_pointer(struct pt_regs *regs);
 
 /* ---- provided by the core for the ISA ------------------------------------ */
 /* Probe context: see trap.c above. */

@@ -55,6 +55,15 @@ struct xdt_provider_ops {
 	 * may be NULL) and return how many it has.
 	 */
 	u32 (*sites)(struct xdt_probe *probe, struct xdt_site **out, u32 max);
+	/*
+	 * Providers that create probes on demand (kinst) make those @d
+	 * names before the table is matched against it, for listing and for
+	 * enabling.  When @d names something that cannot have a probe (an
+	 * offset that is not an instruction boundary) write why into @why
+	 * (@len bytes), which the enabling reports if @d then matches
+	 * nothing.  Holds xdt_lock.  May sleep.
+	 */
+	void (*provide)(const struct xdt_probedesc *d, char *why, size_t len);
 	/* Providers without sites: switch @probe on / off.  May sleep. */
 	int (*enable)(struct xdt_probe *probe);
 	void (*disable)(struct xdt_probe *probe);
@@ -99,6 +108,13 @@ int xdt_probe_query(struct xdt_probe_query *q);
  */
 void xdt_refusal_add(struct xdt_provider *prov, const char *mod,
 		     const char *func, const char *why);
+/* ... one probe name of it only (kinst: an instruction offset). */
+void xdt_refusal_add_name(struct xdt_provider *prov, const char *mod,
+			  const char *func, const char *name,
+			  const char *why);
+const char *xdt_refused(struct xdt_provider *prov, const char *mod,
+			const char *func, const char *name);
+void xdt_provide(const struct xdt_probedesc *d, char *why, size_t len);
 
 void xdt_refusal_forget(struct xdt_provider *prov, const char *mod);
 
@@ -111,6 +127,8 @@ extern struct mutex xdt_lock;		/* probe table, state changes */
  * them up without locks.  @orig, @kind and @aux come from the ISA's site
  * description (xdt_arch.h), @patch from xdt_arch_patch_for(@orig).
  */
+enum { XDT_SITE_FBT, XDT_SITE_KINST };
+
 struct xdt_site {
 	unsigned long addr;
 	struct xdt_site *hnext;		/* address hash chain */
@@ -118,7 +136,13 @@ struct xdt_site {
 	u32 arg;			/* provider's: e.g. return offset */
 	u8 kind;			/* arch's: how to emulate */
 	u8 enabled;
+	u8 type;			/* XDT_SITE_*: whose arch hooks */
+	u8 frame;			/* kinst: own frame record in place */
+	u8 len;				/* kinst: instruction length */
+	u8 ool;				/* kinst: runs out of line (xol) */
 	unsigned long aux;		/* arch's: e.g. a branch target */
+	unsigned long xol;		/* kinst: trampoline slot, or 0 */
+	unsigned long resume;		/* kinst: after a trap in the slot */
 	xdt_patchval_t orig;		/* bytes the patch displaces (isa.h) */
 	xdt_patchval_t patch;
 };
@@ -127,6 +151,12 @@ void xdt_site_insert(struct xdt_site *site);
 void xdt_site_remove(struct xdt_site *site);
 struct xdt_site *xdt_site_lookup(unsigned long addr);
 int xdt_sites_patch(struct xdt_site **sites, unsigned int n, bool on);
+
+/* kinst's out-of-line slots (core/xol.c). */
+int xdt_xol_prepare(struct xdt_site **sites, unsigned int n);
+void xdt_xol_release(struct xdt_site **sites, unsigned int n);
+bool xdt_xol_trap(struct pt_regs *regs, unsigned long addr);
+unsigned int xdt_xol_used(void);
 
 /* ---- 4. enablings --------------------------------------------------------- */
 struct xdt_difo_k {
@@ -221,6 +251,7 @@ struct xdt_cpu {
 	u32 fault_pc;
 	u64 firings, errors, traps;
 	struct pt_regs *regs;		/* of the firing in progress, or NULL */
+	u8 framed;			/* its site: own frame record in place */
 };
 
 DECLARE_PER_CPU(struct xdt_cpu, xdt_cpu);
@@ -247,5 +278,10 @@ void xdt_dtrace_provider_exit(void);
 extern struct xdt_probe *xdt_probe_begin, *xdt_probe_end, *xdt_probe_error;
 int xdt_fbt_init(void);
 void xdt_fbt_exit(void);
+int xdt_kinst_init(void);
+void xdt_kinst_exit(void);
+/* Why fbt and kinst leave a function alone, or NULL (providers/fbt.c). */
+const char *xdt_text_excluded(const char *name, unsigned long addr,
+			      struct module *mod);
 
 #endif

@@ -90,10 +90,20 @@ static int bounds_cb(void *data, const char *name, struct module *mod,
 	return 0;
 }
 
-static const char *excluded(const char *name, unsigned long addr,
-			    struct module *mod)
+/*
+ * Shared with kinst: the text neither provider may patch.  @addr is the
+ * start of function @name, in vmlinux (@mod NULL) or a live module's core
+ * text.
+ */
+const char *xdt_text_excluded(const char *name, unsigned long addr,
+			      struct module *mod)
 {
 	unsigned int i;
+
+	if (!mod && (addr < text_lo || addr >= text_hi))
+		return "not kernel text";
+	if (mod == THIS_MODULE)
+		return "xdt itself";
 
 	for (i = 0; i < ARRAY_SIZE(ranges); i++)
 		if (addr >= ranges[i].lo && addr < ranges[i].hi)
@@ -187,7 +197,7 @@ static int consider(struct scan *sc, const char *name, struct module *mod,
 	sc->last = addr;
 	if (!kallsyms_lookup_size_offset(addr, &size, &off) || off || !size)
 		return 0;
-	why = excluded(name, addr, mod);
+	why = xdt_text_excluded(name, addr, mod);
 	if (!why) {
 		sc->w.n = 0;
 		why = xdt_fbt_arch_sites(addr, size, walk_add, &sc->w);

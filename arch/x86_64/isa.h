@@ -26,6 +26,12 @@ static inline bool xdt_arch_is_patch(xdt_patchval_t v)
 }
 
 /* push %rbp; mov %rsp,%rbp: [rbp] = caller's rbp, [rbp + 8] = return. */
+/* kinst trampoline slot: the longest instruction (15) + jmp rel32 back (5). */
+#define XDT_XOL_SLOT		32
+
+/* kinst frame state between push %rbp and mov %rsp,%rbp (kinst_isa.c). */
+#define XDT_X86_FRAME_PUSHED	2
+
 #define XDT_FRAME_NEXT		0
 #define XDT_FRAME_RET		8
 

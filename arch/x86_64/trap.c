@@ -9,6 +9,7 @@
  * (entry_64.S), which is what lets int3_emulate_push() work here.
  */
 #include <linux/uaccess.h>
+#include <asm/text-patching.h>
 
 #include "xdt_arch.h"
 
@@ -43,13 +44,29 @@ int xdt_arch_poke(unsigned long *addrs, const xdt_patchval_t *vals,
 	return 0;
 }
 
-bool __xdt_probe xdt_arch_stack_start(struct pt_regs *regs, u64 *ret,
-				      unsigned long *fp)
+bool __xdt_probe xdt_arch_stack_start(struct pt_regs *regs, u8 frame,
+				      u64 *ret, unsigned long *fp)
 {
 	/*
 	 * At an entry site (before push %rbp) and at a ret, %rsp points at
-	 * the return address and %rbp is still the caller's.
+	 * the return address and %rbp is still the caller's.  Between push
+	 * %rbp and mov %rsp,%rbp (XDT_X86_FRAME_PUSHED, a kinst site) the
+	 * return address is one slot up.
 	 */
+	unsigned long sp = regs->sp + (frame == XDT_X86_FRAME_PUSHED ? 8 : 0);
+
 	*fp = regs->bp;
-	return !copy_from_kernel_nofault(ret, (void *)regs->sp, sizeof(*ret));
+	return !copy_from_kernel_nofault(ret, (void *)sp, sizeof(*ret));
+}
+
+int xdt_arch_text_copy(void *dst, const void *src, size_t len)
+{
+	/* Through a temporary writable alias; syncs every CPU's view. */
+	text_poke_copy(dst, src, len);
+	return 0;
+}
+
+unsigned long __xdt_probe xdt_arch_frame_pointer(struct pt_regs *regs)
+{
+	return regs->bp;
 }

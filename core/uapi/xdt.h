@@ -73,6 +73,8 @@ struct xdt_probe_query {
 	__u32 count;
 	__u32 pad;
 	__u64 buf;			/* struct xdt_probeinfo[cap] */
+	/* out: why the description names nothing (kinst offsets), or "" */
+	char err[128];
 };
 #define XDT_PQ_REFUSED		0x1
 
