@@ -262,6 +262,24 @@ def test_stack_at_every_instruction(xdt):
     assert len({o for *_, o in blocks}) >= 0.5 * len(probes), r.stdout
 
 
+def test_stack_at_every_instruction_of_vfs_read(xdt):
+    """The same for every instruction of vfs_read as cat's read(2)s pass
+    it (wc: busybox cat would sendfile): the first frame is always its
+    caller, ksys_read.  vfs_read is
+    shrink-wrapped on every ISA (early returns before the prologue, laid
+    out after the body), so this checks the frame state follows the
+    control flow, not the layout."""
+    r = dtrace(xdt, "-qn", "kinst::vfs_read: /execname == \"wc\"/ "
+               "{ @[stack(1), probename] = count(); }", "-c",
+               "wc -c /proc/version /etc/passwd", timeout=300)
+    assert r.ok, r
+    blocks = re.findall(r"^\s+(\S+)\n\s+(\d+)\s+\d+\s*$", r.stdout, re.M)
+    assert len(blocks) > 20, r.stdout
+    wrong = [(o, f) for f, o in blocks
+             if not f.startswith("kernel`ksys_read+")]
+    assert not wrong, (wrong, r.stdout)
+
+
 # ---- hot functions under load ---------------------------------------------------
 
 HOT = ["vfs_read", "ksys_read", "rw_verify_area", "__fdget_pos",

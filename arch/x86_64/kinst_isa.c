@@ -29,6 +29,7 @@
  * emits in the kernel).
  */
 #include <linux/kernel.h>
+#include <linux/slab.h>
 #include <linux/uaccess.h>
 #include <asm/text-patching.h>
 
@@ -82,26 +83,159 @@ static const char *pack_ind(const u8 *ib, const struct xdt_insn *in,
 	return NULL;
 }
 
+/*
+ * stack() needs to know, per site, where the return address is: at *%rsp
+ * (before push %rbp, after pop %rbp / leave), one slot up (between push
+ * %rbp and mov %rsp,%rbp), or in the frame record %rbp points at.  GCC
+ * shrink-wraps: a function may test its arguments and return before its
+ * prologue, and those early exits are often laid out after the body, so a
+ * straight scan would call them framed.  The state is therefore carried
+ * along the function's direct control flow (fall-through, jmp/jcc/loop
+ * targets inside the function).  Instructions reached only indirectly (a
+ * jump table) take the straight-scan state; where two paths disagree the
+ * site says "no frame", the safe choice (the walk then starts at the
+ * caller's frame and at worst misses the immediate caller).
+ */
+#define FS_UNSEEN	0xff
+#define FS_CONFLICT	0xfe
+
+struct x86i {
+	u32 off;
+	u8 len, cls, b0, b1, st;
+	s32 to;			/* index of a direct branch target, or -1 */
+};
+
+static u8 fs_after(const struct x86i *i, u8 st)
+{
+	if (i->cls == XDT_INSN_PUSH_RBP && st == 0)
+		return XDT_X86_FRAME_PUSHED;
+	if (i->cls == XDT_INSN_MOV_RSP_RBP)
+		return 1;
+	if (i->len == 1 && (i->b0 == 0x5d || i->b0 == 0xc9))
+		return 0;		/* pop %rbp, leave */
+	return st;
+}
+
+static bool ends_block(const struct x86i *i)
+{
+	return i->cls == XDT_INSN_RET || i->cls == XDT_INSN_JMP_REL ||
+	       i->cls == XDT_INSN_JMP_IND || i->cls == XDT_INSN_BRK ||
+	       (i->b0 == 0x0f && i->b1 == 0x0b);  /* ud2: BUG() stays */
+}
+
+static void fs_flow(struct x86i *v, u32 n, u32 *work)
+{
+	u32 top = 0, i;
+	u8 lin = 0;
+	bool had = false;
+
+	for (i = 0; i < n; i++)
+		v[i].st = FS_UNSEEN;
+	v[0].st = 0;
+	work[top++] = 0;
+	while (top) {
+		u32 k = work[--top];
+		u8 out = v[k].st == FS_CONFLICT ? FS_CONFLICT :
+					  fs_after(&v[k], v[k].st);
+		s32 succ[2] = { -1, v[k].to };
+		unsigned int j;
+
+		if (out == FS_CONFLICT && v[k].cls == XDT_INSN_MOV_RSP_RBP)
+			out = 1;
+		if (!ends_block(&v[k]) && k + 1 < n)
+			succ[0] = k + 1;
+		for (j = 0; j < 2; j++) {
+			s32 t = succ[j];
+
+			if (t < 0 || v[t].st == out || v[t].st == FS_CONFLICT)
+				continue;
+			v[t].st = v[t].st == FS_UNSEEN ? out : FS_CONFLICT;
+			work[top++] = t;	/* each index at most 3 times */
+		}
+	}
+	/* Unreached directly: the straight scan's state. */
+	for (i = 0; i < n; i++) {
+		if (v[i].st == FS_UNSEEN)
+			v[i].st = lin;
+		else if (v[i].st == FS_CONFLICT)
+			v[i].st = 0;
+		lin = fs_after(&v[i], lin);
+		if (lin == 1)
+			had = true;
+		if (ends_block(&v[i]))
+			lin = had;
+	}
+}
+
 const char *xdt_kinst_arch_sites(unsigned long addr, unsigned long size,
 				 xdt_kinst_add_t add, void *ctx)
 {
-	u8 framed = 0;
-	bool had_frame = false;
+	u8 ib[XDT_X86_MAX_INSN_LEN];
+	struct xdt_insn in;
+	const char *why = NULL;
+	struct x86i *v;
 	unsigned long off;
+	u32 *work, n = 0, i;
 
-	for (off = 0; off < size;) {
-		struct xdt_kinst_desc d = { .off = off };
-		size_t avail = min(size - off, (unsigned long)XDT_X86_MAX_INSN_LEN);
-		u8 ib[XDT_X86_MAX_INSN_LEN];
-		struct xdt_insn in;
+	v = kvmalloc_array(size, sizeof(*v), GFP_KERNEL);
+	work = kvmalloc_array(3 * size + 1, sizeof(*work), GFP_KERNEL);
+	if (!v || !work) {
+		why = "out of memory";
+		goto out;
+	}
+	for (off = 0; off < size; off += in.len, n++) {
+		size_t avail = min(size - off,
+				   (unsigned long)XDT_X86_MAX_INSN_LEN);
 
-		if (copy_from_kernel_nofault(ib, (void *)(addr + off), avail))
-			return "text not readable";
-		if (!xdt_x86_decode(ib, avail, &in))
-			return "does not decode to its end";
-		d.len = in.len;
-		d.orig = ib[0];
-		d.frame = framed;
+		if (copy_from_kernel_nofault(ib, (void *)(addr + off), avail)) {
+			why = "text not readable";
+			goto out;
+		}
+		if (!xdt_x86_decode(ib, avail, &in)) {
+			why = "does not decode to its end";
+			goto out;
+		}
+		v[n] = (struct x86i){ .off = off, .len = in.len, .cls = in.cls,
+				      .b0 = ib[0], .b1 = ib[1], .to = -1 };
+		if (in.cls == XDT_INSN_JMP_REL || in.cls == XDT_INSN_JCC_REL ||
+		    in.cls == XDT_INSN_LOOP) {
+			long t = (long)off + in.len + in.rel;
+
+			/* An index once the offsets are known: off for now. */
+			if (t >= 0 && t < (long)size)
+				v[n].to = (s32)t;
+		}
+	}
+	/* Branch target offsets to indices (offsets ascend). */
+	for (i = 0; i < n; i++) {
+		u32 lo = 0, hi = n;
+
+		if (v[i].to < 0)
+			continue;
+		while (lo < hi) {
+			u32 mid = (lo + hi) / 2;
+
+			if (v[mid].off < (u32)v[i].to)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		v[i].to = lo < n && v[lo].off == (u32)v[i].to ? (s32)lo : -1;
+	}
+	fs_flow(v, n, work);
+
+	for (i = 0; i < n; i++) {
+		struct xdt_kinst_desc d = { .off = v[i].off, .len = v[i].len,
+					    .orig = v[i].b0,
+					    .frame = v[i].st };
+
+		off = v[i].off;
+		if (copy_from_kernel_nofault(ib, (void *)(addr + off),
+					     v[i].len) ||
+		    xdt_x86_decode(ib, v[i].len, &in) != v[i].len) {
+			why = "text changed while decoding";
+			goto out;
+		}
 		switch (in.cls) {
 		case XDT_INSN_JMP_REL:
 			d.kind = K_JMP;
@@ -154,26 +288,15 @@ const char *xdt_kinst_arch_sites(unsigned long addr, unsigned long size,
 			d.xol = true;
 			break;
 		}
-		if (add(ctx, &d))
-			return "too many instructions";
-
-		/* The frame-record state after this instruction. */
-		if (in.cls == XDT_INSN_PUSH_RBP && !framed) {
-			framed = XDT_X86_FRAME_PUSHED;
-		} else if (in.cls == XDT_INSN_MOV_RSP_RBP) {
-			framed = 1;
-			had_frame = true;
-		} else if (in.len == 1 && (ib[0] == 0x5d || ib[0] == 0xc9)) {
-			framed = 0;		/* pop %rbp, leave */
-		} else if (in.cls == XDT_INSN_RET ||
-			   in.cls == XDT_INSN_JMP_REL ||
-			   in.cls == XDT_INSN_JMP_IND) {
-			/* The next block was reached with the frame up. */
-			framed = had_frame;
+		if (add(ctx, &d)) {
+			why = "too many instructions";
+			goto out;
 		}
-		off += in.len;
 	}
-	return NULL;
+out:
+	kvfree(v);
+	kvfree(work);
+	return why;
 }
 
 unsigned int xdt_kinst_arch_xol(struct xdt_site *s, unsigned long slot,
