@@ -135,7 +135,7 @@ int xdt_buf_snap(u32 cpu, void __user *dst, u32 *size, u64 *drops)
 
 /* ---- aggregations ----------------------------------------------------------- */
 
-static u32 agg_nvals(u32 func)
+static u32 __xdt_probe agg_nvals(u32 func)
 {
 	switch (func) {
 	case XDT_AGG_AVG:
@@ -200,25 +200,29 @@ static void __xdt_probe agg_apply(u32 func, s64 *vals, s64 v)
 	}
 }
 
-static inline struct xdt_aggent *ent_at(char *arena, u32 off)
+static __always_inline struct xdt_aggent *ent_at(char *arena, u32 off)
 {
 	return (struct xdt_aggent *)(arena + off);
 }
 
-static inline u32 ent_keylen8(u32 keylen)
+static __always_inline u32 ent_keylen8(u32 keylen)
 {
 	return ALIGN(keylen, 8);
 }
 
-static inline s64 *ent_vals(struct xdt_aggent *e)
+static __always_inline s64 *ent_vals(struct xdt_aggent *e)
 {
 	return (s64 *)((char *)(e + 1) + ent_keylen8(e->keylen));
 }
 
-/* Find or insert (aggid, key) in an arena; NULL when full. */
-static struct xdt_aggent *agg_find(char *arena, u32 *off, u32 size, u32 *hash,
-				   u32 aggid, u32 func, const char *key,
-				   u32 keylen, bool create)
+/*
+ * Find or insert (aggid, key) in an arena; NULL when full.  Probe context
+ * (and the snapshot).  __noclone: GCC emitted a constprop clone of it into
+ * plain .text, outside .kprobes.text.
+ */
+static struct xdt_aggent *__xdt_probe __noclone
+agg_find(char *arena, u32 *off, u32 size, u32 *hash, u32 aggid, u32 func,
+	 const char *key, u32 keylen, bool create)
 {
 	u32 h = jhash(key, keylen, aggid), i, nvals = agg_nvals(func);
 

@@ -61,6 +61,11 @@ def objdump_insns(isa, obj, func, start, size):
         n = sum(len(b) // 2 for b in m.group(2).split())
         insns.append((int(m.group(1), 16) - start, n, m.group(3),
                       m.group(4)))
+    # riscv: ftrace turns the four c.nop of the entry into two 4-byte nops
+    # at boot (xdtvm.FTRACE_BOOT_REWRITE), so the live boundaries differ.
+    if isa == "riscv64" and [(o, n) for o, n, *_ in insns[:4]] == \
+            [(0, 2), (2, 2), (4, 2), (6, 2)]:
+        insns[:4] = [(0, 4, "nop", ""), (4, 4, "nop", "")]
     return insns
 
 
@@ -144,16 +149,25 @@ def test_offset_that_is_not_a_boundary_is_an_error(xdt):
 
 
 def test_refusals_carry_reasons(xdt):
-    """copy_from_kernel_nofault's loads have exception-table fixups on every
-    ISA (a fault there is fixed up by address, which a trampoline's is
-    not): refused, and said so."""
-    probes, refused, r = kinst_list(xdt, "kinst::copy_from_kernel_nofault:")
+    """User-access loads have exception-table fixups on every ISA (a fault
+    there is fixed up by address, which a trampoline's is not): refused,
+    and said so, per offset; naming one is an error that says why.
+    Functions xdt's own probe path calls are refused whole."""
+    for f in ("strncpy_from_user", "strnlen_user", "__get_user_1",
+              "__arch_copy_from_user", "__asm_copy_from_user"):
+        probes, refused, r = kinst_list(xdt, f"kinst::{f}:")
+        if "has an exception-table fixup" in refused.values():
+            break
+    else:
+        pytest.fail("no user-access function with an exception-table "
+                    "refusal found")
     assert probes, r
-    assert "has an exception-table fixup" in refused.values(), refused
     bad = next(o for o, w in refused.items() if "exception-table" in w)
-    r = dtrace(xdt, "-n", f"kinst::copy_from_kernel_nofault:{bad} {{ }}")
+    r = dtrace(xdt, "-n", f"kinst::{f}:{bad} {{ }}")
     assert not r.ok and "instruction refused: has an exception-table" \
         in r.stderr, r
+    r = dtrace(xdt, "-l", "-v", "-n", "kinst::copy_from_kernel_nofault:")
+    assert "(refused: xdt's probe path calls it" in r.stdout, r
 
 
 # ---- the torture module -------------------------------------------------------
@@ -206,8 +220,10 @@ def test_torture_every_instruction_at_once(torture):
     for f in fns:
         assert res1.get(f) == ms[f](TORTURE_ARG), (f, res1)
         assert resn.get(f) == ms[f](TORTURE_ARG), (f, resn)
-        # The *_call functions call *_leaf three times each.
-        calls = 1 + 3 * any(c.endswith("_call") for c in fns) \
+        # The *_call functions call *_leaf three times each, riscv's
+        # *_compressed once.
+        calls = 1 + 3 * any(c.endswith("_call") for c in fns) + \
+            any(c.endswith("_compressed") for c in fns) \
             if f.endswith("_leaf") else 1
         assert one.get((f, 0)) == calls and many.get((f, 0)) == n * calls, \
             (f, one.get((f, 0)), many.get((f, 0)))
@@ -326,8 +342,10 @@ def test_hot_functions_every_instruction_under_load(xdt, gdb):
             "/etc/passwd >/dev/null 2>&1\n"
             "done\n")
     t0 = time.monotonic()
-    r = dtrace(xdt, "-qn", prog, "-c", script(xdt, "hotload", load),
-               timeout=900)
+    # Short key strings: thousands of (function, offset) keys must fit the
+    # per-CPU aggregation arena.
+    r = dtrace(xdt, "-x", "strsize=32", "-qn", prog, "-c",
+               script(xdt, "hotload", load), timeout=900)
     wall = time.monotonic() - t0
     assert r.ok, r
     got = agg_counts(r.stdout)

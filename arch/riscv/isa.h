@@ -33,6 +33,9 @@ static inline bool xdt_arch_is_patch(xdt_patchval_t v)
  * With frame pointers s0 is the frame's CFA (the caller's sp): the return
  * address is stored just below it and the caller's s0 below that.
  */
+/* kinst trampoline slot: the instruction (2 or 4 bytes) + ebreak. */
+#define XDT_XOL_SLOT		8
+
 #define XDT_FRAME_NEXT		(-16)
 #define XDT_FRAME_RET		(-8)
 
