@@ -33,6 +33,9 @@ static inline bool xdt_arch_is_patch(xdt_patchval_t v)
 }
 
 /* AAPCS64 frame record: [x29] = caller's x29, [x29 + 8] = x30. */
+/* kinst trampoline slot: the instruction + a b back (or a brk when out of range). */
+#define XDT_XOL_SLOT		8
+
 #define XDT_FRAME_NEXT		0
 #define XDT_FRAME_RET		8
 
