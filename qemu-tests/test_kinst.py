@@ -9,7 +9,6 @@ model values with exactly scaling counts; a set of hot VFS/mm functions is
 probed on every instruction under a file-reading workload; gdb on QEMU's
 gdbstub sees the breakpoint mid-function; traps per firing come from xdt's
 own per-CPU counter."""
-import os
 import re
 import subprocess
 import time
@@ -19,7 +18,7 @@ import pytest
 import xdtvm
 from conftest import REPORT
 from test_dtrace_guest import dtrace, load_hello, script
-from test_torture import DBG, ko_path, models
+from test_torture import DBG, models, torture  # noqa: F401  (fixture)
 from test_xdt_kernel import counts, rawprog, xdt  # noqa: F401  (fixture)
 
 # ---- helpers ----------------------------------------------------------------
@@ -171,15 +170,6 @@ def test_refusals_carry_reasons(xdt):
 
 
 # ---- the torture module -------------------------------------------------------
-
-@pytest.fixture
-def torture(xdt):
-    xdt.put(ko_path(xdt.isa), "/tmp/xdt_torture.ko")
-    xdt.run("rmmod xdt_torture 2>/dev/null; insmod /tmp/xdt_torture.ko",
-            check=True)
-    yield xdt
-    xdt.run(["rmmod", "xdt_torture"], check=True)
-
 
 TORTURE_ARG = 41
 
