@@ -202,6 +202,13 @@ static int bind(struct xdt_state *st, struct xdt_enable *req)
 		for (id = 1; id <= xdt_nprobes(); id++) {
 			struct xdt_probe *pr = xdt_probe_lookup(id);
 
+			/*
+			 * Every clause against every probe: a program of
+			 * thousands of clauses would hold this CPU for
+			 * seconds (an RCU stall on these kernels).
+			 */
+			if (!(id & 1023))
+				cond_resched();
 			if (!pr || !xdt_probe_matches(pr, &uc[i].desc))
 				continue;
 			/* Pin module text for as long as the ECB exists. */

@@ -30,6 +30,7 @@
 struct fbt_func {
 	struct xdt_probe *entry, *ret;
 	const char *name;
+	unsigned long addr;
 	struct module *mod;		/* NULL for vmlinux */
 	u32 nsites;
 	struct xdt_site sites[];
@@ -115,7 +116,18 @@ const char *xdt_text_excluded(const char *name, unsigned long addr,
 	return NULL;
 }
 
-static int add_func(const char *name, struct module *mod, struct walk *w)
+static bool have_func(struct module *mod, unsigned long addr)
+{
+	u32 i;
+
+	for (i = 0; i < nfuncs; i++)
+		if (funcs[i]->mod == mod && funcs[i]->addr == addr)
+			return true;
+	return false;
+}
+
+static int add_func(const char *name, struct module *mod, unsigned long addr,
+		    struct walk *w)
 {
 	const char *modname = mod ? mod->name : "kernel";
 	struct fbt_func *f;
@@ -144,6 +156,7 @@ static int add_func(const char *name, struct module *mod, struct walk *w)
 		return -ENOMEM;
 	}
 	f->mod = mod;
+	f->addr = addr;
 	f->entry = xdt_probe_create(&fbt_provider, modname, fname, "entry", f);
 	for (i = 0; i < w->n; i++)
 		has_ret |= w->s[i].is_return;
@@ -195,6 +208,14 @@ static int consider(struct scan *sc, const char *name, struct module *mod,
 	if (!name[0] || name[0] == '$' || name[0] == '.' || addr == sc->last)
 		return 0;
 	sc->last = addr;
+	/*
+	 * An alias of a function already seen: vmlinux's symbols come sorted
+	 * by address (the check above), a module's do not (cleanup_module
+	 * and the module's exit function are one address).  One address, one
+	 * probe, under the first name.
+	 */
+	if (mod && have_func(mod, addr))
+		return 0;
 	if (!kallsyms_lookup_size_offset(addr, &size, &off) || off || !size)
 		return 0;
 	why = xdt_text_excluded(name, addr, mod);
@@ -209,7 +230,7 @@ static int consider(struct scan *sc, const char *name, struct module *mod,
 				name, why);
 		return 0;
 	}
-	sc->err = add_func(name, mod, &sc->w);
+	sc->err = add_func(name, mod, addr, &sc->w);
 	return sc->err;
 }
 
