@@ -1,14 +1,18 @@
 #!/usr/bin/env python3
-"""xdt's probe-overhead benchmark (issue 6), first version.
+"""xdt's probe-overhead benchmark (issue 6): `make bench`.
 
 For each ISA, two boots of the project's Linux 6.1 guest:
 
 1. a TCG timing boot (default SMP): xdt.ko and the bench module loaded,
-   every variant (no probe; xdt fbt entry/return count(); the eBPF and
-   ftrace baselines of guest/xdt-bpfbench) attached in turn to the bench
-   module's noinline xdt_bench_target, which the debugfs trigger calls N
-   times; variants interleaved round-robin (shuffled per round, fixed seed),
-   R rounds.  ns per firing = (median t_variant - median t_none) / N.
+   every variant (no probe; xdt fbt entry/return and kinst count(); the
+   eBPF and ftrace baselines of guest/xdt-bpfbench) attached in turn, on
+   two triggers: the bench module's noinline xdt_bench_target, which the
+   debugfs trigger calls N times, and getppid(2) called N times from user
+   space (bench/getppid-loop.c), probed on the syscall's function; variants
+   interleaved round-robin (shuffled per round, fixed seed), R rounds.
+   ns per firing = (median t_variant - median t_none) / N.  Then the
+   enable/disable scaling test: N = 1, 100, 1000, 10000 and all fbt entry
+   functions, for xdt, kprobe_multi and kprobe_events (bench/README.md).
 2. an icount boot (-icount shift=0,sleep=off, one vCPU): guest time is
    guest instructions, so (I_variant - I_none) / N is instructions per
    firing; `none` and `xdt-fbt-entry` run at least twice to show whether
@@ -19,9 +23,10 @@ module's `calls` delta == N); a sample that fails the check is recorded and
 left out of the figures.  Mechanisms a kernel lacks (xdt-bpfbench exit 3)
 are recorded with their reason.
 
-Output: bench/results/<timestamp>/{results.json,results.csv,table.md,*.png}
-and the bench/results/latest symlink.  Exit status 0 when every sample was
-good, 1 when some failed (the outputs are written either way).
+Output: bench/results/<timestamp>/{results.json,results.csv,scale.csv,
+table.md,*.png} and the bench/results/latest symlink.  Exit status 0 when
+every sample was good, 1 when some failed (the outputs are written either
+way); a scaling cell skipped for the time budget is not a failure.
 
     bench/run.py [--quick] [--isas x86_64,aarch64,riscv64] [--out DIR]
 """
@@ -31,6 +36,7 @@ import json
 import os
 import random
 import re
+import shutil
 import statistics
 import subprocess
 import sys
@@ -43,32 +49,61 @@ import xdtvm  # noqa: E402
 TARGET = "xdt_bench_target"
 DBG = "/sys/kernel/debug/xdt_bench"
 TRAP = {"x86_64": "int3", "aarch64": "brk", "riscv64": "ebreak"}
+TRACEFS = "/sys/kernel/tracing"
+BPFBENCH = "/tmp/xdt-bpfbench"     # pushed by run.py (see guest_tool())
 
-# (name, kind, detail).  kind: none | xdt (detail = fbt probe name) |
-# bpf (detail = (mech, prog)).  The order is the table's.
+# (name, kind, detail).  kind: none | xdt (detail = (provider, fbt probe
+# name or kinst offset key)) | bpf (detail = (mech, prog, offset key)).
+# Offset keys: "body" = first instruction after the entry site, "emul" /
+# "xol" = the instructions the kinst rows probe (kinst_offsets()).  The
+# order is the table's.
 VARIANTS = [
     ("none", "none", None),
-    ("xdt-fbt-entry", "xdt", "entry"),
-    ("xdt-fbt-return", "xdt", "return"),
-    ("kprobe-empty", "bpf", ("kprobe", "empty")),
-    ("kprobe", "bpf", ("kprobe", "count")),
-    ("kprobe-off", "bpf", ("kprobe-off", "count")),
-    ("kretprobe", "bpf", ("kretprobe", "count")),
-    ("fentry", "bpf", ("fentry", "count")),
-    ("fexit", "bpf", ("fexit", "count")),
-    ("kprobe-multi", "bpf", ("kprobe-multi", "count")),
-    ("kprobe-events", "bpf", ("kprobe-events", None)),
+    ("xdt-fbt-entry", "xdt", ("fbt", "entry")),
+    ("xdt-fbt-return", "xdt", ("fbt", "return")),
+    ("kprobe-empty", "bpf", ("kprobe", "empty", None)),
+    ("kprobe", "bpf", ("kprobe", "count", None)),
+    ("kprobe-off", "bpf", ("kprobe-off", "count", "body")),
+    ("xdt-kinst-emul", "xdt", ("kinst", "emul")),
+    ("kprobe-off-emul", "bpf", ("kprobe-off", "count", "emul")),
+    ("xdt-kinst-xol", "xdt", ("kinst", "xol")),
+    ("kprobe-off-xol", "bpf", ("kprobe-off", "count", "xol")),
+    ("kretprobe", "bpf", ("kretprobe", "count", None)),
+    ("fentry", "bpf", ("fentry", "count", None)),
+    ("fexit", "bpf", ("fexit", "count", None)),
+    ("kprobe-multi", "bpf", ("kprobe-multi", "count", None)),
+    ("kprobe-events", "bpf", ("kprobe-events", None, None)),
 ]
 VARIANT_NAMES = [v[0] for v in VARIANTS]
+KINST = {"xdt-kinst-emul": "emul", "xdt-kinst-xol": "xol"}
 
 # Triggers: "kernel" = the bench module's debugfs loop over the noinline
 # target; "syscall" = bench/getppid-loop.c, N getppid(2) calls from user
-# space, probed at the ISA's getppid syscall function.
+# space, probed at the getppid syscall's function (getppid_function()).
 TRIGGERS = ["kernel", "syscall"]
-GETPPID = {"x86_64": "__x64_sys_getppid", "aarch64": "__arm64_sys_getppid",
-           "riscv64": "sys_getppid"}   # riscv64 6.1: no syscall wrappers
+# The function xdt and every baseline probe for the syscall trigger: the
+# first of these that xdt's fbt lists.  fbt names a probe after the first
+# kallsyms symbol at its address, so on x86_64 the syscall's entry point
+# __x64_sys_getppid (an alias of __do_sys_getppid there) is listed as
+# __do_sys_getppid; arm64 has __arm64_sys_getppid; riscv64 6.1 has no
+# syscall wrappers (sys_getppid).  Whichever is found, the BPF variants
+# use the same name.
+GETPPID = ["__do_sys_getppid", "__x64_sys_getppid", "__arm64_sys_getppid",
+           "__riscv_sys_getppid", "sys_getppid"]
+_SYS_SKIP = ("not run with the syscall trigger (the kernel trigger has it; "
+             "kept out of the time budget)")
 SKIP = {("syscall", "kprobe-off"): "not run with the syscall trigger (the "
-        "body offset is computed for xdt_bench_target only)"}
+        "offsets are computed for xdt_bench_target only)",
+        ("syscall", "kprobe-off-emul"): "not run with the syscall trigger "
+        "(the offsets are computed for xdt_bench_target only)",
+        ("syscall", "kprobe-off-xol"): "not run with the syscall trigger "
+        "(the offsets are computed for xdt_bench_target only)",
+        ("syscall", "xdt-kinst-emul"): "not run with the syscall trigger "
+        "(the offsets are computed for xdt_bench_target only)",
+        ("syscall", "xdt-kinst-xol"): "not run with the syscall trigger "
+        "(the offsets are computed for xdt_bench_target only)",
+        ("syscall", "kprobe-empty"): _SYS_SKIP,
+        ("syscall", "fexit"): _SYS_SKIP}
 
 DESCR = {
     "none": "no probe (baseline loop)",
@@ -77,6 +112,10 @@ DESCR = {
     "kprobe-empty": "kprobe + BPF, empty program",
     "kprobe": "kprobe + BPF, count (per-CPU array)",
     "kprobe-off": "kprobe at +off (first body insn) + BPF count",
+    "xdt-kinst-emul": "xdt kinst, emulated insn, count()",
+    "kprobe-off-emul": "kprobe at the same insn + BPF count",
+    "xdt-kinst-xol": "xdt kinst, out-of-line insn, count()",
+    "kprobe-off-xol": "kprobe at the same out-of-line insn + BPF count",
     "kretprobe": "kretprobe + BPF count",
     "fentry": "fentry (BPF trampoline) count",
     "fexit": "fexit (BPF trampoline) count",
@@ -88,12 +127,18 @@ SIZES = {
     # n: calls per sample; reps: TCG rounds; icount_reps: icount rounds of
     # every variant (none and xdt-fbt-entry get at least two).
     # sn / icount_sn: getppid calls per syscall-trigger sample.
-    "full": dict(n=50000, reps=5, icount_reps=2, icount_n=20000, sn=10000,
-                 icount_sn=5000),
-    "quick": dict(n=2000, reps=2, icount_reps=1, icount_n=1000, sn=500,
-                  icount_sn=300),
+    # scale: the enable/disable test's N (int, or "all"), its repetitions
+    # per N, and its time budget per ISA in seconds (bench/README.md).
+    # The getppid loop is long enough (tens of ms) that TCG's scheduling
+    # noise does not swamp the cheap mechanisms (10 000 calls gave
+    # negative fentry figures).
+    "full": dict(n=50000, reps=5, icount_reps=2, icount_n=20000, sn=50000,
+                 icount_sn=20000, scale=[1, 100, 1000, 10000, "all"],
+                 scale_reps={1: 3, 100: 2}, scale_budget=150),
+    "quick": dict(n=2000, reps=2, icount_reps=1, icount_n=1000, sn=2000,
+                  icount_sn=1000, scale=[1, 100], scale_reps={},
+                  scale_budget=60),
 }
-
 
 
 def log(msg):
@@ -104,8 +149,83 @@ def first_body_offset(isa, ko):
     return xdtvm.first_body_insn(isa, ko, TARGET)
 
 
+# What each ISA's kinst emulates in its trap handler (the rest runs out of
+# line), from arch/<isa>/kinst_isa.c: x86_64 control flow (jmp, jcc, call,
+# ret, loop*, jrcxz); aarch64 the PC-relative and branch instructions (b,
+# bl, b.cond, cbz/cbnz, tbz/tbnz, adr/adrp, ldr literal, br/blr/ret);
+# riscv64 auipc, jal, jalr and the branches.
+_RV_EMUL = {"auipc", "jal", "jalr", "ret", "j", "jr", "beq", "bne", "blt",
+            "bge", "bltu", "bgeu", "beqz", "bnez", "blez", "bgez", "bltz",
+            "bgtz", "bgt", "ble", "bgtu", "bleu"}
+
+
+def emulated(isa, mnem):
+    if isa == "x86_64":
+        return mnem.startswith("j") or mnem in (
+            "call", "ret", "loop", "loope", "loopne")
+    if isa == "aarch64":
+        return mnem in ("b", "bl", "br", "blr", "ret", "cbz", "cbnz", "tbz",
+                        "tbnz", "adr", "adrp") or mnem.startswith("b.")
+    return mnem.replace("c.", "") in _RV_EMUL
+
+
+def kinst_offsets(isa, ko):
+    """{"emul": (off, insn), "xol": (off, insn)} in xdt_bench_target: the
+    first instruction after the entry site that kinst emulates, and the
+    multiply at the middle of the function (run out of line); both run
+    exactly once per call (the function has no branch)."""
+    cross = xdtvm.ISAS[isa]["cross"]
+    objdump = shutil.which(f"{cross}objdump") or "objdump"
+    out = subprocess.run([objdump, "-d", "--no-show-raw-insn", ko],
+                         capture_output=True, text=True, check=True).stdout
+    body = out.split(f"<{TARGET}>:\n", 1)[1].split("\n\n", 1)[0]
+    start = first_body_offset(isa, ko)[0]
+    insns = []
+    for line in body.splitlines():
+        m = re.match(r"\s*([0-9a-f]+):\s+(\S+)", line)
+        if not m or int(m.group(1), 16) < start:
+            continue
+        insns.append((int(m.group(1), 16), m.group(2),
+                      " ".join(line.split(":", 1)[1].split("#")[0].split())))
+        if m.group(2) in ("ret", "c.jr", "retq"):
+            break
+    res = {}
+    for off, mnem, text in insns:
+        if "emul" not in res and emulated(isa, mnem):
+            res["emul"] = (off, text)
+    xol = [i for i in insns if not emulated(isa, i[1])]
+    mul = [i for i in xol if i[1] in ("imul", "mul")]
+    pick = mul[0] if mul else xol[len(xol) // 2]
+    res["xol"] = (pick[0], pick[2])
+    return res
+
+
 def fields(line):
     return dict(kv.split("=", 1) for kv in line.split() if "=" in kv)
+
+
+def _newer(out, srcs):
+    return os.path.exists(out) and all(
+        os.path.getmtime(out) >= os.path.getmtime(s) for s in srcs)
+
+
+def guest_tool(isa, bindir):
+    """xdt-bpfbench for @isa: the Makefile's when it is up to date, else
+    built here (statically, with the xdt uapi headers), so the bench never
+    runs a stale copy from an old initramfs."""
+    src = os.path.join(TOP, "guest", "xdt-bpfbench.c")
+    deps = [src, os.path.join(TOP, "core", "uapi", "xdt.h")]
+    made = os.path.join(xdtvm.build_dir(isa), "xdt-bpfbench")
+    if _newer(made, deps):
+        return made
+    os.makedirs(bindir, exist_ok=True)
+    out = os.path.join(bindir, f"xdt-bpfbench.{isa}")
+    if not _newer(out, deps):
+        subprocess.run([xdtvm.ISAS[isa]["cross"] + "gcc", "-std=c11", "-O2",
+                        "-Wall", "-Wextra", "-Werror", "-I",
+                        os.path.join(TOP, "core", "uapi"), "-static", "-o",
+                        out, src], check=True)
+    return out
 
 
 class Bench:
@@ -113,8 +233,8 @@ class Bench:
 
     def __init__(self, isa, icount, n, sn, logdir, bindir):
         self.isa, self.icount, self.n, self.sn = isa, icount, n, sn
-        self.gp_func = GETPPID[isa]
         self.gp_bin = build_getppid(isa, bindir)
+        self.bpfbench = guest_tool(isa, bindir)
         self.boot = "icount" if icount else "tcg"
         b = xdtvm.build_dir(isa)
         self.xdt_ko = os.path.join(b, "xdt", "xdt.ko")
@@ -124,8 +244,14 @@ class Bench:
             if not os.path.isfile(f):
                 raise SystemExit(f"{f} missing (run: make all)")
         self.off, self.off_insn = first_body_offset(isa, self.bench_ko)
+        self.offs = {"body": (self.off, self.off_insn),
+                     **kinst_offsets(isa, self.bench_ko)}
         self.vm = xdtvm.VM(isa, icount=icount, logdir=logdir)
         self.unsupported = {}
+        # "trigger/variant" -> why it cannot be measured in this boot
+        # (kinst missing, no fbt probe on the getppid function, ...).
+        self.unavailable = {}
+        self.gp_func = None
 
     def start(self):
         t0 = time.monotonic()
@@ -137,6 +263,7 @@ class Bench:
         v.run(["insmod", "/tmp/xdt.ko"], check=True, timeout=300)
         v.put(f"echo {self.n} > {DBG}/trigger\n", "/tmp/trig.sh", mode="755")
         v.put(self.gp_bin, "/tmp/getppid-loop", mode="755")
+        v.put(self.bpfbench, BPFBENCH, mode="755")
 
         # For kprobes: what kprobes/list says at trigger time (an x86
         # optprobe is int3 until the optimiser's delayed work has run).
@@ -146,8 +273,59 @@ class Bench:
         self.clocksource = v.run(
             ["cat", "/sys/devices/system/clocksource/clocksource0/"
              "current_clocksource"]).stdout.strip()
+        self.find_getppid()
+        self.check_kinst()
         self.setup_s = time.monotonic() - t0
         return self
+
+    def find_getppid(self):
+        r = self.vm.run(["dtrace", "-l", "-n", "fbt:kernel:*getppid*:entry"],
+                        timeout=120)
+        listed = {ln.split()[3] for ln in r.stdout.splitlines()[1:]
+                  if len(ln.split()) >= 5}
+        self.gp_listed = sorted(listed)
+        for f in GETPPID:
+            if f in listed:
+                self.gp_func = f
+                return
+        # No fbt probe: the BPF rows still run, on the ISA's usual name.
+        self.gp_func = {"x86_64": "__x64_sys_getppid",
+                        "aarch64": "__arm64_sys_getppid"}.get(self.isa,
+                                                              "sys_getppid")
+        why = (f"xdt fbt lists no probe on any of {', '.join(GETPPID)} "
+               f"(dtrace -l -n 'fbt:kernel:*getppid*:entry' gave "
+               f"{self.gp_listed or 'nothing'}; status {r.status})")
+        for v in ("xdt-fbt-entry", "xdt-fbt-return"):
+            self.unavailable[f"syscall/{v}"] = why
+
+    def check_kinst(self):
+        """Are kinst's probes there, at the offsets the rows use?"""
+        r = self.vm.run(["dtrace", "-l", "-v", "-n",
+                         f"kinst::{TARGET}:"], timeout=120)
+        probes, refused = set(), {}
+        for ln in r.stdout.splitlines()[1:]:
+            f = ln.split(None, 4)
+            if len(f) < 5 or f[1] != "kinst" or f[3] != TARGET:
+                continue
+            name = f[4].split()[0]
+            if f[0] == "-":
+                refused[name] = f[4].split("(refused:", 1)[-1].strip(" )")
+            else:
+                probes.add(name)
+        self.kinst_listed = sorted(probes, key=lambda x: int(x)
+                                   if x.isdigit() else -1)
+        for v, key in KINST.items():
+            off, insn = self.offs[key]
+            if not probes:
+                why = ("kinst lists no probe in "
+                       f"{TARGET} on this ISA (dtrace -l: status "
+                       f"{r.status}: {(r.stdout + r.stderr).strip()[-200:]})")
+            elif str(off) not in probes:
+                why = (f"kinst has no probe at offset {off} (`{insn}`): "
+                       + refused.get(str(off), "not listed"))
+            else:
+                continue
+            self.unavailable[f"kernel/{v}"] = " ".join(why.split())
 
     def stop(self):
         return self.vm.poweroff()
@@ -162,13 +340,16 @@ class Bench:
         if kind == "none":
             return trig
         if kind == "xdt":
-            return f"xdt-rawprog count fbt {func} {detail} {trig}"
-        mech, prog = detail
-        a = f"xdt-bpfbench attach --mech {mech} --func {func}"
+            prov, what = detail
+            if prov == "kinst":
+                what = self.offs[what][0]
+            return f"xdt-rawprog count {prov} {func} {what} {trig}"
+        mech, prog, offkey = detail
+        a = f"{BPFBENCH} attach --mech {mech} --func {func}"
         if prog:
             a += f" --prog {prog}"
-        if mech == "kprobe-off":
-            a += f" --off {self.off}"
+        if offkey:
+            a += f" --off {self.offs[offkey][0]}"
         if mech.startswith("kprobe") or mech == "kretprobe":
             trig = trigvia
         return f"{a} -- {trig}"
@@ -185,6 +366,10 @@ class Bench:
         s = dict(isa=self.isa, boot=self.boot, trigger=trigger,
                  variant=name, rep=rep, n=n, command=cmd, wall_s=round(time.monotonic() - t0, 3),
                  ok=False, unsupported=None, error=None)
+        if kind == "xdt" and detail[0] == "kinst":
+            s["off"], s["insn"] = self.offs[detail[1]]
+        elif kind == "bpf" and detail[2]:
+            s["off"], s["insn"] = self.offs[detail[2]]
         out = r.stdout
         tail = [ln for ln in out.splitlines() if ln.startswith("@@ ")]
         if not r.ok or not tail:
@@ -239,6 +424,11 @@ class Bench:
             if s["count"] != n or s["errors"]:
                 s["error"] = f"count {s['count']} != N {n} or errors"
                 return s
+            # One trap a firing; two for a riscv64 kinst probe run out of
+            # line (its slot ends in an ebreak that brings it back).
+            if s["traps"] not in (n, 2 * n):
+                s["error"] = f"traps {s['traps']} for N {n}"
+                return s
         elif rc != 0:
             s["error"] = f"trigger exit {rc}"
             return s
@@ -253,7 +443,7 @@ class Bench:
 
 
 def prog_counts(detail):
-    mech, prog = detail
+    mech, prog = detail[:2]
     return prog == "count" or mech == "kprobe-events"
 
 
@@ -269,7 +459,268 @@ def build_getppid(isa, bindir):
     return out
 
 
-def run_boot(isa, icount, size, logdir, samples, seed, triggers):
+# ---- enable/disable scaling --------------------------------------------
+
+SCALE_MECHS = ["xdt", "kprobe-multi", "kprobe-events"]
+SCALE_DESCR = {
+    "xdt": "xdt fbt entry, count()",
+    "kprobe-multi": "kprobe_multi + BPF count",
+    "kprobe-events": "kprobe_events (tracefs)",
+}
+SCALE_PHASES = {
+    "xdt": "ENABLE ioctl (check + bind) + GO (patch) / STOP (unpatch, "
+           "synchronize_rcu) + close (free)",
+    "kprobe-multi": "BPF_LINK_CREATE / close(link) (program load not "
+                    "included)",
+    "kprobe-events": "`p:` lines into kprobe_events + group enable / group "
+                     "disable + `-:` lines",
+}
+PHASE_KEYS = {"xdt": ["enable_ns", "go_ns", "stop_ns", "free_ns"],
+              "kprobe-events": ["define_ns", "arm_ns", "disarm_ns",
+                                "remove_ns"],
+              "kprobe-multi": []}
+# xdt's "all": one glob clause, as a D user writes it.
+XDT_ALL = "fbt:kernel::entry"
+# An xdt enabling binds each clause by walking every probe (core/enable.c
+# bind(): clauses x probes matches, in one XDT_IOC_ENABLE that holds
+# xdt_lock and never reschedules).  At N = 1000 on x86_64 that took over
+# 21 s and the RCU stall detector fired (rcu_sched self-detected stall in
+# xdt_probe_matches; CONFIG_RCU_CPU_STALL_TIMEOUT=21): past this
+# predicted time the cell is skipped instead.
+XDT_BIND_LIMIT_S = 10
+# kprobe_multi on thousands of functions (most of them hot: the list is
+# sorted by name, and the first ones are __-prefixed core helpers) wedges
+# the TCG guest now and then; the cells that did are skipped unless asked.
+KMULTI_BIG = 10000
+KMULTI_BIG_WHY = (
+    "skipped: kprobe_multi on this many functions can wedge the TCG guest "
+    "(x86_64: N = 10000 took 2-5 s in 3 runs and in a 4th the guest went "
+    "silent, no console output, agent gone; every function (14685): the "
+    "link was made, then close() sat in unregister_fprobe -> "
+    "text_poke_bp_batch waiting for the other vCPU for over 8 min under "
+    "RCU stalls); --scale-kmulti-big tries it (bench/README.md)")
+
+
+def scale_functions(vm):
+    """The scaling test's function list: xdt fbt entry probes (vmlinux)
+    that are also in available_filter_functions (so kprobe_multi can take
+    them), have a kallsyms name of their own (kprobe_events refuses an
+    ambiguous name; fbt names an address after its first symbol) and are
+    not on the kprobe blacklist; sorted by name."""
+    r = vm.run(["dtrace", "-l", "-n", "fbt:kernel::entry"], timeout=300,
+               check=True)
+    fbt = {ln.split()[3] for ln in r.stdout.splitlines()[1:]
+           if len(ln.split()) >= 5}
+    aff = {ln.strip() for ln in vm.run(
+        ["cat", f"{TRACEFS}/available_filter_functions"], timeout=120,
+        check=True).stdout.splitlines() if ln.strip() and " [" not in ln}
+    count = {}
+    for ln in vm.run(["cat", "/proc/kallsyms"], timeout=120,
+                     check=True).stdout.splitlines():
+        f = ln.split()
+        if len(f) == 3 and f[1] in "tT":
+            count[f[2]] = count.get(f[2], 0) + 1
+    bl = {ln.split()[1] for ln in vm.run(
+        ["cat", "/sys/kernel/debug/kprobes/blacklist"],
+        timeout=60).stdout.splitlines() if len(ln.split()) > 1}
+    both = fbt & aff
+    cand = sorted(f for f in both if count.get(f) == 1 and f not in bl)
+    return cand, dict(fbt_entry=len(fbt), ftrace=len(aff), both=len(both),
+                      ambiguous=sum(1 for f in both if count.get(f, 0) != 1),
+                      blacklisted=len(both & bl), candidates=len(cand))
+
+
+def scale_phase(b, size, seed, tag, budget, kmulti_big):
+    """Enable/disable time for N functions, per mechanism, in boot @b.
+    Returns (cells, info); a cell is one measurement, or a skip with its
+    reason."""
+    t0 = time.monotonic()
+    cells, last = [], {}
+    try:
+        cand, info = scale_functions(b.vm)
+    except xdtvm.XdtError as e:
+        return [dict(isa=b.isa, mech=m, n=n, rep=0, ok=False,
+                     error="listing the functions failed: "
+                     + " ".join(str(e).split())[-600:])
+                for m in SCALE_MECHS for n in size["scale"]], {}
+    log(f"{tag} scaling: {info['candidates']} candidate functions "
+        f"({info['fbt_entry']} fbt entry, {info['ftrace']} ftrace, "
+        f"{info['ambiguous']} ambiguous names, {info['blacklisted']} "
+        f"blacklisted); budget {budget} s")
+    for n in size["scale"]:
+        if n != "all" and n <= len(cand):
+            b.vm.put("\n".join(cand[:n]) + "\n", f"/tmp/scale-{n}")
+    if "all" in size["scale"]:
+        b.vm.put("\n".join(cand) + "\n", "/tmp/scale-all")
+    rng = random.Random(seed + 1)
+    decided, stopped = {}, None
+
+    def probes_of(n, mech):
+        if n == "all":
+            return info["fbt_entry"] if mech == "xdt" else len(cand)
+        return n
+
+    def skip_reason(mech, n):
+        if stopped:
+            return f"not run: the scaling test stopped after {stopped}"
+        if "unsupported" in decided.get(mech, {}):
+            return None
+        if n != "all" and n > len(cand):
+            return (f"skipped: only {len(cand)} functions qualify on this "
+                    "kernel")
+        if mech == "kprobe-multi" and not kmulti_big and \
+                (n == "all" or n >= KMULTI_BIG):
+            return KMULTI_BIG_WHY
+        p = probes_of(n, mech)
+        prev = last.get(mech)
+        if not prev:
+            return None
+        if mech == "xdt" and n != "all":
+            bind = prev["enable_s"] * n / prev["n"]
+            if bind > XDT_BIND_LIMIT_S:
+                return (f"skipped: predicted XDT_IOC_ENABLE ≈ {bind:.0f} s "
+                        f"(N exact clauses x every probe, in one ioctl: "
+                        f"{prev['enable_s']:.2f} s at N = {prev['n']}): "
+                        f"over {XDT_BIND_LIMIT_S} s without rescheduling "
+                        "nears the 21 s RCU stall timeout (core/enable.c "
+                        "bind(); N = 1000 set it off on x86_64; "
+                        "bench/README.md)")
+        if mech == "xdt" and n == "all":
+            # One glob clause: one pass of bind, then patching p sites.
+            pred = (prev["wall_s"] - prev["enable_s"]) * p / prev["n"] \
+                + prev["enable_s"] / prev["n"]
+        else:
+            pred = prev["wall_s"] * p / prev["n"]
+        left = budget - (time.monotonic() - t0)
+        # The linear prediction overshoots where fixed costs weigh on the
+        # smaller N (the cost per probe can fall with N), so a cell runs
+        # unless it needs more than twice what is left; the time left
+        # still bounds it (the cell's timeout).
+        if prev["n"] >= 10 and (pred > 2 * left or left < 5):
+            return (f"skipped: predicted ≈ {pred:.0f} s (linear from "
+                    f"{prev['wall_s']:.1f} s at N = {prev['n']}), over "
+                    f"twice the {max(0, left):.0f} s left of the {budget} "
+                    "s scaling budget per ISA")
+        return None
+
+    # Every cell of N <= 100 first (mechanisms shuffled per repetition),
+    # then the big N of xdt and kprobe_multi, then kprobe_events' big N,
+    # the slowest: what the budget cuts short is then the most costly;
+    # kprobe_multi's risky sizes (--scale-kmulti-big) come last of all.
+    plan = []
+    for n in size["scale"]:
+        for rep in range(size["scale_reps"].get(n, 1)):
+            order = list(SCALE_MECHS)
+            rng.shuffle(order)
+            plan.extend((n, rep, m) for m in order)
+    plan.sort(key=lambda p: 0 if p[0] != "all" and p[0] <= 100 else
+              2 if p[2] == "kprobe-events" else
+              3 if p[2] == "kprobe-multi" and (p[0] == "all" or
+                                               p[0] >= KMULTI_BIG) else 1)
+    for n, rep, mech in plan:
+        key = f"{mech}/{n}"
+        c = dict(isa=b.isa, mech=mech, n=n, rep=rep, ok=False,
+                 error=None, unsupported=None, skipped=None)
+        uns = decided.get(mech, {}).get("unsupported")
+        if uns:
+            if rep == 0:
+                c["unsupported"] = uns
+                cells.append(c)
+            continue
+        why = decided.get(key) or skip_reason(mech, n)
+        if why:
+            if key not in decided:
+                decided[key] = why
+                c["skipped"] = why
+                cells.append(c)
+                log(f"{tag} scale {mech} N={n}: {why}")
+            continue
+        # The rest of the budget (and some slack) bounds the cell:
+        # past it the agent kills the command; the kprobe_events
+        # writes are one per probe, so it dies between two.
+        left = budget - (time.monotonic() - t0)
+        tmo = int(max(60, left + 30))
+        prev = last.get(mech)
+        fa = (XDT_ALL if mech == "xdt" and n == "all"
+              else f"@/tmp/scale-{n}")
+        cmd = [BPFBENCH, "attach", "--mech", mech]
+        if mech == "kprobe-multi":
+            cmd += ["--prog", "count"]
+        cmd += ["--func", fa, "--", "true"]
+        c["command"] = " ".join(cmd)
+        ts = time.monotonic()
+        try:
+            r = b.vm.run(cmd, timeout=tmo)
+        except xdtvm.XdtError as e:
+            c["wall_s"] = round(time.monotonic() - ts, 2)
+            c["error"] = "guest: " + " ".join(str(e).split())[:1500]
+            stopped = f"{mech} N = {n} ({c['error'][:120]} …)"
+            cells.append(c)
+            log(f"{tag} scale {mech} N={n}: FAILED: {c['error'][:300]}")
+            continue
+        c["wall_s"] = round(time.monotonic() - ts, 2)
+        line = next((ln for ln in r.stdout.splitlines()
+                     if ln.startswith("mech=")), "")
+        f = fields(line)
+        if r.status == 3:
+            uns = (line.split("unsupported=", 1)[1].strip().strip('"')
+                   if "unsupported=" in line else r.stderr.strip())
+            decided.setdefault(mech, {})["unsupported"] = uns
+            c["unsupported"] = uns
+            cells.append(c)
+            log(f"{tag} scale {mech}: unsupported: {uns}")
+            continue
+        if r.timed_out:
+            # Not a failure: the cell outran its time budget.
+            c["skipped"] = (f"stopped: not finished after {tmo} s, "
+                            "the rest of the scaling budget (the "
+                            "command was killed)")
+            stopped = (f"{mech} N = {n} outran the budget (killed "
+                       f"after {tmo} s)")
+            decided[key] = c["skipped"]
+            cells.append(c)
+            log(f"{tag} scale {mech} N={n}: {c['skipped']}")
+            continue
+        if not r.ok or "attach_ns" not in f:
+            c["error"] = (f"{r.how} {r.code}: {r.stdout[-300:]} "
+                          f"{r.stderr[-500:]}")
+            cells.append(c)
+            log(f"{tag} scale {mech} N={n}: FAILED: {c['error'][:300]}")
+            continue
+        c.update(nprobes=int(f["nprobes"]),
+                 attach_ns=int(f["attach_ns"]),
+                 detach_ns=int(f["detach_ns"]),
+                 load_ns=int(f.get("load_ns", 0)),
+                 count=None if f.get("count", "-") == "-" else
+                 int(f["count"]), via=f.get("via"),
+                 phases={k: int(f[k]) for k in PHASE_KEYS[mech]
+                         if k in f})
+        want = probes_of(n, mech) if n != "all" or mech != "xdt" \
+            else None
+        if want is not None and c["nprobes"] != want:
+            c["error"] = f"{c['nprobes']} probes attached, not {want}"
+        elif c["attach_ns"] <= 0 or c["detach_ns"] <= 0:
+            c["error"] = "attach/detach time not positive"
+        else:
+            c["ok"] = True
+        cells.append(c)
+        if c["ok"]:
+            enable = c["phases"].get("enable_ns", 0) / 1e9
+            if not prev or c["nprobes"] >= prev["n"]:
+                last[mech] = dict(n=c["nprobes"], wall_s=c["wall_s"],
+                                  enable_s=enable)
+            log(f"{tag} scale {mech} N={n}: {c['nprobes']} probes, "
+                f"enable {c['attach_ns'] / 1e6:.1f} ms, disable "
+                f"{c['detach_ns'] / 1e6:.1f} ms ({c['wall_s']:.1f} s)")
+        else:
+            log(f"{tag} scale {mech} N={n}: FAILED: {c['error']}")
+    info["wall_s"] = round(time.monotonic() - t0, 1)
+    info["budget_s"] = budget
+    return cells, info
+
+
+def run_boot(isa, icount, size, logdir, samples, seed, triggers,
+             scale=None):
     n = size["icount_n"] if icount else size["n"]
     sn = size["icount_sn"] if icount else size["sn"]
     reps = size["icount_reps"] if icount else size["reps"]
@@ -280,7 +731,12 @@ def run_boot(isa, icount, size, logdir, samples, seed, triggers):
     t0 = time.monotonic()
     b.start()
     log(f"{tag} booted and modules loaded in {b.setup_s:.1f} s; kprobe-off "
-        f"at +{b.off:#x} ({b.off_insn}); clocksource {b.clocksource}")
+        f"at +{b.off:#x} ({' '.join(b.off_insn.split())}); kinst/kprobe "
+        f"emulated at +{b.offs['emul'][0]:#x} ({b.offs['emul'][1]}), out "
+        f"of line at +{b.offs['xol'][0]:#x} ({b.offs['xol'][1]}); getppid "
+        f"probed at {b.gp_func}; clocksource {b.clocksource}")
+    for k, why in sorted(b.unavailable.items()):
+        log(f"{tag} {k}: unavailable: {why}")
     rng = random.Random(seed)
     rounds = []
     every = [(t, *v) for t in triggers for v in VARIANTS
@@ -296,7 +752,8 @@ def run_boot(isa, icount, size, logdir, samples, seed, triggers):
     try:
         for rep, order in enumerate(rounds):
             for trigger, name, kind, detail in order:
-                if f"{trigger}/{name}" in b.unsupported:
+                if f"{trigger}/{name}" in b.unsupported or \
+                        f"{trigger}/{name}" in b.unavailable:
                     continue
                 s = b.sample(trigger, name, kind, detail, rep)
                 samples.append(s)
@@ -316,12 +773,19 @@ def run_boot(isa, icount, size, logdir, samples, seed, triggers):
                         what += f", via {s.get('via_at_trigger') or s['via']}"
                 log(f"{tag} round {rep + 1}/{len(rounds)} {trigger} {name}: {what} "
                     f"({s['wall_s']:.1f} s)")
+        cells, info = [], {}
+        if scale:
+            cells, info = scale_phase(b, size, seed, tag, scale["budget"],
+                                      scale["kmulti_big"])
     finally:
         clean = b.stop()
     wall = time.monotonic() - t0
     log(f"{tag} done in {wall:.0f} s{'' if clean else ' (unclean poweroff)'}")
     return dict(isa=isa, boot="icount" if icount else "tcg", n=n, sn=sn,
-                getppid_func=b.gp_func, triggers=triggers,
+                getppid_func=b.gp_func, getppid_listed=b.gp_listed,
+                triggers=triggers, offs=b.offs, kinst_listed=b.kinst_listed,
+                unavailable=b.unavailable, scale=cells, scale_info=info,
+                scale_failures=sum(1 for c in cells if c.get("error")),
                 rounds=len(rounds), wall_s=round(wall, 1),
                 setup_s=round(b.setup_s, 1), off=b.off, off_insn=b.off_insn,
                 clocksource=b.clocksource,
@@ -384,10 +848,39 @@ def figures(samples, boots):
             f = out.get((isa, trig, v))
             if not f:
                 continue
+            # kprobe at a kinst offset: also against xdt kinst there.
+            kref = out.get((isa, trig, "xdt-kinst-" + v.split("-")[-1]), {}) \
+                if v in ("kprobe-off-emul", "kprobe-off-xol") else {}
             for key in ("ns", "insns"):
                 if key in f and ref.get(key):
                     f[key + "_ratio"] = f[key] / ref[key]
+                if key in f and kref.get(key):
+                    f[key + "_kinst_ratio"] = f[key] / kref[key]
     return out
+
+
+def scale_figures(cells):
+    """{(isa, mech, n): {...}} from the good scaling cells."""
+    out = {}
+    for c in cells:
+        if not c.get("ok"):
+            continue
+        out.setdefault((c["isa"], c["mech"], c["n"]), []).append(c)
+    figs = {}
+    for k, cs in out.items():
+        att = [c["attach_ns"] / 1e6 for c in cs]
+        det = [c["detach_ns"] / 1e6 for c in cs]
+        p = statistics.median(c["nprobes"] for c in cs)
+        f = dict(nprobes=int(p), samples=len(cs),
+                 enable_ms=statistics.median(att), enable_min=min(att),
+                 enable_max=max(att), disable_ms=statistics.median(det),
+                 disable_min=min(det), disable_max=max(det))
+        f["enable_us_per_probe"] = f["enable_ms"] * 1000 / p
+        f["disable_us_per_probe"] = f["disable_ms"] * 1000 / p
+        f["phases_ms"] = {ph: statistics.median(c["phases"][ph] for c in cs)
+                          / 1e6 for ph in cs[0].get("phases", {})}
+        figs[k] = f
+    return figs
 
 
 def structural_traps(isa, variant, via):
@@ -398,10 +891,18 @@ def structural_traps(isa, variant, via):
     if variant in ("fentry", "fexit", "kprobe-multi"):
         return "0 (ftrace call)"
     v = (via or [""])[0].replace("+ret", "")
+    if variant.startswith("xdt-"):
+        return "?"
     if v == "ftrace":
         return "0 (ftrace call)"
     if v == "optprobe":
         return "0 (jump-optimised)"
+    if variant == "kprobe-off-emul":
+        # The kprobe simulates these instead of single-stepping them:
+        # x86 prepare_emulation() (ret/jmp/call/jcc/loop), arm64
+        # simulate_* (branches, adr/adrp, ldr literal), riscv64
+        # simulate_* (jal, jalr, auipc, branches) in 6.1.
+        return f"1 ({v}; the kprobe simulates the insn)"
     if isa == "x86_64" and v == "int3":
         # arch/x86/kernel/kprobes/core.c: a boostable instruction's copy
         # ends in a jmp back (1 int3); otherwise the copy ends in int3 (2).
@@ -423,25 +924,51 @@ def fmt(x, nd=0):
     return f"{x:.{nd}f}"
 
 
+def final_boots(boots):
+    """The last attempt of each (isa, boot)."""
+    final = {}
+    for b in boots:
+        final[(b["isa"], b["boot"])] = b
+    return list(final.values())
+
+
+def scale_cells(boots):
+    return [c for b in final_boots(boots) for c in b.get("scale", [])]
+
+
 def write_outputs(outdir, meta, samples, boots, discarded=()):
     os.makedirs(outdir, exist_ok=True)
     figs = figures(samples, boots)
+    cells = scale_cells(boots)
+    sfigs = scale_figures(cells)
     with open(os.path.join(outdir, "results.json"), "w") as f:
         json.dump(dict(meta=meta, boots=boots, samples=samples,
                        discarded_samples=list(discarded),
-                       figures={"/".join(k): v for k, v in figs.items()}),
+                       figures={"/".join(k): v for k, v in figs.items()},
+                       scale_figures={f"{i}/{m}/{n}": v for (i, m, n), v
+                                      in sfigs.items()}),
                   f, indent=1)
     cols = ["isa", "boot", "trigger", "variant", "rep", "n", "ok", "unsupported",
             "error", "last_ns", "calls", "count", "probes", "firings",
-            "traps", "errors", "via", "via_at_trigger", "jit", "attach_ns",
-            "detach_ns", "exit", "wall_s", "command"]
+            "traps", "errors", "off", "insn", "via", "via_at_trigger", "jit",
+            "attach_ns", "detach_ns", "exit", "wall_s", "command"]
     with open(os.path.join(outdir, "results.csv"), "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=cols, extrasaction="ignore")
         w.writeheader()
         for s in samples:
             w.writerow(s)
-    plots = make_plots(outdir, figs, meta["isas"])
-    table = make_table(meta, figs, boots, plots)
+    cols = ["isa", "mech", "n", "rep", "ok", "skipped", "unsupported",
+            "error", "nprobes", "attach_ns", "detach_ns", "load_ns",
+            "enable_ns", "go_ns", "stop_ns", "free_ns", "define_ns",
+            "arm_ns", "disarm_ns", "remove_ns", "count", "via", "wall_s",
+            "command"]
+    with open(os.path.join(outdir, "scale.csv"), "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=cols, extrasaction="ignore")
+        w.writeheader()
+        for c in cells:
+            w.writerow({**c, **c.get("phases", {})})
+    plots = make_plots(outdir, figs, meta["isas"], sfigs)
+    table = make_table(meta, figs, boots, plots, sfigs)
     with open(os.path.join(outdir, "table.md"), "w") as f:
         f.write(table)
     return figs, table
@@ -450,16 +977,53 @@ def write_outputs(outdir, meta, samples, boots, discarded=()):
 TRIGGER_TEXT = {
     "kernel": ("In-kernel trigger: the bench module's debugfs loop calls the "
                "noinline `xdt_bench_target` N times (no syscall in the "
-               "measured loop)."),
+               "measured loop). The kinst rows probe one instruction "
+               "inside it, and the kprobe rows after them the same "
+               "instruction (offsets per ISA in the boot list above)."),
     "syscall": ("Syscall trigger: `bench/getppid-loop.c` calls getppid(2) N "
-                "times from user space (CLOCK_MONOTONIC around the loop); "
-                "probe on the ISA's getppid syscall function ({funcs}). "
-                "The figure includes the user/kernel transitions' "
+                "times from user space through syscall(2) (CLOCK_MONOTONIC "
+                "around the loop; run without a shell, which would call "
+                "getppid itself); xdt and every baseline probe the same "
+                "function ({funcs}): the first of "
+                + ", ".join(f"`{g}`" for g in GETPPID) + " that xdt's fbt "
+                "lists. The figure includes the user/kernel transitions' "
                 "interaction with the probe, the realistic case."),
 }
 
 
-def make_table(meta, figs, boots, plots):
+def boot_line(b):
+    offs = b.get("offs") or {}
+    kin = ""
+    if offs.get("emul"):
+        kin = (f", kinst/kprobe insns: emulated +{offs['emul'][0]:#x} "
+               f"(`{offs['emul'][1]}`), out of line +{offs['xol'][0]:#x} "
+               f"(`{offs['xol'][1]}`)")
+    sc = ""
+    if b.get("scale_info"):
+        si = b["scale_info"]
+        sc = (f", scaling test {si.get('wall_s', 0):.0f} s of a "
+              f"{si.get('budget_s', '?')} s budget")
+    return (f"- {b['isa']} {b['boot']} boot: N = {b['n']} (getppid "
+            f"N = {b.get('sn', '–')}, probed at "
+            f"`{b.get('getppid_func') or '–'}`), {b['rounds']} rounds, "
+            f"{b['wall_s']:.0f} s wall (boot + load {b['setup_s']:.0f}"
+            f" s), kprobe-off at +{b['off']:#x} "
+            f"(`{' '.join(b['off_insn'].split())}`){kin}{sc}, clocksource "
+            f"{b.get('clocksource', '?')}"
+            + (f", **{b['failures']} failed samples**"
+               if b['failures'] else "")
+            + (f", **{b['scale_failures']} failed scaling cells**"
+               if b.get('scale_failures') else "")
+            + (f", **boot {b.get('attempt', 1)} failed** (retried "
+               "once; its samples are set aside in results.json): "
+               + " ".join(b['error'].split())[:160] + " … "
+               + next((ln.strip() for ln in b['error'].splitlines()
+                       if "unhandled signal" in ln or "panic" in ln
+                       or "Oops" in ln), "")
+               if b.get('error') else ""))
+
+
+def make_table(meta, figs, boots, plots, sfigs=None):
     L = []
     L.append(f"# xdt probe overhead, {meta['started']} ({meta['size']} "
              f"size)\n")
@@ -480,23 +1044,11 @@ def make_table(meta, figs, boots, plots):
              "via: (JIT) / (interpreted) is the BPF program's own "
              "jited_prog_len.\n")
     for b in boots:
-        L.append(f"- {b['isa']} {b['boot']} boot: N = {b['n']} (getppid "
-                 f"N = {b.get('sn', '–')}), {b['rounds']} rounds, "
-                 f"{b['wall_s']:.0f} s wall (boot + load {b['setup_s']:.0f}"
-                 f" s), kprobe-off at +{b['off']:#x} "
-                 f"(`{' '.join(b['off_insn'].split())}`), clocksource "
-                 f"{b.get('clocksource', '?')}"
-                 + (f", **{b['failures']} failed samples**"
-                    if b['failures'] else "")
-                 + (f", **boot {b.get('attempt', 1)} failed** (retried "
-                    "once; its samples are set aside in results.json): "
-                    + " ".join(b['error'].split())[:160] + " … "
-                    + next((ln.strip() for ln in b['error'].splitlines()
-                            if "unhandled signal" in ln or "panic" in ln
-                            or "Oops" in ln), "")
-                    if b.get('error') else ""))
+        L.append(boot_line(b))
     L.append(f"- total wall time {meta.get('wall_s', 0):.0f} s\n")
-    funcs = ", ".join(f"{i}: `{GETPPID[i]}`" for i in meta["isas"])
+    fb = final_boots(boots)
+    funcs = ", ".join(f"{b['isa']}: `{b.get('getppid_func')}`" for b in fb
+                      if b["boot"] == "tcg" and b.get("getppid_func"))
     for trig in meta.get("triggers", ["kernel"]):
         L.append(f"## Trigger: {trig}\n")
         L.append(TRIGGER_TEXT[trig].format(funcs=funcs) + "\n")
@@ -509,6 +1061,10 @@ def make_table(meta, figs, boots, plots):
             for isa in meta["isas"]:
                 L.append(table_row(trig, v, isa, figs, boots))
         L.append("")
+        if trig == "kernel":
+            L.extend(kinst_table(meta, figs, boots))
+    if meta.get("scale"):
+        L.extend(scale_table(meta, sfigs or {}, boots))
     L.append("## Published real-hardware anchor (context, not measured "
              "here)\n")
     L.append("| source | FreeBSD DTrace fbt | bpftrace kprobe |\n"
@@ -522,12 +1078,22 @@ def make_table(meta, figs, boots, plots):
     return "\n".join(L) + "\n"
 
 
+def row_reason(trig, v, isa, boots):
+    """Why (trig, v) has no figure on @isa by design, or None."""
+    reason = SKIP.get((trig, v))
+    for b in final_boots(boots):
+        if b["isa"] != isa:
+            continue
+        if f"{trig}/{v}" in b.get("unavailable", {}):
+            reason = "unavailable: " + b["unavailable"][f"{trig}/{v}"]
+        if f"{trig}/{v}" in b["unsupported"]:
+            reason = "unsupported: " + b["unsupported"][f"{trig}/{v}"]
+    return reason
+
+
 def table_row(trig, v, isa, figs, boots):
     f = figs.get((isa, trig, v))
-    reason = SKIP.get((trig, v))
-    for b in boots:
-        if b["isa"] == isa and f"{trig}/{v}" in b["unsupported"]:
-            reason = "unsupported: " + b["unsupported"][f"{trig}/{v}"]
+    reason = row_reason(trig, v, isa, boots)
     if reason and not f:
         return f"| {DESCR[v]} | {isa} | – | {reason} | | | | | |"
     if not f:
@@ -536,6 +1102,13 @@ def table_row(trig, v, isa, figs, boots):
     if f.get("jit") and v != "kprobe-events":
         via += " (JIT)" if f["jit"] == ["1"] else \
             " (interpreted)" if f["jit"] == ["0"] else ""
+    offkey = KINST.get(v) or {"kprobe-off-emul": "emul",
+                              "kprobe-off-xol": "xol"}.get(v)
+    if offkey:
+        for b in final_boots(boots):
+            if b["isa"] == isa and b["boot"] == "tcg" and b.get("offs"):
+                off, insn = b["offs"][offkey]
+                via += f" @+{off:#x} `{insn}`"
     if v == "none":
         ns = (f"loop {f['loop_ns_per_call']:.1f} ns/call"
               if "loop_ns_per_call" in f else "–")
@@ -561,7 +1134,131 @@ def table_row(trig, v, isa, figs, boots):
             f"| {fmt(None if none else f.get('insns_ratio'), 2)} | {traps} |")
 
 
-def make_plots(outdir, figs, isas):
+def kinst_table(meta, figs, boots):
+    """xdt kinst against a kprobe on the same instruction."""
+    L = ["### kinst against kprobe on the same instruction (kernel "
+         "trigger)\n",
+         "ratio = kprobe + BPF count ÷ xdt kinst count(), same boot (> 1: "
+         "the kprobe costs more). emulated = kinst runs the instruction's "
+         "effect in its trap handler (1 trap); out of line = from a slot "
+         "in xdt.ko's text (x86_64 and arm64 jump back: 1 trap; riscv64 "
+         "returns with a second ebreak: 2 traps).\n",
+         "| ISA | insn | offset | xdt kinst ns/firing | xdt traps/firing "
+         "| kprobe ns/firing | kprobe via | kprobe traps/firing | ratio "
+         "(TCG) | xdt kinst insns/firing | kprobe insns/firing | ratio "
+         "(insns) |",
+         "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    for isa in meta["isas"]:
+        b = next((x for x in final_boots(boots) if x["isa"] == isa and
+                  x["boot"] == "tcg" and x.get("offs")), None)
+        for key, label in (("emul", "emulated"), ("xol", "out of line")):
+            xv, kv = f"xdt-kinst-{key}", f"kprobe-off-{key}"
+            off, insn = b["offs"][key] if b else ("?", "?")
+            where = f"| {isa} | {label} `{insn}` | " + \
+                (f"+{off:#x}" if isinstance(off, int) else off) + " |"
+            xf, kf = figs.get((isa, "kernel", xv)), figs.get((isa, "kernel",
+                                                             kv))
+            xr, kr = (row_reason("kernel", xv, isa, boots),
+                      row_reason("kernel", kv, isa, boots))
+            xs = (f"{xf['ns']:.0f} [{xf['ns_min']:.0f}–{xf['ns_max']:.0f}]"
+                  if xf and "ns" in xf else xr or "no good sample (FAILED)")
+            xt = f"{xf['traps']:g}" if xf and "traps" in xf else "–"
+            ks = (f"{kf['ns']:.0f} [{kf['ns_min']:.0f}–{kf['ns_max']:.0f}]"
+                  if kf and "ns" in kf else kr or "no good sample (FAILED)")
+            kvia = ",".join(kf.get("via", [])) if kf else "–"
+            kt = structural_traps(isa, kv, kf.get("via")) if kf else "–"
+            L.append(f"{where} {xs} | {xt} | {ks} | {kvia} | {kt} | "
+                     f"{fmt(kf.get('ns_kinst_ratio') if kf else None, 2)} | "
+                     f"{fmt(xf.get('insns') if xf else None)} | "
+                     f"{fmt(kf.get('insns') if kf else None)} | "
+                     f"{fmt(kf.get('insns_kinst_ratio') if kf else None, 2)}"
+                     " |")
+    L.append("")
+    return L
+
+
+def us(x):
+    return f"{x:.0f}" if x >= 100 else f"{x:.1f}"
+
+
+def scale_table(meta, sfigs, boots):
+    L = ["## Enable/disable time for N fbt entry probes\n",
+         "Functions: the xdt fbt entry probes of vmlinux that are also in "
+         "`available_filter_functions`, have a kallsyms name of their own "
+         "and are not on the kprobe blacklist, sorted by name; N = the "
+         "first N (the same functions for every mechanism). Each cell is "
+         "one `xdt-bpfbench attach --mech M --func @list -- true` in the "
+         "TCG boot, timed in the guest (CLOCK_MONOTONIC): enable = "
+         "attach until every probe is live, disable = detach until every "
+         "probe is gone and freed. ms per operation (median [min–max] over "
+         "the repetitions) and µs per probe (median ÷ probes). "
+         "`all`: xdt takes one glob clause `" + XDT_ALL + "` (every fbt "
+         "entry probe of vmlinux, more than the common list); the others "
+         "the whole common list. Skipped cells say why (time budget, "
+         "the RCU stall bound of xdt's bind, support).\n",
+         "| mechanism | what is timed (enable / disable) |", "|---|---|"]
+    for m in SCALE_MECHS:
+        L.append(f"| {SCALE_DESCR[m]} | {SCALE_PHASES[m]} |")
+    L.append("")
+    L.append("| mechanism | ISA | N | probes | enable ms [min–max] | "
+             "disable ms [min–max] | enable µs/probe | disable µs/probe | "
+             "phases, median ms | samples |")
+    L.append("|---|---|---|---|---|---|---|---|---|---|")
+    fb = final_boots(boots)
+    for m in SCALE_MECHS:
+        for isa in meta["isas"]:
+            b = next((x for x in fb if x["isa"] == isa and x["boot"] ==
+                      "tcg"), None)
+            cells = [c for c in (b or {}).get("scale", []) if c["mech"] == m]
+            uns = next((c["unsupported"] for c in cells
+                        if c.get("unsupported")), None)
+            if uns:
+                L.append(f"| {SCALE_DESCR[m]} | {isa} | all N | – | "
+                         f"unsupported: {uns} | | | | | |")
+                continue
+            if b and not b.get("scale") and b.get("scale_info") is not None:
+                L.append(f"| {SCALE_DESCR[m]} | {isa} | – | – | not run | "
+                         "| | | | |")
+                continue
+            for n in meta["scale"]:
+                f = sfigs.get((isa, m, n))
+                mine = [c for c in cells if c["n"] == n]
+                if f:
+                    ph = ", ".join(f"{k[:-3]} {v:.1f}" for k, v in
+                                   f["phases_ms"].items())
+                    errs = sum(1 for c in mine if c.get("error"))
+                    L.append(
+                        f"| {SCALE_DESCR[m]} | {isa} | {n} | {f['nprobes']} "
+                        f"| {f['enable_ms']:.1f} [{f['enable_min']:.1f}–"
+                        f"{f['enable_max']:.1f}] | {f['disable_ms']:.1f} "
+                        f"[{f['disable_min']:.1f}–{f['disable_max']:.1f}] | "
+                        f"{us(f['enable_us_per_probe'])} | "
+                        f"{us(f['disable_us_per_probe'])} | {ph or '–'} | "
+                        f"{f['samples']}"
+                        + (f" (+{errs} FAILED)" if errs else "") + " |")
+                    continue
+                why = next((c.get("skipped") or
+                            (("FAILED: " + c["error"][:300])
+                             if c.get("error") else None)
+                            for c in mine), None) or "not run"
+                L.append(f"| {SCALE_DESCR[m]} | {isa} | {n} | – | "
+                         f"{' '.join(why.split())} | | | | | |")
+    L.append("")
+    for b in fb:
+        si = b.get("scale_info") or {}
+        if "candidates" in si:
+            L.append(f"- {b['isa']}: {si['candidates']} functions qualify "
+                     f"({si['fbt_entry']} xdt fbt entry probes in vmlinux, "
+                     f"{si['ftrace']} ftrace-able, {si['both']} both, of "
+                     f"which {si['ambiguous']} have an ambiguous name and "
+                     f"{si['blacklisted']} are kprobe-blacklisted); "
+                     f"scaling test {si.get('wall_s', 0):.0f} s of its "
+                     f"{si.get('budget_s')} s budget")
+    L.append("")
+    return L
+
+
+def make_plots(outdir, figs, isas, sfigs=None):
     try:
         import matplotlib
         matplotlib.use("Agg")
@@ -596,11 +1293,47 @@ def make_plots(outdir, figs, isas):
             ax.set_xticklabels(vs, rotation=30, ha="right")
             ax.set_ylabel(label)
             ax.set_title(f"{trig} trigger: {label}")
-            ax.legend()
+            if ax.get_legend_handles_labels()[0]:
+                ax.legend()
             fig.tight_layout()
             fig.savefig(os.path.join(outdir, fname), dpi=120)
             plt.close(fig)
             made.append(fname)
+    if sfigs:
+        fig, axes = plt.subplots(1, len(isas), figsize=(5 * len(isas), 4.5),
+                                 squeeze=False)
+        for ax, isa in zip(axes[0], isas):
+            for j, m in enumerate(SCALE_MECHS):
+                col = f"C{j}"
+                # xdt's "all" is one glob clause, not N exact ones: its
+                # own markers, not on the line.
+                for glob in (False, True):
+                    pts = sorted((f["nprobes"], f["enable_ms"],
+                                  f["disable_ms"])
+                                 for (i, mm, n), f in sfigs.items()
+                                 if i == isa and mm == m and
+                                 (m == "xdt" and n == "all") == glob)
+                    if not pts:
+                        continue
+                    lab = f"{m} (one glob clause)" if glob else m
+                    ax.plot([p[0] for p in pts], [p[1] for p in pts],
+                            "*" if glob else "o-", color=col, ms=10 if glob
+                            else 6, label=f"{lab} enable")
+                    ax.plot([p[0] for p in pts], [p[2] for p in pts],
+                            "x" if glob else "s--", color=col, ms=10 if glob
+                            else 6, label=f"{lab} disable")
+            ax.set_xscale("log")
+            ax.set_yscale("log")
+            ax.set_xlabel("probes")
+            ax.set_ylabel("ms (TCG)")
+            ax.set_title(f"{isa}: enable / disable time")
+            ax.grid(True, which="both", alpha=0.3)
+            if ax.get_legend_handles_labels()[0]:
+                ax.legend(fontsize=7)
+        fig.tight_layout()
+        fig.savefig(os.path.join(outdir, "scale.png"), dpi=120)
+        plt.close(fig)
+        made.append("scale.png")
     return made
 
 
@@ -615,26 +1348,48 @@ def main():
     ap.add_argument("--no-icount", action="store_true",
                     help="skip the icount boots")
     ap.add_argument("--seed", type=int, default=6)
-    ap.add_argument("--triggers", default="kernel",
-                    help="kernel[,syscall] (default kernel; the syscall "
-                    "trigger is experimental: xdt fbt has no probe on the "
-                    "x86_64 getppid wrapper and it has no BTF for fentry)")
+    ap.add_argument("--triggers", default="kernel,syscall",
+                    help="kernel[,syscall] (default both)")
+    ap.add_argument("--no-scale", action="store_true",
+                    help="skip the enable/disable scaling test")
+    ap.add_argument("--scale-budget", type=int,
+                    help="seconds per ISA for the scaling test (default "
+                    f"{SIZES['full']['scale_budget']}, quick "
+                    f"{SIZES['quick']['scale_budget']}); a cell predicted "
+                    "to overrun it is skipped and says so")
+    ap.add_argument("--scale-sizes",
+                    help="comma list of N for the scaling test (integers "
+                    "and/or all); default 1,100,1000,10000,all (quick 1,100)")
+    ap.add_argument("--scale-kmulti-big", action="store_true",
+                    help="also try kprobe_multi on 10000 and on every "
+                    "function (each has wedged the x86_64 TCG guest: "
+                    "bench/README.md)")
     a = ap.parse_args()
     isas = [i for i in a.isas.replace(",", " ").split()]
     for i in isas:
         xdtvm.check_isa(i)
-    size = SIZES["quick" if a.quick else "full"]
+    size = dict(SIZES["quick" if a.quick else "full"])
+    if a.scale_budget is not None:
+        size["scale_budget"] = a.scale_budget
+    if a.scale_sizes:
+        size["scale"] = [x if x == "all" else int(x)
+                         for x in a.scale_sizes.split(",") if x]
+    if a.no_scale:
+        size["scale"] = []
     triggers = [t for t in a.triggers.split(",") if t]
     for t in triggers:
         if t not in TRIGGERS:
             raise SystemExit(f"unknown trigger {t}; valid: {TRIGGERS}")
+    scale = (dict(budget=size["scale_budget"],
+                  kmulti_big=a.scale_kmulti_big) if size["scale"] else None)
     stamp = time.strftime("%Y%m%d-%H%M%S")
     outdir = a.out or os.path.join(TOP, "bench", "results", stamp)
     os.makedirs(outdir, exist_ok=True)
     logroot = os.path.join(outdir, "console")
     meta = dict(started=stamp, size="quick" if a.quick else "full",
                 isas=isas, seed=a.seed, target=TARGET, triggers=triggers,
-                **size,
+                **{k: v for k, v in size.items() if k != "scale_reps"},
+                scale_reps={str(k): v for k, v in size["scale_reps"].items()},
                 host=os.uname().nodename, nproc=os.cpu_count())
     samples, boots, discarded = [], [], []
     t0 = time.monotonic()
@@ -649,7 +1404,8 @@ def main():
                 mark = len(samples)
                 try:
                     boots.append(run_boot(isa, icount, size, logdir, samples,
-                                          a.seed, triggers))
+                                          a.seed, triggers,
+                                          None if icount else scale))
                     boots[-1]["attempt"] = attempt
                     break
                 except xdtvm.XdtError as e:
@@ -668,13 +1424,12 @@ def main():
         if os.path.islink(latest):
             os.unlink(latest)
         os.symlink(stamp, latest)
+    meta["wall_s"] = round(time.monotonic() - t0, 1)
     _, table = write_outputs(outdir, meta, samples, boots, discarded)
     print(table)
     log(f"results in {outdir} ({meta['wall_s']:.0f} s)")
-    final = {}
-    for b in boots:
-        final[(b["isa"], b["boot"])] = b
-    return 1 if any(b["failures"] for b in final.values()) else 0
+    return 1 if any(b["failures"] or b.get("scale_failures")
+                    for b in final_boots(boots)) else 0
 
 
 if __name__ == "__main__":

@@ -13,14 +13,25 @@
  *
  * MECH: kprobe (entry), kprobe-off (FUNC+OFF), kretprobe, fentry, fexit,
  * kprobe-multi (one fprobe link for every F), kprobe-events (tracefs, no
- * BPF; the count is the event's hits in kprobe_profile).
+ * BPF: one `p:xdtb/xdtbfI F+OFF` event per function, written line by line
+ * to kprobe_events, then each enabled through its own enable file; the
+ * count is the events' hits in kprobe_profile), and xdt (not BPF: an xdt
+ * program through /dev/xdt's raw ioctls, one clause
+ * `fbt::F:entry { @ = count(); }` per F, or the clause as given when F has
+ * colons, e.g. fbt:kernel::entry; attach = XDT_IOC_ENABLE + XDT_IOC_GO,
+ * detach = XDT_IOC_STOP + close).
+ * --func @FILE reads the functions from FILE, one a line (the bench's
+ * enable/disable scaling test gives thousands).
  * PROG: empty (r0 = 0), count (increment a per-CPU array slot: the count is
  * exact), and two malformed programs the verifier must refuse: nullderef
  * (count without the NULL check) and uninit (reads a register never set).
  *
  * On success it prints one line of key=value fields:
  *   mech= prog= func= off= via= count= jit= load_ns= attach_ns= detach_ns=
- *   status=
+ *   nprobes= [phases] status=
+ * nprobes= is the number of attachments (xdt: probes the clauses matched);
+ * phases split attach/detach: kprobe-events define_ns= arm_ns= disarm_ns=
+ * remove_ns=, xdt enable_ns= go_ns= stop_ns= free_ns=.
  * via= says what the kernel used: for kprobes, the flags of
  * /sys/kernel/debug/kprobes/list ([FTRACE] -> ftrace, [OPTIMIZED] ->
  * optprobe, else the ISA's breakpoint: int3, brk, ebreak); fentry/fexit ->
@@ -57,6 +68,8 @@
 #include <linux/btf.h>
 #include <linux/perf_event.h>
 
+#include "xdt.h"		/* core/uapi: the xdt mechanism */
+
 #if defined(__x86_64__)
 #define TRAP_NAME "int3"
 #elif defined(__aarch64__)
@@ -69,7 +82,6 @@
 
 /* The kernel's internal "operation not supported" (not in uapi errno). */
 #define KERNEL_ENOTSUPP 524
-#define MAXF 64
 #define TRACEFS "/sys/kernel/tracing"
 
 enum exitcode { EX_OK = 0, EX_ERR = 1, EX_VERIFIER = 2, EX_UNSUPP = 3,
@@ -561,8 +573,9 @@ static void btf_find_func(const char *func, struct load *l)
 	if (d)
 		closedir(d);
 	if (!l->btf_id)
-		die("%s: no BTF FUNC of that name in vmlinux or any module "
-		    "(static, inlined, or a module built without BTF?)", func);
+		unsupported("%s: no BTF FUNC of that name in vmlinux or any "
+			    "module (pahole left it out: static, inlined, or "
+			    "an alias), so no fentry/fexit", func);
 }
 
 /* ---- what the kernel used --------------------------------------------- */
@@ -634,8 +647,8 @@ static int ftrace_direct(const char *func)
 
 /* ---- attachments ------------------------------------------------------ */
 
-static char *funcs[MAXF];
-static int nfuncs;
+static char **funcs;
+static int nfuncs, capfuncs;
 static char via[256];
 
 /* Add @v to via=, a comma list of the distinct mechanisms seen. */
@@ -690,6 +703,13 @@ static int kprobe_open(const char *func, unsigned long o, int ret, int progfd)
 	pa.sample_period = 1;
 	pa.wakeup_events = 1;
 	fd = sys_perf_event_open(&pa, -1, 0, -1, PERF_FLAG_FD_CLOEXEC);
+	/* An instruction the ISA's kprobes cannot single-step or simulate:
+	 * arch_prepare_kprobe() says EINVAL (decoder rejects it) or EILSEQ
+	 * (not an instruction boundary, or not allowed there). */
+	if (fd < 0 && o && (errno == EINVAL || errno == EILSEQ))
+		unsupported("kprobe refuses %s+%#lx: %s (the ISA's kprobe "
+			    "decoder rejects the instruction there)", func, o,
+			    errstr(errno));
 	if (fd < 0)
 		die("perf_event_open(kprobe PMU, %s%s+%#lx): %s", ret ? "ret " : "",
 		    func, o, errstr(errno));
@@ -745,11 +765,13 @@ static int cmp_str(const void *a, const void *b)
 
 static int kprobe_multi_open(int progfd)
 {
-	const char *syms[MAXF];
-	unsigned long addrs[MAXF];
+	const char **syms = calloc(nfuncs, sizeof(*syms));
+	unsigned long *addrs = calloc(nfuncs, sizeof(*addrs));
 	union bpf_attr a;
 	int fd, i;
 
+	if (!syms || !addrs)
+		die("out of memory");
 	/* 6.1 looks symbols up with a binary search: give them sorted. */
 	for (i = 0; i < nfuncs; i++)
 		syms[i] = funcs[i];
@@ -765,6 +787,8 @@ static int kprobe_multi_open(int progfd)
 			    "without CONFIG_FPROBE; 6.1 has it on x86_64 only)");
 	if (fd >= 0) {
 		add_via("fprobe");
+		free(syms);
+		free(addrs);
 		return fd;
 	}
 	if (errno != ESRCH)
@@ -786,85 +810,324 @@ static int kprobe_multi_open(int progfd)
 		die("BPF_LINK_CREATE kprobe_multi (addresses): %s",
 		    errstr(errno));
 	add_via("fprobe-addrs");
+	free(syms);
+	free(addrs);
 	return fd;
 }
 
-/* kprobe_events: a trace kprobe per function, no BPF. */
-static void kev_name(char *buf, size_t n, const char *func)
-{
-	size_t i;
+/*
+ * kprobe_events: a trace kprobe per function, no BPF.  Event I is
+ * xdtb/xdtbfI (function names can be longer than an event name may be);
+ * definitions are written one a line, as perf probe does, and each event
+ * is switched on and off through its own enable file.  (The group's
+ * enable file would do all of them in one write, but that is one loop in
+ * the kernel that never reschedules: with 1000 ftrace-based kprobes on
+ * x86_64 it ran for minutes and set off the RCU stall detector.)
+ */
+#define KEV_GROUP "xdtb"
+static uint64_t kev_define_ns, kev_arm_ns, kev_disarm_ns, kev_remove_ns;
 
-	/* Event names are at most 64 bytes (MAX_EVENT_NAME_LEN). */
-	snprintf(buf, n, "xdtb_%s", func);
-	for (i = 0; buf[i]; i++)
-		if (!isalnum((unsigned char)buf[i]))
-			buf[i] = '_';
+/* Remove every event of our group (an earlier run's leftovers, or a
+ * half-made set after an error). */
+static void kev_cleanup(void)
+{
+	char *s, *ln, *save, cmd[128];
+	const char *pfx = "p:" KEV_GROUP "/";
+
+	s = slurp(TRACEFS "/kprobe_events", NULL);
+	if (!s)
+		return;
+	for (ln = strtok_r(s, "\n", &save); ln; ln = strtok_r(NULL, "\n", &save))
+		if (!strncmp(ln, pfx, strlen(pfx))) {
+			ln += strlen(pfx);
+			ln[strcspn(ln, " ")] = 0;
+			snprintf(cmd, sizeof(cmd), TRACEFS "/events/" KEV_GROUP
+				 "/%s/enable", ln);
+			write_str(cmd, "0", O_TRUNC);
+			snprintf(cmd, sizeof(cmd), "-:" KEV_GROUP "/%s\n", ln);
+			write_str(TRACEFS "/kprobe_events", cmd, O_APPEND);
+		}
+	free(s);
 }
 
-static void kev_remove(const char *func)
+static void kev_prepare(void)
 {
-	char name[64], cmd[256];
-
-	kev_name(name, sizeof(name), func);
-	snprintf(cmd, sizeof(cmd), TRACEFS "/events/kprobes/%s/enable", name);
-	write_str(cmd, "0", O_TRUNC);
-	snprintf(cmd, sizeof(cmd), "-:%s\n", name);
-	write_str(TRACEFS "/kprobe_events", cmd, O_APPEND);
-}
-
-static void kev_add(const char *func, unsigned long o)
-{
-	char name[64], cmd[400];
-	int err;
-
 	if (access(TRACEFS "/kprobe_events", F_OK))
 		unsupported("no " TRACEFS "/kprobe_events (tracefs not "
 			    "mounted, or no CONFIG_KPROBE_EVENTS)");
-	kev_remove(func);	/* a leftover from an earlier run */
-	kev_name(name, sizeof(name), func);
-	snprintf(cmd, sizeof(cmd), "p:%s %s+%lu\n", name, func, o);
-	err = write_str(TRACEFS "/kprobe_events", cmd, O_APPEND);
-	if (err)
-		die("kprobe_events '%s': %s", name, strerror(-err));
-	snprintf(cmd, sizeof(cmd), TRACEFS "/events/kprobes/%s/enable", name);
-	err = write_str(cmd, "1", O_TRUNC);
-	if (err)
-		die("%s: %s", cmd, strerror(-err));
+	kev_cleanup();
 }
 
-/* Hits of @func's event in kprobe_profile: "  name   hits   misses". */
-static long long kev_hits(const char *func)
+static void kev_attach(unsigned long o)
 {
-	char *s = slurp(TRACEFS "/kprobe_profile", NULL), *ln, name[64];
-	long long hits = -1;
+	char cmd[600];
+	uint64_t t;
+	int fd, i, n, err;
 
-	kev_name(name, sizeof(name), func);
+	t = now_ns();
+	fd = open(TRACEFS "/kprobe_events", O_WRONLY | O_APPEND | O_CLOEXEC);
+	if (fd < 0)
+		die(TRACEFS "/kprobe_events: %s", strerror(errno));
+	for (i = 0; i < nfuncs; i++) {
+		n = snprintf(cmd, sizeof(cmd), "p:" KEV_GROUP "/xdtbf%d %s+%lu\n",
+			     i, funcs[i], o);
+		if (write(fd, cmd, n) != n) {
+			err = errno;
+			close(fd);
+			kev_cleanup();
+			die("kprobe_events '%.*s': %s (see " TRACEFS
+			    "/error_log)", n - 1, cmd, strerror(err));
+		}
+	}
+	close(fd);
+	kev_define_ns = now_ns() - t;
+	t = now_ns();
+	for (i = 0; i < nfuncs; i++) {
+		snprintf(cmd, sizeof(cmd), TRACEFS "/events/" KEV_GROUP
+			 "/xdtbf%d/enable", i);
+		err = write_str(cmd, "1", O_TRUNC);
+		if (err) {
+			kev_cleanup();
+			die("%s (%s): %s", cmd, funcs[i], strerror(-err));
+		}
+	}
+	kev_arm_ns = now_ns() - t;
+}
+
+static void kev_detach(void)
+{
+	char cmd[128];
+	uint64_t t = now_ns();
+	int fd, i, n;
+
+	for (i = 0; i < nfuncs; i++) {
+		snprintf(cmd, sizeof(cmd), TRACEFS "/events/" KEV_GROUP
+			 "/xdtbf%d/enable", i);
+		write_str(cmd, "0", O_TRUNC);
+	}
+	kev_disarm_ns = now_ns() - t;
+	t = now_ns();
+	fd = open(TRACEFS "/kprobe_events", O_WRONLY | O_APPEND | O_CLOEXEC);
+	for (i = 0; fd >= 0 && i < nfuncs; i++) {
+		n = snprintf(cmd, sizeof(cmd), "-:" KEV_GROUP "/xdtbf%d\n", i);
+		if (write(fd, cmd, n) != n)
+			fprintf(stderr, "xdt-bpfbench: removing %s: %s\n",
+				cmd, strerror(errno));
+	}
+	if (fd >= 0)
+		close(fd);
+	kev_remove_ns = now_ns() - t;
+}
+
+/* Hits of our events in kprobe_profile: "  name   hits   misses". */
+static long long kev_hits(void)
+{
+	char *s = slurp(TRACEFS "/kprobe_profile", NULL), *ln, *save;
+	long long hits = 0;
+	int seen = 0;
+
 	if (!s)
 		die(TRACEFS "/kprobe_profile: %s", strerror(errno));
-	for (ln = strtok(s, "\n"); ln; ln = strtok(NULL, "\n")) {
+	for (ln = strtok_r(s, "\n", &save); ln; ln = strtok_r(NULL, "\n", &save)) {
 		char nm[128];
 		long long h;
+		int idx;
 
-		if (sscanf(ln, "%127s %lld", nm, &h) == 2 && !strcmp(nm, name))
-			hits = h;
+		if (sscanf(ln, "%127s %lld", nm, &h) == 2 &&
+		    sscanf(nm, "xdtbf%d", &idx) == 1 && idx >= 0 &&
+		    idx < nfuncs) {
+			hits += h;
+			seen++;
+		}
 	}
 	free(s);
-	if (hits < 0)
-		die("%s not in kprobe_profile", name);
+	if (seen != nfuncs)
+		die("%d of %d events in kprobe_profile", seen, nfuncs);
 	return hits;
+}
+
+/*
+ * The mechanisms of every kprobe in kprobes/list, read once: with
+ * thousands of attachments a lookup per function would be quadratic.
+ */
+static void kprobes_via_summary(const char *suffix)
+{
+	char *list = slurp("/sys/kernel/debug/kprobes/list", NULL), *ln, *save;
+	char v[64];
+
+	if (!list) {
+		add_via("unknown");
+		return;
+	}
+	for (ln = strtok_r(list, "\n", &save); ln; ln = strtok_r(NULL, "\n", &save)) {
+		snprintf(v, sizeof(v), "%s%s", strstr(ln, "[FTRACE]") ? "ftrace"
+			 : strstr(ln, "[OPTIMIZED]") ? "optprobe" : TRAP_NAME,
+			 suffix);
+		add_via(v);
+	}
+	free(list);
+}
+
+/*
+ * xdt through its raw ioctls: one clause per function, each
+ * `fbt::F:entry { @ = count(); }` (all share the one count() action and
+ * aggregation), or the description as given when F has colons.
+ */
+static uint64_t xdt_enable_ns, xdt_go_ns, xdt_stop_ns, xdt_free_ns;
+static unsigned int xdt_nprobes;
+static unsigned long long xdt_traps;
+
+static void xdt_desc(struct xdt_probedesc *d, const char *f)
+{
+	char buf[512], *field[4] = { 0 }, *p = buf;
+	int i;
+
+	memset(d, 0, sizeof(*d));
+	if (!strchr(f, ':')) {
+		strcpy(d->prov, "fbt");
+		snprintf(d->func, sizeof(d->func), "%s", f);
+		strcpy(d->name, "entry");
+		return;
+	}
+	snprintf(buf, sizeof(buf), "%s", f);
+	for (i = 0; i < 4; i++) {
+		field[i] = p;
+		p = strchr(p, ':');
+		if (!p && i < 3)
+			die("%s: a description is PROV:MOD:FUNC:NAME", f);
+		if (p)
+			*p++ = 0;
+	}
+	snprintf(d->prov, sizeof(d->prov), "%s", field[0]);
+	snprintf(d->mod, sizeof(d->mod), "%s", field[1]);
+	snprintf(d->func, sizeof(d->func), "%s", field[2]);
+	snprintf(d->name, sizeof(d->name), "%s", field[3]);
+}
+
+static int xdt_attach(void)
+{
+	size_t cl = (sizeof(struct xdt_prog) + 7) & ~(size_t)7;
+	size_t act = cl + (size_t)nfuncs * sizeof(struct xdt_clause);
+	size_t size = act + sizeof(struct xdt_action);
+	struct xdt_prog *p = calloc(1, size);
+	struct xdt_clause *c = (struct xdt_clause *)((char *)p + cl);
+	struct xdt_action *a = (struct xdt_action *)((char *)p + act);
+	struct xdt_enable req;
+	uint64_t t;
+	int fd, i;
+
+	if (!p)
+		die("out of memory");
+	if (size > 0xffffffffUL)
+		die("too many clauses");
+	p->magic = XDT_PROG_MAGIC;
+	p->version = XDT_ABI_VERSION;
+	p->size = size;
+	p->nclauses = nfuncs;
+	p->clauses_off = cl;
+	p->nactions = 1;
+	p->actions_off = act;
+	p->difos_off = p->insns_off = p->ints_off = p->strtab_off = size;
+	p->naggs = 1;
+	for (i = 0; i < nfuncs; i++) {
+		xdt_desc(&c[i].desc, funcs[i]);
+		c[i].pred = -1;
+		c[i].action0 = 0;
+		c[i].nactions = 1;
+	}
+	a->kind = XDT_ACT_AGG;
+	a->difo = -1;
+	a->arg0 = 0;
+	a->arg1 = XDT_AGG_COUNT;
+	fd = open(XDT_DEVICE, O_RDWR | O_CLOEXEC);
+	if (fd < 0 && errno == ENOENT)
+		unsupported("no " XDT_DEVICE " (xdt.ko not loaded)");
+	if (fd < 0)
+		die(XDT_DEVICE ": %s", strerror(errno));
+	memset(&req, 0, sizeof(req));
+	req.prog = ptr(p);
+	req.size = size;
+	t = now_ns();
+	if (ioctl(fd, XDT_IOC_ENABLE, &req) < 0)
+		die("XDT_IOC_ENABLE: %s: %.*s", strerror(errno),
+		    (int)sizeof(req.err), req.err);
+	xdt_enable_ns = now_ns() - t;
+	if (req.unmatched >= 0)
+		die("xdt clause %d (%s) matched no probe", req.unmatched,
+		    funcs[req.unmatched]);
+	xdt_nprobes = req.nprobes;
+	t = now_ns();
+	if (ioctl(fd, XDT_IOC_GO) < 0)
+		die("XDT_IOC_GO: %s", strerror(errno));
+	xdt_go_ns = now_ns() - t;
+	free(p);
+	add_via(TRAP_NAME);
+	return fd;
+}
+
+/* Stop (timed), read the count and the trap counter, close (timed). */
+static long long xdt_detach(int fd)
+{
+	static char buf[1 << 16];
+	struct xdt_aggsnap snap;
+	struct xdt_status st;
+	long long n = 0;
+	uint64_t t = now_ns();
+
+	if (ioctl(fd, XDT_IOC_STOP) < 0)
+		die("XDT_IOC_STOP: %s", strerror(errno));
+	xdt_stop_ns = now_ns() - t;
+	memset(&snap, 0, sizeof(snap));
+	snap.size = sizeof(buf);
+	snap.buf = ptr(buf);
+	if (ioctl(fd, XDT_IOC_AGGSNAP, &snap) < 0)
+		die("XDT_IOC_AGGSNAP: %s", strerror(errno));
+	if (snap.count) {
+		struct xdt_aggent *e = (struct xdt_aggent *)buf;
+
+		memcpy(&n, (char *)(e + 1) + e->keylen, 8);
+	}
+	memset(&st, 0, sizeof(st));
+	if (ioctl(fd, XDT_IOC_STATUS, &st) == 0)
+		xdt_traps = st.traps;
+	t = now_ns();
+	close(fd);		/* frees the program and its state */
+	xdt_free_ns = now_ns() - t;
+	return n;
 }
 
 /* ---- main ------------------------------------------------------------- */
 
-static void split_funcs(char *s)
+static void add_func(char *f)
 {
-	char *f;
+	if (nfuncs == capfuncs) {
+		capfuncs = capfuncs ? 2 * capfuncs : 64;
+		funcs = realloc(funcs, capfuncs * sizeof(*funcs));
+		if (!funcs)
+			die("out of memory");
+	}
+	funcs[nfuncs++] = f;
+}
 
-	for (f = strtok(s, ","); f; f = strtok(NULL, ","))
-		if (nfuncs < MAXF)
-			funcs[nfuncs++] = f;
-		else
-			die("at most %d functions", MAXF);
+/* F,F,... or @FILE (one function, or xdt description, a line). */
+static void split_funcs(const char *arg)
+{
+	char *s, *f, *save;
+	const char *sep = ",";
+
+	if (arg[0] == '@') {
+		s = slurp(arg + 1, NULL);
+		if (!s)
+			die("%s: %s", arg + 1, strerror(errno));
+		sep = "\n";
+	} else if (!(s = strdup(arg)))
+		die("out of memory");
+	for (f = strtok_r(s, sep, &save); f; f = strtok_r(NULL, sep, &save)) {
+		f += strspn(f, " \t\r");
+		f[strcspn(f, " \t\r")] = 0;
+		if (f[0] && f[0] != '#')
+			add_func(f);
+	}
 	if (!nfuncs)
 		die("--func needs a function name");
 }
@@ -873,10 +1136,10 @@ static int usage(void)
 {
 	fprintf(stderr,
 		"usage: xdt-bpfbench attach --mech MECH [--prog PROG] "
-		"--func F[,F...] [--off N] -- CMD [ARG...]\n"
+		"--func F[,F...]|@FILE [--off N] -- CMD [ARG...]\n"
 		"       xdt-bpfbench load --prog PROG [--type kprobe|fentry]\n"
 		"MECH: kprobe kprobe-off kretprobe fentry fexit kprobe-multi "
-		"kprobe-events\n"
+		"kprobe-events xdt\n"
 		"PROG: empty count (valid), nullderef uninit (malformed)\n");
 	return EX_ERR;
 }
@@ -904,8 +1167,8 @@ int main(int argc, char **argv)
 {
 	const char *type = "kprobe";
 	char *funclist = NULL, **cmd = NULL;
-	int fds[MAXF], nfds = 0, mapfd = -1, progfd = -1, i, status;
-	int is_load, uses_bpf, ret = 0, kev;
+	int *fds, nfds = 0, mapfd = -1, progfd = -1, i, status;
+	int is_load, uses_bpf, ret = 0, kev, xdt, nprobes;
 	uint64_t t0, load_ns = 0, attach_ns, detach_ns;
 	long long count = -1;
 	struct load l = { .type = BPF_PROG_TYPE_KPROBE };
@@ -957,16 +1220,17 @@ int main(int argc, char **argv)
 	if (!funclist || !cmd || !cmd[0] || !mech[0])
 		return usage();
 	funcarg = funclist;
-	{
-		static char copy[4096];
-
-		snprintf(copy, sizeof(copy), "%s", funclist);
-		split_funcs(copy);
-	}
+	split_funcs(funclist);
+	fds = calloc(nfuncs, sizeof(*fds));
+	if (!fds)
+		die("out of memory");
 	kev = !strcmp(mech, "kprobe-events");
-	uses_bpf = !kev;
+	xdt = !strcmp(mech, "xdt");
+	uses_bpf = !kev && !xdt;
 	if (kev)
 		progname = "none";
+	if (xdt)
+		progname = "count";
 	if (!strcmp(mech, "kprobe") && off)
 		die("--mech kprobe attaches at entry; use kprobe-off with --off");
 	if (!strcmp(mech, "fentry") || !strcmp(mech, "fexit")) {
@@ -975,7 +1239,7 @@ int main(int argc, char **argv)
 	} else if (!strcmp(mech, "kprobe-multi"))
 		l.expected = BPF_TRACE_KPROBE_MULTI;
 	else if (strcmp(mech, "kprobe") && strcmp(mech, "kprobe-off") &&
-		 strcmp(mech, "kretprobe") && !kev)
+		 strcmp(mech, "kretprobe") && !kev && !xdt)
 		die("unknown mechanism '%s'", mech);
 
 	/* Load: one map and one program shared by every attachment (a
@@ -986,15 +1250,19 @@ int main(int argc, char **argv)
 	if (uses_bpf && l.type != BPF_PROG_TYPE_TRACING)
 		progfd = prog_load(&l, mapfd);
 	load_ns = now_ns() - t0;
+	if (kev)
+		kev_prepare();
 
 	t0 = now_ns();
 	if (!strcmp(mech, "kprobe-multi")) {
 		fds[nfds++] = kprobe_multi_open(progfd);
+	} else if (xdt) {
+		fds[nfds++] = xdt_attach();
+	} else if (kev) {
+		kev_attach(off);
 	} else {
 		for (i = 0; i < nfuncs; i++) {
-			if (kev) {
-				kev_add(funcs[i], off);
-			} else if (l.type == BPF_PROG_TYPE_TRACING) {
+			if (l.type == BPF_PROG_TYPE_TRACING) {
 				uint64_t tl = now_ns();
 				int pfd;
 
@@ -1013,9 +1281,17 @@ int main(int argc, char **argv)
 		}
 	}
 	attach_ns = now_ns() - t0;
+	/* The mechanisms' own phases, without this program's bookkeeping. */
+	if (kev)
+		attach_ns = kev_define_ns + kev_arm_ns;
+	if (xdt)
+		attach_ns = xdt_enable_ns + xdt_go_ns;
 
 	/* What the kernel used, read while everything is attached. */
-	for (i = 0; i < nfuncs; i++) {
+	if (nfuncs > 8 && !xdt && l.type != BPF_PROG_TYPE_TRACING &&
+	    strcmp(mech, "kprobe-multi"))
+		kprobes_via_summary(strcmp(mech, "kretprobe") ? "" : "+ret");
+	for (i = 0; i < nfuncs && nfuncs <= 8 && !xdt; i++) {
 		if (l.type == BPF_PROG_TYPE_TRACING)
 			add_via(ftrace_direct(funcs[i])
 				? "trampoline-ftrace-direct" : "trampoline");
@@ -1034,17 +1310,20 @@ int main(int argc, char **argv)
 
 	status = run_cmd(cmd);
 
-	if (kev) {
-		count = 0;
-		for (i = 0; i < nfuncs; i++)
-			count += kev_hits(funcs[i]);
-	} else if (mapfd >= 0)
+	if (kev)
+		count = kev_hits();
+	else if (mapfd >= 0)
 		count = map_sum(mapfd);
+	nprobes = xdt ? (int)xdt_nprobes : kev ? nfuncs :
+		  !strcmp(mech, "kprobe-multi") ? nfuncs : nfds;
 
 	t0 = now_ns();
 	if (kev)
-		for (i = 0; i < nfuncs; i++)
-			kev_remove(funcs[i]);
+		kev_detach();
+	if (xdt) {
+		count = xdt_detach(fds[0]);
+		nfds = 0;
+	}
 	for (i = 0; i < nfds; i++) {
 		if (!strcmp(mech, "kprobe") || !strcmp(mech, "kprobe-off") ||
 		    !strcmp(mech, "kretprobe"))
@@ -1052,6 +1331,10 @@ int main(int argc, char **argv)
 		close(fds[i]);
 	}
 	detach_ns = now_ns() - t0;
+	if (kev)
+		detach_ns = kev_disarm_ns + kev_remove_ns;
+	if (xdt)
+		detach_ns = xdt_stop_ns + xdt_free_ns;
 
 	printf("mech=%s prog=%s func=%s off=%lu via=%s ", mech, progname,
 	       funcarg, off, via[0] ? via : "unknown");
@@ -1059,10 +1342,23 @@ int main(int argc, char **argv)
 		printf("count=%lld ", count);
 	else
 		printf("count=- ");
-	printf("jit=%d load_ns=%llu attach_ns=%llu detach_ns=%llu status=%d\n",
+	printf("jit=%d load_ns=%llu attach_ns=%llu detach_ns=%llu nprobes=%d ",
 	       jit, (unsigned long long)load_ns,
 	       (unsigned long long)attach_ns, (unsigned long long)detach_ns,
-	       status);
+	       nprobes);
+	if (kev)
+		printf("define_ns=%llu arm_ns=%llu disarm_ns=%llu remove_ns=%llu ",
+		       (unsigned long long)kev_define_ns,
+		       (unsigned long long)kev_arm_ns,
+		       (unsigned long long)kev_disarm_ns,
+		       (unsigned long long)kev_remove_ns);
+	if (xdt)
+		printf("enable_ns=%llu go_ns=%llu stop_ns=%llu free_ns=%llu "
+		       "traps=%llu ", (unsigned long long)xdt_enable_ns,
+		       (unsigned long long)xdt_go_ns,
+		       (unsigned long long)xdt_stop_ns,
+		       (unsigned long long)xdt_free_ns, xdt_traps);
+	printf("status=%d\n", status);
 	if (progfd >= 0)
 		close(progfd);
 	if (mapfd >= 0)

@@ -7,7 +7,10 @@ Mechanisms a kernel lacks skip with the reason, which is checked against the
 kernel's .config and against what guest/xdt-bpfbench reports (exit 3).
 
 guest/xdt-bpfbench is built here for the guest's ISA and pushed to /tmp, so
-the test does not depend on it being in the initramfs yet.
+the test does not depend on it being in the initramfs yet.  Its other
+modes, used by the enable/disable scaling test of bench/run.py (function
+lists from a file, kprobe_events as one group, and xdt itself through the
+raw ioctls), are checked here too.
 """
 import os
 import subprocess
@@ -70,10 +73,11 @@ def build_bpfbench(isa, outdir):
     cross = xdtvm.ISAS[isa]["cross"]
     out = os.path.join(outdir, f"xdt-bpfbench.{isa}")
     made = os.path.join(xdtvm.build_dir(isa), "xdt-bpfbench")
-    if _newer(made, [SRC]):
+    if _newer(made, [SRC, os.path.join(xdtvm.TOP, "core", "uapi", "xdt.h")]):
         return made                 # the Makefile's, when it builds it
     subprocess.run([f"{cross}gcc", "-std=c11", "-O2", "-Wall", "-Wextra",
-                    "-Werror", "-static", "-o", out, SRC], check=True)
+                    "-Werror", "-I", os.path.join(xdtvm.TOP, "core", "uapi"),
+                    "-static", "-o", out, SRC], check=True)
     return out
 
 
@@ -233,3 +237,92 @@ def test_valid_programs_load(bench):
     for prog in ("empty", "count"):
         r = bpfbench(bench, "load", "--prog", prog)
         assert r.ok and "loaded" in r.stdout, r.stdout + r.stderr
+
+
+def test_kprobe_events_function_list(bench):
+    """--func @FILE: one kprobe_events group for every function; the
+    count is their hits summed; detach leaves no event behind."""
+    bench.put(f"{TARGET}\nvfs_read\n", "/tmp/xdtb-funcs")
+    r = bpfbench(bench, "attach", "--mech", "kprobe-events", "--func",
+                 "@/tmp/xdtb-funcs", "--", "sh", "-c",
+                 f"echo {N} > {TRIGGER}; cat {CALLS} > /dev/null")
+    assert r.ok, r.stdout + r.stderr
+    f = fields(r.stdout.strip().splitlines()[-1])
+    assert f["nprobes"] == "2" and int(f["count"]) > N, r.stdout
+    for k in ("define_ns", "arm_ns", "disarm_ns", "remove_ns"):
+        assert int(f[k]) > 0, r.stdout
+    assert int(f["attach_ns"]) == int(f["define_ns"]) + int(f["arm_ns"])
+    left = bench.run(["cat", "/sys/kernel/tracing/kprobe_events"],
+                     check=True).stdout
+    assert "xdtb" not in left, left
+
+
+@pytest.fixture
+def bench_xdt(bench):
+    """@bench with xdt.ko loaded (the xdt mechanism of xdt-bpfbench)."""
+    if "xdt " not in bench.run(["cat", "/proc/modules"], check=True).stdout:
+        ko = os.path.join(xdtvm.build_dir(bench.isa), "xdt", "xdt.ko")
+        if not os.path.isfile(ko):
+            pytest.skip("xdt.ko not built")
+        bench.put(ko, "/tmp/xdt.ko")
+        bench.run(["insmod", "/tmp/xdt.ko"], check=True, timeout=300)
+    return bench
+
+
+def test_xdt_mechanism_counts_and_times(bench_xdt):
+    """--mech xdt: fbt::F:entry { @ = count(); } through the raw ioctls;
+    exact count, one trap a firing, attach = ENABLE + GO."""
+    r = bpfbench(bench_xdt, "attach", "--mech", "xdt", "--func", TARGET,
+                 *trigger_cmd(N))
+    assert r.ok, r.stdout + r.stderr
+    f = fields(r.stdout.strip().splitlines()[-1])
+    assert f["nprobes"] == "1" and int(f["count"]) == N, r.stdout
+    assert int(f["traps"]) == N, r.stdout
+    assert f["via"] == TRAP[bench_xdt.isa]
+    assert int(f["attach_ns"]) == int(f["enable_ns"]) + int(f["go_ns"])
+    assert int(f["detach_ns"]) == int(f["stop_ns"]) + int(f["free_ns"])
+
+
+def test_xdt_mechanism_glob_clause(bench_xdt):
+    """A description with colons is taken as the clause: here the bench
+    module's debugfs handlers (trigger_write fires once per trigger).
+    Not fbt:xdt_bench::entry: fbt lists both xdt_bench_exit and its alias
+    cleanup_module, two probes on one instruction, and GO refuses those
+    (EBUSY) -- an fbt matter, not the bench's."""
+    r = bpfbench(bench_xdt, "attach", "--mech", "xdt", "--func",
+                 "fbt:xdt_bench:[lt]*:entry", *trigger_cmd(N))
+    assert r.ok, r.stdout + r.stderr
+    f = fields(r.stdout.strip().splitlines()[-1])
+    assert int(f["nprobes"]) >= 2 and int(f["count"]) >= 1, r.stdout
+    r = bpfbench(bench_xdt, "attach", "--mech", "xdt", "--func",
+                 "xdt_no_such_function_x", "--", "true")
+    assert r.status == 1 and "matched no probe" in r.stderr, \
+        r.stdout + r.stderr
+
+
+def test_no_btf_func_is_unsupported(bench):
+    """fentry on a function without a BTF FUNC (or without BTF at all) is
+    "unsupported" with the reason, not an error."""
+    r = bpfbench(bench, "attach", "--mech", "fentry", "--prog", "count",
+                 "--func", "xdt_no_such_function_x", "--", "true")
+    assert r.status == 3 and "unsupported=" in r.stdout, r.stdout + r.stderr
+
+
+def test_kprobe_refused_instruction_is_unsupported(bench):
+    """riscv64 6.1's kprobes reject compressed jumps (decode-insn.c:
+    RISCV_INSN_REJECTED(c_jr)): a kprobe on the target's c.jr (ret) is
+    "unsupported", with the reason."""
+    if bench.isa != "riscv64":
+        pytest.skip("only riscv64 6.1 refuses an instruction of the target")
+    out = subprocess.run(
+        [xdtvm.ISAS["riscv64"]["cross"] + "objdump", "-d",
+         "--no-show-raw-insn", build_bench_module("riscv64")],
+        capture_output=True, text=True, check=True).stdout
+    body = out.split(f"<{TARGET}>:\n", 1)[1].split("\n\n", 1)[0]
+    ret = [int(ln.split(":")[0], 16) for ln in body.splitlines()
+           if ln.split()[1:2] == ["ret"]]
+    assert ret, body
+    r = bpfbench(bench, "attach", "--mech", "kprobe-off", "--prog", "count",
+                 "--func", TARGET, "--off", str(ret[0]), "--", "true")
+    assert r.status == 3 and "kprobe refuses" in r.stdout, \
+        r.stdout + r.stderr
