@@ -481,13 +481,6 @@ PHASE_KEYS = {"xdt": ["enable_ns", "go_ns", "stop_ns", "free_ns"],
               "kprobe-multi": []}
 # xdt's "all": one glob clause, as a D user writes it.
 XDT_ALL = "fbt:kernel::entry"
-# An xdt enabling binds each clause by walking every probe (core/enable.c
-# bind(): clauses x probes matches, in one XDT_IOC_ENABLE that holds
-# xdt_lock and never reschedules).  At N = 1000 on x86_64 that took over
-# 21 s and the RCU stall detector fired (rcu_sched self-detected stall in
-# xdt_probe_matches; CONFIG_RCU_CPU_STALL_TIMEOUT=21): past this
-# predicted time the cell is skipped instead.
-XDT_BIND_LIMIT_S = 10
 # kprobe_multi on thousands of functions (most of them hot: the list is
 # sorted by name, and the first ones are __-prefixed core helpers) wedges
 # the TCG guest now and then; the cells that did are skipped unless asked.
@@ -575,16 +568,6 @@ def scale_phase(b, size, seed, tag, budget, kmulti_big):
         prev = last.get(mech)
         if not prev:
             return None
-        if mech == "xdt" and n != "all":
-            bind = prev["enable_s"] * n / prev["n"]
-            if bind > XDT_BIND_LIMIT_S:
-                return (f"skipped: predicted XDT_IOC_ENABLE ≈ {bind:.0f} s "
-                        f"(N exact clauses x every probe, in one ioctl: "
-                        f"{prev['enable_s']:.2f} s at N = {prev['n']}): "
-                        f"over {XDT_BIND_LIMIT_S} s without rescheduling "
-                        "nears the 21 s RCU stall timeout (core/enable.c "
-                        "bind(); N = 1000 set it off on x86_64; "
-                        "bench/README.md)")
         if mech == "xdt" and n == "all":
             # One glob clause: one pass of bind, then patching p sites.
             pred = (prev["wall_s"] - prev["enable_s"]) * p / prev["n"] \
@@ -1195,7 +1178,7 @@ def scale_table(meta, sfigs, boots):
          "`all`: xdt takes one glob clause `" + XDT_ALL + "` (every fbt "
          "entry probe of vmlinux, more than the common list); the others "
          "the whole common list. Skipped cells say why (time budget, "
-         "the RCU stall bound of xdt's bind, support).\n",
+         "support).\n",
          "| mechanism | what is timed (enable / disable) |", "|---|---|"]
     for m in SCALE_MECHS:
         L.append(f"| {SCALE_DESCR[m]} | {SCALE_PHASES[m]} |")

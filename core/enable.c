@@ -183,71 +183,71 @@ static int load_clauses(struct xdt_state *st, struct xdt_enable *req)
 	return 0;
 }
 
+struct bind_state {
+	struct xdt_ecb *ecbs;
+	u32 n, cap;
+	struct xdt_clause_k *clause;
+};
+
+static int bind_one(struct xdt_probe *pr, void *arg)
+{
+	struct bind_state *b = arg;
+
+	/* Pin module text for as long as the ECB exists. */
+	if (!try_module_get(pr->owner))
+		return 0;
+	if (b->n == b->cap) {
+		struct xdt_ecb *bigger;
+
+		bigger = kvcalloc(b->cap * 2, sizeof(*bigger), GFP_KERNEL);
+		if (!bigger) {
+			module_put(pr->owner);
+			return -ENOMEM;
+		}
+		memcpy(bigger, b->ecbs, b->cap * sizeof(*bigger));
+		kvfree(b->ecbs);
+		b->ecbs = bigger;
+		b->cap *= 2;
+	}
+	b->ecbs[b->n].epid = b->n + 1;
+	b->ecbs[b->n].clause = b->clause;
+	b->ecbs[b->n].probe = pr;
+	b->n++;
+	return 0;
+}
+
 static int bind(struct xdt_state *st, struct xdt_enable *req)
 {
 	const struct xdt_prog *p = st->prog;
 	const struct xdt_clause *uc = st->blob + p->clauses_off;
-	u32 i, id, n = 0, cap = 64;
-	struct xdt_ecb *ecbs;
+	struct bind_state b = { .cap = 64 };
+	int ret = 0;
+	u32 i;
 
 	req->unmatched = -1;
-	ecbs = kvcalloc(cap, sizeof(*ecbs), GFP_KERNEL);
-	if (!ecbs)
+	b.ecbs = kvcalloc(b.cap, sizeof(*b.ecbs), GFP_KERNEL);
+	if (!b.ecbs)
 		return -ENOMEM;
-	for (i = 0; i < p->nclauses; i++) {
-		u32 before = n;
+	for (i = 0; i < p->nclauses && !ret; i++) {
+		u32 before = b.n;
 		char why[96] = "";
 
 		xdt_provide(&uc[i].desc, why, sizeof(why));
-		for (id = 1; id <= xdt_nprobes(); id++) {
-			struct xdt_probe *pr = xdt_probe_lookup(id);
-
-			/*
-			 * Every clause against every probe: a program of
-			 * thousands of clauses would hold this CPU for
-			 * seconds (an RCU stall on these kernels).
-			 */
-			if (!(id & 1023))
-				cond_resched();
-			if (!pr || !xdt_probe_matches(pr, &uc[i].desc))
-				continue;
-			/* Pin module text for as long as the ECB exists. */
-			if (!try_module_get(pr->owner))
-				continue;
-			if (n == cap) {
-				struct xdt_ecb *bigger;
-
-				bigger = kvcalloc(cap * 2, sizeof(*ecbs),
-						  GFP_KERNEL);
-				if (!bigger) {
-					module_put(pr->owner);
-					st->ecbs = ecbs;
-					st->necbs = n;
-					return -ENOMEM;
-				}
-				memcpy(bigger, ecbs, cap * sizeof(*ecbs));
-				kvfree(ecbs);
-				ecbs = bigger;
-				cap *= 2;
-			}
-			ecbs[n].epid = n + 1;
-			ecbs[n].clause = &st->clauses[i];
-			ecbs[n].probe = pr;
-			n++;
-		}
-		if (n == before && why[0]) {
-			st->ecbs = ecbs;
-			st->necbs = n;
-			return EERR("%s:%s:%s:%s: %s", uc[i].desc.prov,
-				    uc[i].desc.mod, uc[i].desc.func,
-				    uc[i].desc.name, why);
-		}
-		if (n == before && req->unmatched < 0)
+		b.clause = &st->clauses[i];
+		ret = xdt_probe_foreach(&uc[i].desc, bind_one, &b);
+		if (!ret && b.n == before && why[0])
+			ret = EERR("%s:%s:%s:%s: %s", uc[i].desc.prov,
+				   uc[i].desc.mod, uc[i].desc.func,
+				   uc[i].desc.name, why);
+		if (!ret && b.n == before && req->unmatched < 0)
 			req->unmatched = i;
+		/* Thousands of clauses, each cheap: still yield. */
+		cond_resched();
 	}
-	st->ecbs = ecbs;
-	st->necbs = n;
-	return 0;
+	/* Whatever was bound is released by the caller's teardown. */
+	st->ecbs = b.ecbs;
+	st->necbs = b.n;
+	return ret;
 }
 
 int xdt_enable(struct xdt_state *st, struct xdt_enable *req, void *blob)
@@ -385,7 +385,8 @@ int xdt_go(struct xdt_state *st)
 	}
 	WRITE_ONCE(xdt_active, st);
 	st->state = XDT_STATE_RUNNING;
-	xdt_probe_fire(xdt_probe_begin, (u64[XDT_NARGS]){ 0 }, NULL);
+	xdt_probe_fire(xdt_probe_begin,
+		       &(struct xdt_args){ .ready = XDT_NARGS }, NULL);
 	ret = xdt_sites_patch(st->sites, st->nsites, true);
 	if (ret) {
 		/* Refused or rolled back as a whole: nothing is patched in. */
@@ -431,7 +432,8 @@ void xdt_stop(struct xdt_state *st)
 	synchronize_rcu();
 	if (!ret)
 		xdt_xol_release(st->sites, st->nsites);
-	xdt_probe_fire(xdt_probe_end, (u64[XDT_NARGS]){ 0 }, NULL);
+	xdt_probe_fire(xdt_probe_end,
+		       &(struct xdt_args){ .ready = XDT_NARGS }, NULL);
 	WRITE_ONCE(xdt_active, NULL);
 	synchronize_rcu();
 	unlink_ecbs(st);

@@ -87,6 +87,7 @@ struct xdt_probe {
 	void *parg;			/* the provider's */
 	struct xdt_ecb *ecbs;		/* clauses, program order; set before
 					   the probe's sites are patched in */
+	struct hlist_node fnode;	/* by function name, ID order */
 };
 
 int xdt_provider_register(struct xdt_provider *prov);
@@ -99,6 +100,8 @@ void xdt_probe_destroy(struct xdt_probe *p);
 u32 xdt_nprobes(void);
 bool xdt_probe_matches(const struct xdt_probe *p,
 		       const struct xdt_probedesc *d);
+int xdt_probe_foreach(const struct xdt_probedesc *d,
+		      int (*fn)(struct xdt_probe *p, void *arg), void *arg);
 bool xdt_glob(const char *pat, const char *s);
 int xdt_probe_query(struct xdt_probe_query *q);
 
@@ -217,10 +220,24 @@ void xdt_state_free(struct xdt_state *st);
 /* ---- 5. DIF ------------------------------------------------------------- */
 int xdt_dif_verify(const struct xdt_difo_k *d, char *err, size_t errlen);
 
+/*
+ * A firing's arguments.  v[0..ready) are known; the rest are fbt entry
+ * arguments on the stack, loaded only when a clause reads one: each is a
+ * fault-safe load, and four of them were a third of an x86_64 fbt entry
+ * firing's instructions (icount) for clauses that read no argument at all.
+ */
+struct xdt_args {
+	u64 v[XDT_NARGS];
+	u32 ready;
+	struct xdt_site *site;		/* with ready < XDT_NARGS */
+	struct pt_regs *regs;
+};
+u64 xdt_arg(struct xdt_args *a, unsigned int i);
+
 struct xdt_mstate {
 	struct xdt_probe *probe;
 	const struct xdt_ecb *ecb;
-	const u64 *args;
+	struct xdt_args *args;
 	u32 strsize;
 };
 int xdt_dif_run(const struct xdt_difo_k *d, struct xdt_mstate *m, u64 *rv);
@@ -269,7 +286,7 @@ int xdt_agg_snap(struct xdt_state *st, struct xdt_aggsnap *req);
  * @regs: the trapped context for stack(), or NULL when the framework fires
  * the probe itself (BEGIN, END).
  */
-void xdt_probe_fire(struct xdt_probe *probe, const u64 *args,
+void xdt_probe_fire(struct xdt_probe *probe, struct xdt_args *args,
 		    struct pt_regs *regs);
 
 /* ---- 8. providers ------------------------------------------------------- */
