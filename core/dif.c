@@ -194,7 +194,7 @@ static u64 __xdt_probe var(u32 v, struct xdt_mstate *m)
 
 	switch (v) {
 	case DIF_VAR_ARG0 ... DIF_VAR_ARG9:
-		return m->args[v - DIF_VAR_ARG0];
+		return xdt_arg(m->args, v - DIF_VAR_ARG0);
 	case DIF_VAR_PROBEPROV:
 		return (unsigned long)m->probe->prov->name;
 	case DIF_VAR_PROBEMOD:

@@ -15,7 +15,7 @@
 #include "xdt_arch.h"
 
 static int run_clause(struct xdt_cpu *c, struct xdt_state *st,
-		      const struct xdt_ecb *ecb, const u64 *args);
+		      const struct xdt_ecb *ecb, struct xdt_args *args);
 
 /*
  * stack(): @n return addresses of the trapped context, zero-padded.  A
@@ -39,8 +39,11 @@ static void __xdt_probe stack(struct xdt_cpu *c, u64 *pcs, u32 n)
 static void __xdt_probe raise_error(struct xdt_cpu *c, struct xdt_state *st,
 				    const struct xdt_ecb *ecb, u32 act)
 {
-	u64 eargs[XDT_NARGS] = { 0, ecb->epid, act, c->fault_pc, c->fault,
-				 c->fault_addr };
+	struct xdt_args eargs = {
+		.v = { 0, ecb->epid, act, c->fault_pc, c->fault,
+		       c->fault_addr },
+		.ready = XDT_NARGS,
+	};
 	struct xdt_ecb *e;
 	u64 *rec;
 
@@ -64,12 +67,13 @@ static void __xdt_probe raise_error(struct xdt_cpu *c, struct xdt_state *st,
 		return;
 	c->in_error = 1;
 	for (e = READ_ONCE(xdt_probe_error->ecbs); e; e = e->next)
-		run_clause(c, st, e, eargs);
+		run_clause(c, st, e, &eargs);
 	c->in_error = 0;
 }
 
 static int __xdt_probe run_clause(struct xdt_cpu *c, struct xdt_state *st,
-				  const struct xdt_ecb *ecb, const u64 *args)
+				  const struct xdt_ecb *ecb,
+				  struct xdt_args *args)
 {
 	const struct xdt_clause_k *cl = ecb->clause;
 	struct xdt_mstate m = { .probe = ecb->probe, .ecb = ecb, .args = args,
@@ -160,7 +164,7 @@ static int __xdt_probe run_clause(struct xdt_cpu *c, struct xdt_state *st,
 	return 0;
 }
 
-void __xdt_probe xdt_probe_fire(struct xdt_probe *probe, const u64 *args,
+void __xdt_probe xdt_probe_fire(struct xdt_probe *probe, struct xdt_args *args,
 				struct pt_regs *regs)
 {
 	struct xdt_state *st;

@@ -22,7 +22,7 @@ static bool __xdt_probe text_is_patch(struct xdt_site *s)
 bool __xdt_probe xdt_trap(struct pt_regs *regs, unsigned long addr)
 {
 	struct xdt_site *s = xdt_site_lookup(addr);
-	u64 args[XDT_NARGS];
+	struct xdt_args args;
 
 	if (!s)
 		return xdt_xol_trap(regs, addr);
@@ -47,12 +47,16 @@ bool __xdt_probe xdt_trap(struct pt_regs *regs, unsigned long addr)
 	 */
 	if (this_cpu_inc_return(xdt_cpu.trapdepth) == 1) {
 		/* kinst probes have no arguments (as on FreeBSD). */
-		if (s->type == XDT_SITE_KINST)
-			memset(args, 0, sizeof(args));
-		else
-			xdt_fbt_arch_args(s, regs, args);
+		if (s->type == XDT_SITE_KINST) {
+			memset(args.v, 0, sizeof(args.v));
+			args.ready = XDT_NARGS;
+		} else {
+			args.ready = xdt_fbt_arch_args(s, regs, args.v);
+		}
+		args.site = s;
+		args.regs = regs;
 		this_cpu_write(xdt_cpu.framed, s->frame);
-		xdt_probe_fire(s->probe, args, regs);
+		xdt_probe_fire(s->probe, &args, regs);
 	}
 	this_cpu_dec(xdt_cpu.trapdepth);
 	if (s->type == XDT_SITE_KINST)
@@ -60,6 +64,21 @@ bool __xdt_probe xdt_trap(struct pt_regs *regs, unsigned long addr)
 	else
 		xdt_fbt_arch_emulate(s, regs);
 	return true;
+}
+
+/*
+ * Argument @i of a firing, loading the stack arguments up to it the first
+ * time one is read.  Runs inside the firing, so a probe on the fault-safe
+ * load's own path only nests (trapdepth).
+ */
+u64 __xdt_probe xdt_arg(struct xdt_args *a, unsigned int i)
+{
+	if (i >= XDT_NARGS)
+		return 0;
+	for (; a->ready <= i; a->ready++)
+		a->v[a->ready] = xdt_fbt_arch_stack_arg(a->site, a->regs,
+							a->ready);
+	return a->v[i];
 }
 
 /*

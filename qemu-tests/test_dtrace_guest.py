@@ -223,6 +223,33 @@ def test_stack_shows_the_known_call_chain(xdt, name):
         xdt.run(["rmmod", "xdt_hello"])
 
 
+def test_arguments_in_registers_and_on_the_stack(xdt):
+    """arg0..arg9 at fbt entry of a ten-argument function (x86_64 passes
+    six in registers, arm64 and riscv64 eight: the rest come from the
+    stack, loaded only when a clause reads them), and the return value as
+    arg1 at return."""
+    load_hello(xdt)
+    try:
+        r = dtrace(xdt, "-qn", "fbt:xdt_hello:xdt_hello_args:entry "
+                   "{ printf(\"last %d\\n\", arg9); } "
+                   "fbt:xdt_hello:xdt_hello_args:entry "
+                   "{ printf(\"%d %d %d %d %d %d %d %d %d %d\\n\", arg0, "
+                   "arg1, arg2, arg3, arg4, arg5, arg6, arg7, arg8, arg9); } "
+                   "fbt:xdt_hello:xdt_hello_args:return "
+                   "{ printf(\"rv %d\\n\", arg1); }",
+                   "-c", script(xdt, "args", "echo 100 > "
+                                "/sys/module/xdt_hello/parameters/args\n"))
+        assert r.ok, r
+        want = " ".join(str(100 + i) for i in range(10))
+        rv = 0
+        for i in range(10):
+            rv ^= 100 + i
+        assert [ln.strip() for ln in r.stdout.splitlines() if ln.strip()] \
+            == ["last 109", want, f"rv {rv}"], r.stdout
+    finally:
+        xdt.run(["rmmod", "xdt_hello"])
+
+
 def test_stack_as_aggregation_key(xdt):
     load_hello(xdt)
     try:

@@ -109,8 +109,8 @@ const char *xdt_fbt_arch_sites(unsigned long addr, unsigned long size,
 	return NULL;
 }
 
-void __xdt_probe xdt_fbt_arch_args(struct xdt_site *s, struct pt_regs *regs,
-				   u64 *args)
+unsigned int __xdt_probe xdt_fbt_arch_args(struct xdt_site *s,
+					   struct pt_regs *regs, u64 *args)
 {
 	unsigned int i;
 
@@ -119,15 +119,22 @@ void __xdt_probe xdt_fbt_arch_args(struct xdt_site *s, struct pt_regs *regs,
 		args[1] = regs->regs[0];
 		for (i = 2; i < XDT_NARGS; i++)
 			args[i] = 0;
-		return;
+		return XDT_NARGS;
 	}
 	for (i = 0; i < 8; i++)
 		args[i] = regs->regs[i];
-	/* Arguments past the eighth are on the stack, 8 bytes each. */
-	for (; i < XDT_NARGS; i++)
-		if (copy_from_kernel_nofault(&args[i],
-					     (void *)(regs->sp + 8 * (i - 8)), 8))
-			args[i] = 0;
+	return 8;
+}
+
+/* Arguments past the eighth are on the stack, 8 bytes each. */
+u64 __xdt_probe xdt_fbt_arch_stack_arg(struct xdt_site *s,
+				       struct pt_regs *regs, unsigned int i)
+{
+	u64 v = 0;
+
+	if (copy_from_kernel_nofault(&v, (void *)(regs->sp + 8 * (i - 8)), 8))
+		v = 0;
+	return v;
 }
 
 void __xdt_probe xdt_fbt_arch_emulate(struct xdt_site *s, struct pt_regs *regs)

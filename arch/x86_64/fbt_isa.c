@@ -95,17 +95,8 @@ const char *xdt_fbt_arch_sites(unsigned long addr, unsigned long size,
 	return NULL;
 }
 
-static u64 __xdt_probe stack_arg(struct pt_regs *regs, unsigned int n)
-{
-	u64 v = 0;
-
-	/* At the entry site %rsp points at the return address. */
-	copy_from_kernel_nofault(&v, (void *)(regs->sp + 8 * (n + 1)), 8);
-	return v;
-}
-
-void __xdt_probe xdt_fbt_arch_args(struct xdt_site *s, struct pt_regs *regs,
-				   u64 *args)
+unsigned int __xdt_probe xdt_fbt_arch_args(struct xdt_site *s,
+					   struct pt_regs *regs, u64 *args)
 {
 	unsigned int i;
 
@@ -114,7 +105,7 @@ void __xdt_probe xdt_fbt_arch_args(struct xdt_site *s, struct pt_regs *regs,
 		args[1] = regs->ax;
 		for (i = 2; i < XDT_NARGS; i++)
 			args[i] = 0;
-		return;
+		return XDT_NARGS;
 	}
 	args[0] = regs->di;
 	args[1] = regs->si;
@@ -122,8 +113,18 @@ void __xdt_probe xdt_fbt_arch_args(struct xdt_site *s, struct pt_regs *regs,
 	args[3] = regs->cx;
 	args[4] = regs->r8;
 	args[5] = regs->r9;
-	for (i = 6; i < XDT_NARGS; i++)
-		args[i] = stack_arg(regs, i - 6);
+	return 6;
+}
+
+u64 __xdt_probe xdt_fbt_arch_stack_arg(struct xdt_site *s,
+				       struct pt_regs *regs, unsigned int i)
+{
+	u64 v = 0;
+
+	/* At the entry site %rsp points at the return address. */
+	if (copy_from_kernel_nofault(&v, (void *)(regs->sp + 8 * (i - 5)), 8))
+		v = 0;
+	return v;
 }
 
 void __xdt_probe xdt_fbt_arch_emulate(struct xdt_site *s, struct pt_regs *regs)

@@ -10,6 +10,10 @@
  * chain_set -> xdt_hello_a -> xdt_hello_b -> xdt_hello_c.  Each function
  * is noinline and uses its callee's result, so none is inlined or turned
  * into a tail call, and the result (N + 3) lands in the `chain` value.
+ *
+ * Writing N to .../parameters/args calls xdt_hello_args(N, N + 1, ..., N + 9):
+ * ten arguments, so some are on the stack on every ISA (x86_64 passes six
+ * in registers, arm64 and riscv64 eight), with values that show their order.
  */
 #include <linux/fs.h>
 #include <linux/kallsyms.h>
@@ -52,6 +56,34 @@ static int chain_set(const char *val, const struct kernel_param *kp)
 	chain = xdt_hello_a(n);
 	return 0;
 }
+
+noinline long xdt_hello_args(long a0, long a1, long a2, long a3, long a4,
+			     long a5, long a6, long a7, long a8, long a9)
+{
+	barrier();
+	return a0 ^ a1 ^ a2 ^ a3 ^ a4 ^ a5 ^ a6 ^ a7 ^ a8 ^ a9;
+}
+
+static long args_result;
+
+static int args_set(const char *val, const struct kernel_param *kp)
+{
+	long n;
+	int ret = kstrtol(val, 0, &n);
+
+	if (ret)
+		return ret;
+	args_result = xdt_hello_args(n, n + 1, n + 2, n + 3, n + 4, n + 5,
+				     n + 6, n + 7, n + 8, n + 9);
+	return 0;
+}
+
+static const struct kernel_param_ops args_ops = {
+	.set = args_set,
+	.get = param_get_long,
+};
+module_param_cb(args, &args_ops, &args_result, 0644);
+MODULE_PARM_DESC(args, "write N: calls xdt_hello_args(N .. N + 9)");
 
 static const struct kernel_param_ops chain_ops = {
 	.set = chain_set,
