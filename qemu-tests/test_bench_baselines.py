@@ -181,7 +181,10 @@ def test_count_is_exact(bench, mech):
     elif mech == "kprobe-multi":
         assert via.startswith("fprobe"), r.stdout
     if mech != "kprobe-events":
-        assert f["jit"] in ("0", "1"), r.stdout
+        # Every kernel's config turns the JIT on (riscv64: BPF_JIT_ALWAYS_ON,
+        # arch/riscv/kernel.config): an interpreted baseline would flatter
+        # xdt.
+        assert f["jit"] == "1", r.stdout
     from conftest import REPORT
     REPORT.append(f"bpf baseline {isa} {mech}: via={via} jit={f['jit']} "
                   f"count={f['count']} attach {int(f['attach_ns']) // 1000} "
