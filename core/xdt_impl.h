@@ -196,6 +196,7 @@ struct xdt_state {
 	const struct xdt_prog *prog;
 	struct xdt_difo_k *difos;
 	struct xdt_clause_k *clauses;
+	struct xdt_act_k *acts;		/* every clause's, in clause order */
 	u32 *aggfunc;			/* per agg id */
 	struct xdt_ecb *ecbs;
 	u32 necbs;

@@ -4,6 +4,13 @@
  * through the raw ioctl, bypassing the compiler, and print the kernel's
  * verdict.  Proves the verifier refuses what the compiler would never
  * emit.  usage: xdt-rawprog backward-branch|bad-opcode|write-r0|bad-size
+ *
+ * It also runs the benchmark's xdt variants with no compiler in the way:
+ *   xdt-rawprog count|empty PROV FUNC NAME CMD...
+ * enables PROV::FUNC:NAME with a count() clause (count) or a clause with no
+ * action at all (empty: what a firing costs before any action runs), runs
+ * CMD, stops, and prints the probe count, the aggregation and xdt's
+ * firing/trap/error counters.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -26,7 +33,7 @@ struct blob {
 	__u32 insns[4];
 };
 
-static int count(int fd, struct blob *b, char **argv)
+static int count(int fd, struct blob *b, char **argv, int empty)
 {
 	struct xdt_enable req;
 	struct xdt_status st;
@@ -45,6 +52,11 @@ static int count(int fd, struct blob *b, char **argv)
 	b->a.difo = -1;
 	b->a.arg0 = 0;
 	b->a.arg1 = XDT_AGG_COUNT;
+	if (empty) {
+		b->p.naggs = 0;
+		b->p.nactions = 0;
+		b->c.nactions = 0;
+	}
 	memset(&req, 0, sizeof(req));
 	req.prog = (unsigned long)b;
 	req.size = sizeof(*b);
@@ -129,10 +141,13 @@ int main(int argc, char **argv)
 		b.insns[0] = DIF_INSN_R(DIF_OP_MOV, 1, 0, 0);
 	else if (!strcmp(what, "bad-size"))
 		b.p.size = sizeof(b) + 64;
-	else if (!strcmp(what, "count") && argc < 6) {
-		fprintf(stderr, "usage: xdt-rawprog count PROV FUNC NAME CMD...\n");
+	else if ((!strcmp(what, "count") || !strcmp(what, "empty")) &&
+		 argc < 6) {
+		fprintf(stderr, "usage: xdt-rawprog count|empty PROV FUNC NAME "
+			"CMD...\n");
 		return 2;
-	} else if (strcmp(what, "valid") && strcmp(what, "count")) {
+	} else if (strcmp(what, "valid") && strcmp(what, "count") &&
+		   strcmp(what, "empty")) {
 		fprintf(stderr, "xdt-rawprog: unknown case %s\n", what);
 		return 2;
 	}
@@ -142,8 +157,8 @@ int main(int argc, char **argv)
 			strerror(errno));
 		return 1;
 	}
-	if (!strcmp(what, "count"))
-		return count(fd, &b, argv + 2);
+	if (!strcmp(what, "count") || !strcmp(what, "empty"))
+		return count(fd, &b, argv + 2, !strcmp(what, "empty"));
 	memset(&req, 0, sizeof(req));
 	req.prog = (unsigned long)&b;
 	req.size = sizeof(b);

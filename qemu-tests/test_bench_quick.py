@@ -36,8 +36,8 @@ COUNTED = {"xdt-fbt-entry", "xdt-fbt-return", "xdt-kinst-emul",
            "kprobe-events"}
 # What every kernel has: never unsupported.  (kprobe-off-emul/-xol may be:
 # a kprobe decoder may refuse the instruction.)
-ALWAYS = {"none", "xdt-fbt-entry", "xdt-fbt-return", "kprobe",
-          "kprobe-empty", "kprobe-events"}
+ALWAYS = {"none", "xdt-fbt-entry", "xdt-fbt-entry-empty",
+          "xdt-fbt-return", "kprobe", "kprobe-empty", "kprobe-events"}
 
 
 @pytest.fixture(scope="module")
@@ -97,6 +97,10 @@ def test_bench_quick_outputs_complete_and_sane(quick):
                     assert s["calls"] == s["n"] and s["last_ns"] > 0, s
                     if v in COUNTED:
                         assert s["count"] == s["n"], s
+                    if v == "xdt-fbt-entry-empty":
+                        # No aggregation: xdt's firing counter, which has
+                        # BEGIN and END in it as well.
+                        assert s["firings"] == s["n"] + 2, s
                     if v.startswith("xdt-"):
                         # One trap a firing; a riscv64 kinst probe run out
                         # of line takes two (the slot ends in an ebreak).
@@ -144,6 +148,18 @@ def test_bench_quick_outputs_complete_and_sane(quick):
         assert len(r.split("|")) == 14, r
         if "xdt-kinst-emul" not in str(unavailable):
             assert "FAILED" not in r, r
+    # The goal check: one row per trigger, a verdict for both measures.
+    gt = table.split("## Goal: xdt fbt entry", 1)
+    assert len(gt) == 2, table
+    grows = [ln for ln in gt[1].split("## ")[0].splitlines()
+             if ln.startswith("| ") and f"| {isa} |" in ln]
+    assert len(grows) == len(res["meta"]["triggers"]), grows
+    for r in grows:
+        cols = [c.strip() for c in r.split("|")[1:-1]]
+        assert len(cols) == 9, r
+        assert cols[4].startswith(("yes", "no (")), r
+        assert cols[7].startswith(("yes", "no (")), r
+        assert cols[8], r
     assert "AsiaBSDCon 2024" in table and "280 ns" in table
     assert "Plots:" in table
 
