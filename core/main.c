@@ -219,6 +219,7 @@ static int __init xdt_init(void)
 {
 	int ret;
 
+	xdt_probes_init();
 	ret = xdt_dtrace_provider_init();
 	if (ret)
 		return ret;

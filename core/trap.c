@@ -75,9 +75,13 @@ u64 __xdt_probe xdt_arg(struct xdt_args *a, unsigned int i)
 {
 	if (i >= XDT_NARGS)
 		return 0;
-	for (; a->ready <= i; a->ready++)
-		a->v[a->ready] = xdt_fbt_arch_stack_arg(a->site, a->regs,
-							a->ready);
+	for (; a->ready <= i; a->ready++) {
+		unsigned long at = xdt_fbt_arch_stack_arg(a->site, a->regs,
+							  a->ready);
+
+		if (copy_from_kernel_nofault(&a->v[a->ready], (void *)at, 8))
+			a->v[a->ready] = 0;
+	}
 	return a->v[i];
 }
 

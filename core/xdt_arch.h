@@ -120,16 +120,17 @@ const char *xdt_fbt_arch_sites(unsigned long addr, unsigned long size,
  * the function's register arguments; return: all XDT_NARGS -- arg0 = offset
  * of the return site, arg1 = the return value register (at a tail-call site
  * the callee has not run yet, so it holds no return value), the rest 0).
- * Entry arguments past those are loaded by xdt_fbt_arch_stack_arg(), only
- * if a clause reads them: @i is the argument's index, 0 if it cannot be read.
+ * Entry arguments past those are loaded from the address
+ * xdt_fbt_arch_stack_arg() gives for argument @i (fault-safe, by the core),
+ * only if a clause reads them.
  * Then xdt_fbt_arch_emulate() runs the displaced instruction so the
  * function resumes after it.  One trap per firing: the emulation must leave
  * @regs exactly as executing the instruction would.
  */
 unsigned int xdt_fbt_arch_args(struct xdt_site *site, struct pt_regs *regs,
 			       u64 *args);
-u64 xdt_fbt_arch_stack_arg(struct xdt_site *site, struct pt_regs *regs,
-			   unsigned int i);
+unsigned long xdt_fbt_arch_stack_arg(struct xdt_site *site,
+				     struct pt_regs *regs, unsigned int i);
 void xdt_fbt_arch_emulate(struct xdt_site *site, struct pt_regs *regs);
 
 /* ---- kinst_isa.c ---------------------------------------------------------- */

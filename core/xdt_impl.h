@@ -87,7 +87,7 @@ struct xdt_probe {
 	void *parg;			/* the provider's */
 	struct xdt_ecb *ecbs;		/* clauses, program order; set before
 					   the probe's sites are patched in */
-	struct hlist_node fnode;	/* by function name, ID order */
+	struct list_head fnode;		/* by function name, ID order */
 };
 
 int xdt_provider_register(struct xdt_provider *prov);
@@ -100,6 +100,7 @@ void xdt_probe_destroy(struct xdt_probe *p);
 u32 xdt_nprobes(void);
 bool xdt_probe_matches(const struct xdt_probe *p,
 		       const struct xdt_probedesc *d);
+void xdt_probes_init(void);
 int xdt_probe_foreach(const struct xdt_probedesc *d,
 		      int (*fn)(struct xdt_probe *p, void *arg), void *arg);
 bool xdt_glob(const char *pat, const char *s);

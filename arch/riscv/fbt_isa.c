@@ -168,14 +168,11 @@ unsigned int __xdt_probe xdt_fbt_arch_args(struct xdt_site *s,
 }
 
 /* Arguments past the eighth are on the stack, 8 bytes each. */
-u64 __xdt_probe xdt_fbt_arch_stack_arg(struct xdt_site *s,
-				       struct pt_regs *regs, unsigned int i)
+unsigned long __xdt_probe xdt_fbt_arch_stack_arg(struct xdt_site *s,
+						 struct pt_regs *regs,
+						 unsigned int i)
 {
-	u64 v = 0;
-
-	if (copy_from_kernel_nofault(&v, (void *)(regs->sp + 8 * (i - 8)), 8))
-		v = 0;
-	return v;
+	return regs->sp + 8 * (i - 8);
 }
 
 void __xdt_probe xdt_fbt_arch_emulate(struct xdt_site *s, struct pt_regs *regs)

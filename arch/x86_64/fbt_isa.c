@@ -116,15 +116,12 @@ unsigned int __xdt_probe xdt_fbt_arch_args(struct xdt_site *s,
 	return 6;
 }
 
-u64 __xdt_probe xdt_fbt_arch_stack_arg(struct xdt_site *s,
-				       struct pt_regs *regs, unsigned int i)
+/* At the entry site %rsp points at the return address; then 7th, 8th, ... */
+unsigned long __xdt_probe xdt_fbt_arch_stack_arg(struct xdt_site *s,
+						 struct pt_regs *regs,
+						 unsigned int i)
 {
-	u64 v = 0;
-
-	/* At the entry site %rsp points at the return address. */
-	if (copy_from_kernel_nofault(&v, (void *)(regs->sp + 8 * (i - 5)), 8))
-		v = 0;
-	return v;
+	return regs->sp + 8 * (i - 5);
 }
 
 void __xdt_probe xdt_fbt_arch_emulate(struct xdt_site *s, struct pt_regs *regs)
