@@ -41,6 +41,7 @@ void xdt_bufs_free(void)
 		vfree(c->agg);
 		vfree(c->agghash);
 		vfree(c->keybuf);
+		vfree(c->nokey);
 		memset(c, 0, sizeof(*c));
 	}
 }
@@ -61,8 +62,9 @@ int xdt_bufs_alloc(struct xdt_state *st)
 		c->agg = vmalloc(AGG_ARENA);
 		c->agghash = vzalloc(AGG_SLOTS * sizeof(u32));
 		c->keybuf = vmalloc(XDT_KEYBUF);
+		c->nokey = vzalloc(XDT_MAXAGGS * sizeof(u32));
 		if (!c->bufs[0].data || !c->bufs[1].data || !c->agg ||
-		    !c->agghash || !c->keybuf) {
+		    !c->agghash || !c->keybuf || !c->nokey) {
 			xdt_bufs_free();
 			return -ENOMEM;
 		}
@@ -264,14 +266,26 @@ agg_find(char *arena, u32 *off, u32 size, u32 *hash, u32 aggid, u32 func,
 int __xdt_probe xdt_agg_update(struct xdt_cpu *c, u32 aggid, u32 func,
 			       const char *key, u32 keylen, s64 val)
 {
-	struct xdt_aggent *e = agg_find(c->agg, &c->aggoff, c->aggsize,
-					c->agghash, aggid, func, key, keylen,
-					true);
+	struct xdt_aggent *e;
 
+	/*
+	 * An aggregation without keys (@ = count()) has one entry per CPU,
+	 * and entries never move while a program runs: remember where it
+	 * is instead of hashing an empty key each time.  The hash, probe and
+	 * compare were most of count()'s cost per firing (icount).
+	 */
+	if (!keylen && c->nokey[aggid]) {
+		agg_apply(func, ent_vals(ent_at(c->agg, c->nokey[aggid])), val);
+		return 0;
+	}
+	e = agg_find(c->agg, &c->aggoff, c->aggsize, c->agghash, aggid, func,
+		     key, keylen, true);
 	if (!e) {
 		c->aggdrops++;
 		return -ENOSPC;
 	}
+	if (!keylen)
+		c->nokey[aggid] = (char *)e - c->agg;
 	agg_apply(func, ent_vals(e), val);
 	return 0;
 }

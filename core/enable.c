@@ -292,8 +292,9 @@ int xdt_enable(struct xdt_state *st, struct xdt_enable *req, void *blob)
 		return EERR("misaligned section");
 	if (p->nclauses == 0)
 		return EERR("no clauses");
-	if (p->naggs > 1024)
-		return EERR("%u aggregations (at most 1024)", p->naggs);
+	if (p->naggs > XDT_MAXAGGS)
+		return EERR("%u aggregations (at most %u)", p->naggs,
+			    XDT_MAXAGGS);
 	st->strsize = p->strsize ? p->strsize : 256;
 	st->bufsize = p->bufsize;
 	if (st->strsize > 4096 || st->strsize & 7)

@@ -42,6 +42,7 @@
 #define XDT_NARGS	10
 #define XDT_MAXKEYS	8
 #define XDT_KEYBUF	(XDT_MAXKEYS * 4096)
+#define XDT_MAXAGGS	1024
 
 /* ---- 2. providers and probes -------------------------------------------- */
 struct xdt_probe;
@@ -262,6 +263,8 @@ struct xdt_cpu {
 	char *agg;
 	u32 aggsize, aggoff;
 	u32 *agghash;
+	u32 *nokey;			/* [XDT_MAXAGGS]: offset of the keyless
+					   entry of each aggregation, or 0 */
 	u64 aggdrops;
 	char *keybuf;			/* XDT_KEYBUF: aggregation key being built */
 	/* the fault being raised, for ERROR */
