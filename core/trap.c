@@ -28,13 +28,24 @@ bool __xdt_probe xdt_trap(struct pt_regs *regs, unsigned long addr)
 		return xdt_xol_trap(regs, addr);
 	if (!READ_ONCE(s->enabled)) {
 		/*
-		 * Restored while this trap was in flight: run the original
-		 * instruction.  If a breakpoint is still there it is someone
-		 * else's (kprobes, kgdb), so leave it to them.
+		 * Restored while this trap was in flight.  If a breakpoint is
+		 * still there it is someone else's (kprobes, kgdb), so leave
+		 * it to them.  Otherwise an fbt site's instruction is emulated
+		 * (exactly, from s->orig) rather than re-executed from memory:
+		 * QEMU's TCG once kept running a stale translation of a
+		 * restored entry NOP, so re-executing trapped again forever
+		 * on both vCPUs (test_every_entry_probe_at_once hung; gdb
+		 * rewriting the same byte, which flushes the translation, set
+		 * the guest free).  The cost: if ftrace takes the site over
+		 * in this window, this one call skips ftrace's hook.  kinst
+		 * re-executes: its out-of-line slot may be gone by now.
 		 */
 		if (text_is_patch(s))
 			return false;
-		instruction_pointer_set(regs, addr);
+		if (s->type == XDT_SITE_FBT)
+			xdt_fbt_arch_emulate(s, regs);
+		else
+			instruction_pointer_set(regs, addr);
 		return true;
 	}
 	this_cpu_inc(xdt_cpu.traps);
