@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -24,12 +25,51 @@ static void on_signal(int sig)
 	interrupted = 1;
 }
 
+#define XDT_MODULE_PATH	"/lib/modules/xdt.ko"
+
+/*
+ * Load xdt.ko, as DTrace loads its drivers on first use: $XDT_MODULE or
+ * the guest's /lib/modules/xdt.ko.  Returns 0, or -1 with why in @why.
+ */
+static int load_module(char *why, size_t len)
+{
+	const char *path = getenv("XDT_MODULE");
+	int fd, ret;
+
+	if (!path || !*path)
+		path = XDT_MODULE_PATH;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		snprintf(why, len, "%s: %s", path, strerror(errno));
+		return -1;
+	}
+	ret = (int)syscall(SYS_finit_module, fd, "", 0);
+	if (ret < 0 && errno == EEXIST)
+		snprintf(why, len, "xdt is loaded but %s is missing (is devtmpfs "
+			 "mounted on /dev?)", XDT_DEVICE);
+	else if (ret < 0)
+		snprintf(why, len, "loading %s: %s", path, strerror(errno));
+	close(fd);
+	return ret < 0 ? -1 : 0;
+}
+
 static int open_dev(void)
 {
 	int fd = open(XDT_DEVICE, O_RDWR | O_CLOEXEC);
+	char why[512];
+	int err = errno;
 
+	if (fd < 0 && err == ENOENT) {
+		if (load_module(why, sizeof(why)) < 0)
+			dt_fatal("failed to open %s: %s (xdt.ko is not loaded and "
+				 "could not be: %s; load it with 'insmod xdt.ko', "
+				 "or set XDT_MODULE to its path)", XDT_DEVICE,
+				 strerror(err), why);
+		fd = open(XDT_DEVICE, O_RDWR | O_CLOEXEC);
+		err = errno;
+	}
 	if (fd < 0)
-		dt_fatal("failed to open %s: %s", XDT_DEVICE, strerror(errno));
+		dt_fatal("failed to open %s: %s", XDT_DEVICE, strerror(err));
 	return fd;
 }
 

@@ -201,6 +201,51 @@ static pid_t spawn(const char *cmd, int *gate)
 	return pid;
 }
 
+/*
+ * `#pragma D option NAME[=VALUE]` lines set what -x NAME[=VALUE] sets, for
+ * the options xdt has (quiet, bufsize, switchrate, strsize); other
+ * options are still ignored, as every #pragma line was before (the lexer
+ * skips them all).  Applied before the source is compiled, so strsize
+ * holds for the whole program.
+ */
+static void apply_pragmas(const char *src, struct dt_opts *o,
+			  struct dt_env *env, int *bufsize_set)
+{
+	const char *ln;
+
+	for (ln = src; ln && *ln; ln = strchr(ln, '\n'), ln = ln ? ln + 1 : NULL) {
+		char name[128];
+		const char *s = ln;
+		size_t n;
+
+		if (*s != '#')
+			continue;
+		s += 1 + strspn(s + 1, " \t");
+		if (strncmp(s, "pragma", 6))
+			continue;
+		s += 6 + strspn(s + 6, " \t");
+		if (strncmp(s, "D", 1) || !strchr(" \t", s[1]))
+			continue;
+		s += 1 + strspn(s + 1, " \t");
+		if (strncmp(s, "option", 6) || !strchr(" \t", s[6]))
+			continue;
+		s += 6 + strspn(s + 6, " \t");
+		n = strcspn(s, " \t\r\n");
+		if (!n || n >= sizeof(name))
+			continue;
+		memcpy(name, s, n);
+		name[n] = 0;
+		n = strcspn(name, "=");
+		if (!strcmp(name, "quiet") ||
+		    ((n == 7 && !strncmp(name, "bufsize", 7)) ||
+		     (n == 10 && !strncmp(name, "switchrate", 10)) ||
+		     (n == 7 && !strncmp(name, "strsize", 7)))) {
+			set_option(name, o, env);
+			*bufsize_set |= !strncmp(name, "bufsize", 7);
+		}
+	}
+}
+
 int main(int argc, char **argv)
 {
 	struct dt_opts o = { .bufsize = 4u << 20, .switchrate_us = 100000,
@@ -285,10 +330,14 @@ int main(int argc, char **argv)
 
 	for (i = 0; i < nsrc; i++) {
 		if (src[i].file) {
-			dt_compile(&p, &env, src[i].s, read_file(src[i].s));
+			const char *text = read_file(src[i].s);
+
+			apply_pragmas(text, &o, &env, &bufsize_set);
+			dt_compile(&p, &env, src[i].s, text);
 			p.srcdesc[p.nsrc - 1] = xstrdup(src[i].s);
 			p.srcfile[p.nsrc - 1] = 1;
 		} else {
+			apply_pragmas(src[i].s, &o, &env, &bufsize_set);
 			dt_compile(&p, &env, "<cmdline>", src[i].s);
 		}
 	}
