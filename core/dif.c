@@ -121,19 +121,18 @@ int xdt_dif_verify(const struct xdt_difo_k *d, char *err, size_t errlen)
 
 /* ---- probe context -------------------------------------------------------- */
 
-static void __xdt_probe fault(int kind, u64 addr, u32 pc)
+static void __xdt_probe fault(struct xdt_mstate *m, int kind, u64 addr, u32 pc)
 {
-	struct xdt_cpu *c = this_cpu_ptr(&xdt_cpu);
-
-	c->fault = kind;
-	c->fault_addr = addr;
-	c->fault_pc = pc;
+	m->ctx->fault = kind;
+	m->ctx->fault_addr = addr;
+	m->ctx->fault_pc = pc;
 }
 
-static int __xdt_probe load(u64 addr, void *dst, size_t n, u32 pc)
+static int __xdt_probe load(struct xdt_mstate *m, u64 addr, void *dst,
+			    size_t n, u32 pc)
 {
 	if (copy_from_kernel_nofault(dst, (const void *)(unsigned long)addr, n)) {
-		fault(XDT_FAULT_BADADDR, addr, pc);
+		fault(m, XDT_FAULT_BADADDR, addr, pc);
 		return -EFAULT;
 	}
 	return 0;
@@ -168,14 +167,15 @@ long __xdt_probe xdt_strcpy_nofault(char *dst, unsigned long src, u32 max)
 }
 
 /* strcmp over two strings in memory, each bounded by @max bytes. */
-static int __xdt_probe scmp(u64 a, u64 b, u32 max, u32 pc, int *res)
+static int __xdt_probe scmp(struct xdt_mstate *m, u64 a, u64 b, u32 max,
+			    u32 pc, int *res)
 {
 	u32 i;
 
 	for (i = 0; i < max; i++) {
 		u8 x, y;
 
-		if (load(a + i, &x, 1, pc) || load(b + i, &y, 1, pc))
+		if (load(m, a + i, &x, 1, pc) || load(m, b + i, &y, 1, pc))
 			return -EFAULT;
 		if (x != y) {
 			*res = x < y ? -1 : 1;
@@ -191,18 +191,19 @@ static int __xdt_probe scmp(u64 a, u64 b, u32 max, u32 pc, int *res)
 static u64 __xdt_probe var(u32 v, struct xdt_mstate *m)
 {
 	struct task_struct *t = current;
+	struct xdt_probe *p = m->ctx->probe;
 
 	switch (v) {
 	case DIF_VAR_ARG0 ... DIF_VAR_ARG9:
-		return xdt_arg(m->args, v - DIF_VAR_ARG0);
+		return xdt_arg(m->ctx, v - DIF_VAR_ARG0);
 	case DIF_VAR_PROBEPROV:
-		return (unsigned long)m->probe->prov->name;
+		return (unsigned long)p->prov->name;
 	case DIF_VAR_PROBEMOD:
-		return (unsigned long)(m->probe->mod ? m->probe->mod : "");
+		return (unsigned long)(p->mod ? p->mod : "");
 	case DIF_VAR_PROBEFUNC:
-		return (unsigned long)(m->probe->func ? m->probe->func : "");
+		return (unsigned long)(p->func ? p->func : "");
 	case DIF_VAR_PROBENAME:
-		return (unsigned long)(m->probe->name ? m->probe->name : "");
+		return (unsigned long)(p->name ? p->name : "");
 	case DIF_VAR_EXECNAME:
 		return (unsigned long)t->comm;
 	case DIF_VAR_PID:
@@ -223,8 +224,11 @@ static u64 __xdt_probe var(u32 v, struct xdt_mstate *m)
 	case DIF_VAR_EPID:
 		return m->ecb ? m->ecb->epid : 0;
 	case DIF_VAR_ID:
-		return m->probe->id;
-	default:		/* errno: no system call context here */
+		return p->id;
+	case DIF_VAR_ERRNO:
+		/* Set by the firer: a syscall return that failed. */
+		return m->ctx->err;
+	default:
 		return 0;
 	}
 }
@@ -257,7 +261,7 @@ int __xdt_probe xdt_dif_run(const struct xdt_difo_k *d, struct xdt_mstate *m,
 		case DIF_OP_SREM:
 		case DIF_OP_UREM:
 			if (!b) {
-				fault(XDT_FAULT_DIVZERO, 0, pc);
+				fault(m, XDT_FAULT_DIVZERO, 0, pc);
 				return -EINVAL;
 			}
 			if (op == DIF_OP_SDIV)
@@ -284,7 +288,7 @@ int __xdt_probe xdt_dif_run(const struct xdt_difo_k *d, struct xdt_mstate *m,
 		case DIF_OP_SLE:  v = (s64)a <= (s64)b; break;
 		case DIF_OP_SLEU: v = a <= b; break;
 		case DIF_OP_SCMP:
-			if (scmp(a, b, m->strsize, pc, &cmp))
+			if (scmp(m, a, b, m->strsize, pc, &cmp))
 				return -EFAULT;
 			v = (u64)(s64)cmp;
 			break;
@@ -307,21 +311,21 @@ int __xdt_probe xdt_dif_run(const struct xdt_difo_k *d, struct xdt_mstate *m,
 		case DIF_OP_LDV:
 			v = var(DIF_INDEX(in), m);
 			break;
-		case DIF_OP_LDSB: { s8 x;  if (load(a, &x, 1, pc)) return -EFAULT; v = x; break; }
-		case DIF_OP_LDSH: { s16 x; if (load(a, &x, 2, pc)) return -EFAULT; v = x; break; }
-		case DIF_OP_LDSW: { s32 x; if (load(a, &x, 4, pc)) return -EFAULT; v = x; break; }
-		case DIF_OP_LDUB: { u8 x;  if (load(a, &x, 1, pc)) return -EFAULT; v = x; break; }
-		case DIF_OP_LDUH: { u16 x; if (load(a, &x, 2, pc)) return -EFAULT; v = x; break; }
-		case DIF_OP_LDUW: { u32 x; if (load(a, &x, 4, pc)) return -EFAULT; v = x; break; }
-		case DIF_OP_LDX:  { u64 x; if (load(a, &x, 8, pc)) return -EFAULT; v = x; break; }
+		case DIF_OP_LDSB: { s8 x;  if (load(m, a, &x, 1, pc)) return -EFAULT; v = x; break; }
+		case DIF_OP_LDSH: { s16 x; if (load(m, a, &x, 2, pc)) return -EFAULT; v = x; break; }
+		case DIF_OP_LDSW: { s32 x; if (load(m, a, &x, 4, pc)) return -EFAULT; v = x; break; }
+		case DIF_OP_LDUB: { u8 x;  if (load(m, a, &x, 1, pc)) return -EFAULT; v = x; break; }
+		case DIF_OP_LDUH: { u16 x; if (load(m, a, &x, 2, pc)) return -EFAULT; v = x; break; }
+		case DIF_OP_LDUW: { u32 x; if (load(m, a, &x, 4, pc)) return -EFAULT; v = x; break; }
+		case DIF_OP_LDX:  { u64 x; if (load(m, a, &x, 8, pc)) return -EFAULT; v = x; break; }
 		default:
 			/* The verifier makes this unreachable. */
-			fault(XDT_FAULT_ILLOP, 0, pc);
+			fault(m, XDT_FAULT_ILLOP, 0, pc);
 			return -EINVAL;
 		}
 		r[rd] = v;
 		pc++;
 	}
-	fault(XDT_FAULT_ILLOP, 0, pc);
+	fault(m, XDT_FAULT_ILLOP, 0, pc);
 	return -EINVAL;
 }

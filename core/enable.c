@@ -371,6 +371,7 @@ static int collect_sites(struct xdt_state *st)
 
 int xdt_go(struct xdt_state *st)
 {
+	struct xdt_ctx ctx;
 	u32 i;
 	int ret = 0;
 
@@ -398,8 +399,8 @@ int xdt_go(struct xdt_state *st)
 	}
 	WRITE_ONCE(xdt_active, st);
 	st->state = XDT_STATE_RUNNING;
-	xdt_probe_fire(xdt_probe_begin,
-		       &(struct xdt_args){ .ready = XDT_NARGS }, NULL);
+	xdt_ctx_init(&ctx, xdt_probe_begin);
+	xdt_probe_fire(&ctx);
 	ret = xdt_sites_patch(st->sites, st->nsites, true);
 	if (ret) {
 		/* Refused or rolled back as a whole: nothing is patched in. */
@@ -421,7 +422,9 @@ int xdt_go(struct xdt_state *st)
 
 void xdt_stop(struct xdt_state *st)
 {
-	u32 i;
+	struct xdt_provider *quiesce[8];
+	struct xdt_ctx ctx;
+	u32 i, j, nq = 0;
 	int ret;
 
 	if (st->state != XDT_STATE_RUNNING)
@@ -430,9 +433,18 @@ void xdt_stop(struct xdt_state *st)
 	for (i = 0; i < st->necbs; i++) {
 		struct xdt_probe *p = st->ecbs[i].probe;
 
-		if (first_ecb(st, i) && p->prov->ops->disable)
-			p->prov->ops->disable(p);
+		if (!first_ecb(st, i) || !p->prov->ops->disable)
+			continue;
+		p->prov->ops->disable(p);
+		if (!p->prov->ops->quiesce)
+			continue;
+		for (j = 0; j < nq && quiesce[j] != p->prov; j++)
+			;
+		if (j == nq && nq < ARRAY_SIZE(quiesce))
+			quiesce[nq++] = p->prov;
 	}
+	for (j = 0; j < nq; j++)
+		quiesce[j]->ops->quiesce();
 	ret = xdt_sites_patch(st->sites, st->nsites, false);
 	if (ret)
 		pr_err("xdt: could not restore kernel text (%d): sites left "
@@ -445,8 +457,8 @@ void xdt_stop(struct xdt_state *st)
 	synchronize_rcu();
 	if (!ret)
 		xdt_xol_release(st->sites, st->nsites);
-	xdt_probe_fire(xdt_probe_end,
-		       &(struct xdt_args){ .ready = XDT_NARGS }, NULL);
+	xdt_ctx_init(&ctx, xdt_probe_end);
+	xdt_probe_fire(&ctx);
 	WRITE_ONCE(xdt_active, NULL);
 	synchronize_rcu();
 	unlink_ecbs(st);

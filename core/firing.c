@@ -15,16 +15,16 @@
 #include "xdt_arch.h"
 
 static int run_clause(struct xdt_cpu *c, struct xdt_state *st,
-		      const struct xdt_ecb *ecb, struct xdt_args *args);
+		      const struct xdt_ecb *ecb, struct xdt_ctx *ctx);
 
 /*
- * stack(): @n return addresses of the trapped context, zero-padded.  A
- * probe the framework fires itself (BEGIN, END) has no trapped context and
- * records an empty stack.
+ * stack(): @n return addresses from where the firing context says,
+ * zero-padded.  A probe the framework fires itself (BEGIN, END) has no
+ * kernel context and records an empty stack.
  */
-static void __xdt_probe stack(struct xdt_cpu *c, u64 *pcs, u32 n)
+static void __xdt_probe stack(struct xdt_ctx *ctx, u64 *pcs, u32 n)
 {
-	u32 got = c->regs ? xdt_stack(c->regs, pcs, n) : 0;
+	u32 got = xdt_stack(ctx, pcs, n);
 
 	memset(pcs + got, 0, (n - got) * 8);
 }
@@ -37,13 +37,10 @@ static void __xdt_probe stack(struct xdt_cpu *c, u64 *pcs, u32 n)
  * fire ERROR again.
  */
 static void __xdt_probe raise_error(struct xdt_cpu *c, struct xdt_state *st,
-				    const struct xdt_ecb *ecb, u32 act)
+				    const struct xdt_ecb *ecb,
+				    struct xdt_ctx *ctx, u32 act)
 {
-	struct xdt_args eargs = {
-		.v = { 0, ecb->epid, act, c->fault_pc, c->fault,
-		       c->fault_addr },
-		.ready = XDT_NARGS,
-	};
+	struct xdt_ctx ectx;
 	struct xdt_ecb *e;
 	u64 *rec;
 
@@ -58,25 +55,33 @@ static void __xdt_probe raise_error(struct xdt_cpu *c, struct xdt_state *st,
 		rec[1] = 0;
 		rec[2] = ecb->epid;
 		rec[3] = act;
-		rec[4] = c->fault_pc;
-		rec[5] = c->fault;
-		rec[6] = c->fault_addr;
+		rec[4] = ctx->fault_pc;
+		rec[5] = ctx->fault;
+		rec[6] = ctx->fault_addr;
 	}
-	c->fault = XDT_FAULT_NONE;
-	if (c->in_error)
+	if (c->in_error) {
+		ctx->fault = XDT_FAULT_NONE;
 		return;
+	}
+	xdt_ctx_init(&ectx, xdt_probe_error);
+	ectx.args[1] = ecb->epid;
+	ectx.args[2] = act;
+	ectx.args[3] = ctx->fault_pc;
+	ectx.args[4] = ctx->fault;
+	ectx.args[5] = ctx->fault_addr;
+	ctx->fault = XDT_FAULT_NONE;
 	c->in_error = 1;
 	for (e = READ_ONCE(xdt_probe_error->ecbs); e; e = e->next)
-		run_clause(c, st, e, &eargs);
+		run_clause(c, st, e, &ectx);
 	c->in_error = 0;
 }
 
 static int __xdt_probe run_clause(struct xdt_cpu *c, struct xdt_state *st,
 				  const struct xdt_ecb *ecb,
-				  struct xdt_args *args)
+				  struct xdt_ctx *ctx)
 {
 	const struct xdt_clause_k *cl = ecb->clause;
-	struct xdt_mstate m = { .probe = ecb->probe, .ecb = ecb, .args = args,
+	struct xdt_mstate m = { .ctx = ctx, .ecb = ecb,
 				.strsize = st->strsize };
 	char *key = c->keybuf;
 	u32 keylen = 0, i;
@@ -86,7 +91,7 @@ static int __xdt_probe run_clause(struct xdt_cpu *c, struct xdt_state *st,
 
 	if (cl->pred >= 0) {
 		if (xdt_dif_run(&st->difos[cl->pred], &m, &v)) {
-			raise_error(c, st, ecb, 0);
+			raise_error(c, st, ecb, ctx, 0);
 			return -1;
 		}
 		if (!v)
@@ -109,7 +114,7 @@ static int __xdt_probe run_clause(struct xdt_cpu *c, struct xdt_state *st,
 			/* A half-written record would mislead: mark it dead. */
 			if (rec)
 				((struct xdt_rechdr *)rec)->epid = U32_MAX;
-			raise_error(c, st, ecb, i + 1);
+			raise_error(c, st, ecb, ctx, i + 1);
 			return -1;
 		}
 		switch (a->kind) {
@@ -123,32 +128,32 @@ static int __xdt_probe run_clause(struct xdt_cpu *c, struct xdt_state *st,
 		case XDT_ACT_STRING:
 			if (xdt_strcpy_nofault(rec + a->off, v,
 					       st->strsize) < 0) {
-				c->fault = XDT_FAULT_BADADDR;
-				c->fault_addr = v;
-				c->fault_pc = 0;
+				ctx->fault = XDT_FAULT_BADADDR;
+				ctx->fault_addr = v;
+				ctx->fault_pc = 0;
 				((struct xdt_rechdr *)rec)->epid = U32_MAX;
-				raise_error(c, st, ecb, i + 1);
+				raise_error(c, st, ecb, ctx, i + 1);
 				return -1;
 			}
 			break;
 		case XDT_ACT_STACK:
-			stack(c, (u64 *)(rec + a->off), a->arg0);
+			stack(ctx, (u64 *)(rec + a->off), a->arg0);
 			break;
 		case XDT_ACT_AGGKEY:
 			if (a->arg0 == XDT_KEY_INT) {
 				memcpy(key + keylen, &v, 8);
 				keylen += 8;
 			} else if (a->arg0 == XDT_KEY_STACK) {
-				stack(c, (u64 *)(key + keylen), a->arg1);
+				stack(ctx, (u64 *)(key + keylen), a->arg1);
 				keylen += a->arg1 * 8;
 			} else {
 				memset(key + keylen, 0, st->strsize);
 				if (xdt_strcpy_nofault(key + keylen, v,
 						       st->strsize) < 0) {
-					c->fault = XDT_FAULT_BADADDR;
-					c->fault_addr = v;
-					c->fault_pc = 0;
-					raise_error(c, st, ecb, i + 1);
+					ctx->fault = XDT_FAULT_BADADDR;
+					ctx->fault_addr = v;
+					ctx->fault_pc = 0;
+					raise_error(c, st, ecb, ctx, i + 1);
 					return -1;
 				}
 				key[keylen + st->strsize - 1] = '\0';
@@ -164,9 +169,9 @@ static int __xdt_probe run_clause(struct xdt_cpu *c, struct xdt_state *st,
 	return 0;
 }
 
-void __xdt_probe xdt_probe_fire(struct xdt_probe *probe, struct xdt_args *args,
-				struct pt_regs *regs)
+void __xdt_probe xdt_probe_fire(struct xdt_ctx *ctx)
 {
+	struct xdt_probe *probe = ctx->probe;
 	struct xdt_state *st;
 	struct xdt_ecb *e;
 	struct xdt_cpu *c;
@@ -181,13 +186,11 @@ void __xdt_probe xdt_probe_fire(struct xdt_probe *probe, struct xdt_args *args,
 	}
 	c->busy = 1;
 	c->firings++;
-	c->regs = regs;
 	for (e = READ_ONCE(probe->ecbs); e; e = e->next) {
 		if (READ_ONCE(st->exited) && probe != xdt_probe_end)
 			break;
-		run_clause(c, st, e, args);
+		run_clause(c, st, e, ctx);
 	}
-	c->regs = NULL;
 	c->busy = 0;
 	local_irq_restore(flags);
 }

@@ -229,9 +229,18 @@ static int __init xdt_init(void)
 	ret = xdt_kinst_init();
 	if (ret)
 		goto err_fbt;
-	ret = xdt_arch_trap_init();
+	ret = xdt_profile_init();
 	if (ret)
 		goto err_kinst;
+	ret = xdt_syscall_init();
+	if (ret)
+		goto err_profile;
+	ret = xdt_rawtp_init();
+	if (ret)
+		goto err_syscall;
+	ret = xdt_arch_trap_init();
+	if (ret)
+		goto err_rawtp;
 	ret = misc_register(&xdt_dev);
 	if (ret)
 		goto err_trap;
@@ -239,6 +248,12 @@ static int __init xdt_init(void)
 	return 0;
 err_trap:
 	xdt_arch_trap_exit();
+err_rawtp:
+	xdt_rawtp_exit();
+err_syscall:
+	xdt_syscall_exit();
+err_profile:
+	xdt_profile_exit();
 err_kinst:
 	xdt_kinst_exit();
 err_fbt:
@@ -252,6 +267,9 @@ static void __exit xdt_exit(void)
 {
 	misc_deregister(&xdt_dev);
 	xdt_arch_trap_exit();
+	xdt_rawtp_exit();
+	xdt_syscall_exit();
+	xdt_profile_exit();
 	xdt_kinst_exit();
 	xdt_fbt_exit();
 	xdt_dtrace_provider_exit();

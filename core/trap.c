@@ -1,10 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The ISA-independent half of a breakpoint trap.  The ISA's hook (trap.c)
- * finds the address of the breakpoint instruction and calls xdt_trap();
- * everything from there on -- which site, whether it is still ours, firing,
- * the trap counter, nesting -- is decided here, once for every ISA.
+ * The ISA-independent half of a breakpoint trap, and the pieces of a
+ * firing every provider shares: arguments and stack().  The ISA's hook
+ * (trap.c) finds the address of the breakpoint instruction and calls
+ * xdt_trap(); everything from there on -- which site, whether it is still
+ * ours, the firing context, the trap counter, nesting -- is decided here,
+ * once for every ISA, and what differs between kinds of site (fbt, kinst)
+ * is the site's ops, not a switch here.
  */
+#include <linux/module.h>
 #include <linux/uaccess.h>
 
 #include "xdt_arch.h"
@@ -22,7 +26,7 @@ static bool __xdt_probe text_is_patch(struct xdt_site *s)
 bool __xdt_probe xdt_trap(struct pt_regs *regs, unsigned long addr)
 {
 	struct xdt_site *s = xdt_site_lookup(addr);
-	struct xdt_args args;
+	struct xdt_ctx ctx;
 
 	if (!s)
 		return xdt_xol_trap(regs, addr);
@@ -30,22 +34,12 @@ bool __xdt_probe xdt_trap(struct pt_regs *regs, unsigned long addr)
 		/*
 		 * Restored while this trap was in flight.  If a breakpoint is
 		 * still there it is someone else's (kprobes, kgdb), so leave
-		 * it to them.  Otherwise an fbt site's instruction is emulated
-		 * (exactly, from s->orig) rather than re-executed from memory:
-		 * QEMU's TCG once kept running a stale translation of a
-		 * restored entry NOP, so re-executing trapped again forever
-		 * on both vCPUs (test_every_entry_probe_at_once hung; gdb
-		 * rewriting the same byte, which flushes the translation, set
-		 * the guest free).  The cost: if ftrace takes the site over
-		 * in this window, this one call skips ftrace's hook.  kinst
-		 * re-executes: its out-of-line slot may be gone by now.
+		 * it to them; otherwise the site's kind says how to go on
+		 * (fbt emulates from s->orig, kinst re-executes).
 		 */
 		if (text_is_patch(s))
 			return false;
-		if (s->type == XDT_SITE_FBT)
-			xdt_fbt_arch_emulate(s, regs);
-		else
-			instruction_pointer_set(regs, addr);
+		s->ops->restored(s, regs);
 		return true;
 	}
 	this_cpu_inc(xdt_cpu.traps);
@@ -57,79 +51,69 @@ bool __xdt_probe xdt_trap(struct pt_regs *regs, unsigned long addr)
 	 * per-CPU depth is exact.
 	 */
 	if (this_cpu_inc_return(xdt_cpu.trapdepth) == 1) {
-		/* kinst probes have no arguments (as on FreeBSD). */
-		if (s->type == XDT_SITE_KINST) {
-			memset(args.v, 0, sizeof(args.v));
-			args.ready = XDT_NARGS;
-		} else {
-			args.ready = xdt_fbt_arch_args(s, regs, args.v);
-		}
-		args.site = s;
-		args.regs = regs;
-		this_cpu_write(xdt_cpu.framed, s->frame);
-		xdt_probe_fire(s->probe, &args, regs);
+		/*
+		 * Field by field, not an initializer: zeroing the whole
+		 * context (ten arguments) is measurable on a path of ~400
+		 * instructions, and the site's args op fills what is read.
+		 */
+		ctx.probe = s->probe;
+		ctx.regs = regs;
+		ctx.nargs = 0;
+		ctx.stack = XDT_STACK_SITE;
+		ctx.frame = s->frame;
+		ctx.priv = s;
+		ctx.err = 0;
+		ctx.fault = XDT_FAULT_NONE;
+		s->ops->args(s, regs, &ctx);
+		xdt_probe_fire(&ctx);
 	}
 	this_cpu_dec(xdt_cpu.trapdepth);
-	if (s->type == XDT_SITE_KINST)
-		xdt_kinst_arch_emulate(s, regs);
-	else
-		xdt_fbt_arch_emulate(s, regs);
+	s->ops->emulate(s, regs);
 	return true;
 }
 
 /*
- * Argument @i of a firing, loading the stack arguments up to it the first
- * time one is read.  Runs inside the firing, so a probe on the fault-safe
- * load's own path only nests (trapdepth).
+ * Argument @i of a firing: known ones from the context, the others from
+ * the provider's getarg the first time one is read (cached, in order, so
+ * a probe on the fetch's own path only nests: trapdepth).
  */
-u64 __xdt_probe xdt_arg(struct xdt_args *a, unsigned int i)
+u64 __xdt_probe xdt_arg(struct xdt_ctx *ctx, unsigned int i)
 {
+	u64 (*get)(struct xdt_ctx *, unsigned int);
+
 	if (i >= XDT_NARGS)
 		return 0;
-	for (; a->ready <= i; a->ready++) {
-		unsigned long at = xdt_fbt_arch_stack_arg(a->site, a->regs,
-							  a->ready);
+	if (i < ctx->nargs)
+		return ctx->args[i];
+	get = ctx->probe->prov->ops->getarg;
+	for (; ctx->nargs <= i; ctx->nargs++)
+		ctx->args[ctx->nargs] = get ? get(ctx, ctx->nargs) : 0;
+	return ctx->args[i];
+}
 
-		if (copy_from_kernel_nofault(&a->v[a->ready], (void *)at, 8))
-			a->v[a->ready] = 0;
-	}
-	return a->v[i];
+bool __xdt_probe xdt_own_text(unsigned long addr)
+{
+	return within_module_core(addr, THIS_MODULE);
 }
 
 /*
  * Frame-pointer unwinding, the same on every ISA once the first frame is
- * found -- from the return address where the function has no frame record
- * in place (fbt's sites, kinst's before the prologue or after the
- * epilogue), or from the function's own record where the kinst site says
- * it is there.  Each frame record holds the caller's frame pointer and a
- * return address at offsets isa.h gives.  Every load is fault-safe; the walk
+ * found.  Each frame record holds the caller's frame pointer and a return
+ * address at offsets isa.h gives.  Every load is fault-safe; the walk
  * stops at a zero or misaligned frame pointer, at one that does not move
  * up the stack (stacks grow down on all of xdt's ISAs, so a loop or a
  * corrupt record ends here), or at an address outside the kernel half.
+ * With @skip, return addresses in xdt.ko or in [lo, hi) are left out
+ * until the first that is not (the firing's own frames).
  */
-unsigned int __xdt_probe xdt_stack(struct pt_regs *regs, u64 *pcs,
-				   unsigned int max)
+static unsigned int __xdt_probe walk(unsigned long fp, u64 *pcs,
+				     unsigned int n, unsigned int max,
+				     bool skip, unsigned long lo,
+				     unsigned long hi)
 {
-	u8 frame = this_cpu_read(xdt_cpu.framed);
-	unsigned long fp, next;
-	unsigned int n = 0;
+	unsigned long next;
 	u64 ret;
 
-	if (!max)
-		return 0;
-	if (frame == 1) {
-		/*
-		 * Mid-function (kinst): the probed function's own frame
-		 * record is in place, and its return address is the first
-		 * one the walk reads.
-		 */
-		fp = xdt_arch_frame_pointer(regs);
-	} else {
-		if (!xdt_arch_stack_start(regs, frame, &ret, &fp) ||
-		    (long)ret >= 0)
-			return 0;
-		pcs[n++] = ret;
-	}
 	while (n < max && fp && !(fp & (sizeof(long) - 1))) {
 		if (copy_from_kernel_nofault(&next,
 					     (void *)(fp + XDT_FRAME_NEXT),
@@ -138,10 +122,58 @@ unsigned int __xdt_probe xdt_stack(struct pt_regs *regs, u64 *pcs,
 					     sizeof(ret)) ||
 		    (long)ret >= 0)
 			break;
-		pcs[n++] = ret;
+		if (skip && (xdt_own_text(ret) || (ret >= lo && ret < hi)))
+			; /* one of the firing's own frames */
+		else {
+			skip = false;
+			pcs[n++] = ret;
+		}
 		if (next <= fp)
 			break;
 		fp = next;
 	}
 	return n;
+}
+
+/*
+ * stack(): up to @max return addresses of the firing, innermost first,
+ * from where the firing context says the walk starts.
+ */
+unsigned int __xdt_probe xdt_stack(struct xdt_ctx *ctx, u64 *pcs,
+				   unsigned int max)
+{
+	struct pt_regs *regs = ctx->regs;
+	unsigned long fp;
+	unsigned int n = 0;
+	u64 ret;
+
+	if (!max)
+		return 0;
+	switch (ctx->stack) {
+	case XDT_STACK_SITE:
+		if (ctx->frame == 1) {
+			/*
+			 * Mid-function (kinst): the probed function's own
+			 * frame record is in place, and its return address
+			 * is the first one the walk reads.
+			 */
+			fp = xdt_arch_frame_pointer(regs);
+		} else {
+			if (!xdt_arch_stack_start(regs, ctx->frame, &ret, &fp) ||
+			    (long)ret >= 0)
+				return 0;
+			pcs[n++] = ret;
+		}
+		return walk(fp, pcs, n, max, false, 0, 0);
+	case XDT_STACK_REGS:
+		if (!regs || user_mode(regs))
+			return 0;
+		pcs[n++] = instruction_pointer(regs);
+		return walk(xdt_arch_frame_pointer(regs), pcs, n, max, false,
+			    0, 0);
+	case XDT_STACK_HERE:
+		return walk((unsigned long)__builtin_frame_address(0), pcs, 0,
+			    max, true, ctx->skip_lo, ctx->skip_hi);
+	}
+	return 0;
 }

@@ -207,7 +207,5 @@ unsigned long xdt_arch_frame_pointer(struct pt_regs *regs);
 /* ---- provided by the core for the ISA ------------------------------------ */
 /* Probe context: see trap.c above. */
 bool xdt_trap(struct pt_regs *regs, unsigned long addr);
-/* Probe context: stack() -- @max return addresses, innermost first. */
-unsigned int xdt_stack(struct pt_regs *regs, u64 *pcs, unsigned int max);
 
 #endif

@@ -31,6 +31,7 @@
 #include <linux/list.h>
 #include <linux/mutex.h>
 #include <linux/percpu.h>
+#include <linux/string.h>
 #include <linux/types.h>
 
 #include "uapi/xdt.h"
@@ -47,6 +48,7 @@
 /* ---- 2. providers and probes -------------------------------------------- */
 struct xdt_probe;
 struct xdt_site;
+struct xdt_ctx;
 
 struct xdt_provider_ops {
 	/*
@@ -68,6 +70,21 @@ struct xdt_provider_ops {
 	/* Providers without sites: switch @probe on / off.  May sleep. */
 	int (*enable)(struct xdt_probe *probe);
 	void (*disable)(struct xdt_probe *probe);
+	/*
+	 * After STOP has disabled every probe: return only when no CPU can
+	 * still be inside one of this provider's firings by a path the
+	 * core's synchronize_rcu() does not cover (tracepoints called under
+	 * SRCU).  Called once per STOP, not once per probe: thousands of
+	 * tracepoint probes would otherwise wait thousands of grace periods.
+	 */
+	void (*quiesce)(void);
+	/*
+	 * Probe context (illumos' dtps_getargval): argument @i of the firing
+	 * @ctx, for i >= ctx->nargs -- an argument that costs a memory access
+	 * (fbt's stack arguments) and is fetched only if a clause reads it.
+	 * Providers without it have every argument in ctx->args.
+	 */
+	u64 (*getarg)(struct xdt_ctx *ctx, unsigned int i);
 };
 
 struct xdt_provider {
@@ -132,16 +149,31 @@ extern struct mutex xdt_lock;		/* probe table, state changes */
  * them up without locks.  @orig, @kind and @aux come from the ISA's site
  * description (xdt_arch.h), @patch from xdt_arch_patch_for(@orig).
  */
-enum { XDT_SITE_FBT, XDT_SITE_KINST };
+struct xdt_site_ops {
+	/*
+	 * Probe context.  Fill what a firing at @s knows without a memory
+	 * access: ctx->args[0..ctx->nargs); the core has set the rest of
+	 * @ctx (probe, registers, stack start from @s->frame).
+	 */
+	void (*args)(struct xdt_site *s, struct pt_regs *regs,
+		     struct xdt_ctx *ctx);
+	/* Probe context: resume @regs as if the displaced insn had run. */
+	void (*emulate)(struct xdt_site *s, struct pt_regs *regs);
+	/*
+	 * Probe context: @s trapped but was restored (disabled) while the
+	 * trap was in flight, and its text no longer holds a breakpoint.
+	 */
+	void (*restored)(struct xdt_site *s, struct pt_regs *regs);
+};
 
 struct xdt_site {
 	unsigned long addr;
 	struct xdt_site *hnext;		/* address hash chain */
 	struct xdt_probe *probe;
+	const struct xdt_site_ops *ops;	/* the provider's, per kind */
 	u32 arg;			/* provider's: e.g. return offset */
 	u8 kind;			/* arch's: how to emulate */
 	u8 enabled;
-	u8 type;			/* XDT_SITE_*: whose arch hooks */
 	u8 frame;			/* kinst: own frame record in place */
 	u8 len;				/* kinst: instruction length */
 	u8 ool;				/* kinst: runs out of line (xol) */
@@ -223,24 +255,9 @@ void xdt_state_free(struct xdt_state *st);
 /* ---- 5. DIF ------------------------------------------------------------- */
 int xdt_dif_verify(const struct xdt_difo_k *d, char *err, size_t errlen);
 
-/*
- * A firing's arguments.  v[0..ready) are known; the rest are fbt entry
- * arguments on the stack, loaded only when a clause reads one: each is a
- * fault-safe load, and four of them were a third of an x86_64 fbt entry
- * firing's instructions (icount) for clauses that read no argument at all.
- */
-struct xdt_args {
-	u64 v[XDT_NARGS];
-	u32 ready;
-	struct xdt_site *site;		/* with ready < XDT_NARGS */
-	struct pt_regs *regs;
-};
-u64 xdt_arg(struct xdt_args *a, unsigned int i);
-
 struct xdt_mstate {
-	struct xdt_probe *probe;
+	struct xdt_ctx *ctx;
 	const struct xdt_ecb *ecb;
-	struct xdt_args *args;
 	u32 strsize;
 };
 int xdt_dif_run(const struct xdt_difo_k *d, struct xdt_mstate *m, u64 *rv);
@@ -267,13 +284,7 @@ struct xdt_cpu {
 					   entry of each aggregation, or 0 */
 	u64 aggdrops;
 	char *keybuf;			/* XDT_KEYBUF: aggregation key being built */
-	/* the fault being raised, for ERROR */
-	int fault;
-	u64 fault_addr;
-	u32 fault_pc;
 	u64 firings, errors, traps;
-	struct pt_regs *regs;		/* of the firing in progress, or NULL */
-	u8 framed;			/* its site: own frame record in place */
 };
 
 DECLARE_PER_CPU(struct xdt_cpu, xdt_cpu);
@@ -288,11 +299,59 @@ int xdt_agg_snap(struct xdt_state *st, struct xdt_aggsnap *req);
 
 /* ---- 7. firing ------------------------------------------------------------ */
 /*
- * @regs: the trapped context for stack(), or NULL when the framework fires
- * the probe itself (BEGIN, END).
+ * A firing's context: everything the probe path knows about one firing,
+ * built by whoever fires (a breakpoint trap, a timer, a tracepoint, a
+ * syscall hook, the framework for BEGIN/END/ERROR) on its own stack and
+ * passed down to the DIF machine.  Nothing about the firing lives in
+ * per-CPU state, so a probe that is not a trap fires exactly as a trap
+ * does, and a nested firing (ERROR from inside a clause) has its own.
+ *
+ * Where stack() starts is the firer's to say, because only it knows what
+ * was interrupted:
+ *   XDT_STACK_NONE  no kernel context (BEGIN, END, ERROR; a profile tick
+ *                   that interrupted user mode).
+ *   XDT_STACK_SITE  a breakpoint site in a function: the ISA finds the
+ *                   first return address from @regs and @frame (the
+ *                   site's frame state, see xdt_arch_stack_start).
+ *   XDT_STACK_REGS  an interrupt: @regs' PC is the first frame (as
+ *                   illumos' profile records the interrupted PC), then
+ *                   the frame-pointer chain from @regs.
+ *   XDT_STACK_HERE  a call from kernel code (tracepoints, syscall hooks):
+ *                   the chain from the firing's own frame, without the
+ *                   frames in xdt.ko and in [@skip_lo, @skip_hi) (the
+ *                   tracepoint's iterator), so the first frame is the
+ *                   function that hit the tracepoint.
  */
-void xdt_probe_fire(struct xdt_probe *probe, struct xdt_args *args,
-		    struct pt_regs *regs);
+enum { XDT_STACK_NONE, XDT_STACK_SITE, XDT_STACK_REGS, XDT_STACK_HERE };
+
+struct xdt_ctx {
+	struct xdt_probe *probe;
+	struct pt_regs *regs;		/* interrupted registers, or NULL */
+	u64 args[XDT_NARGS];		/* [0..nargs) valid; the rest from
+					   the provider's getarg, cached */
+	u32 nargs;
+	u8 stack;			/* XDT_STACK_* */
+	u8 frame;			/* XDT_STACK_SITE: the site's state */
+	unsigned long skip_lo, skip_hi;	/* XDT_STACK_HERE */
+	void *priv;			/* the firer's: e.g. the site */
+	s32 err;			/* the errno variable (syscall return) */
+	/* the fault being raised, for ERROR */
+	int fault;
+	u32 fault_pc;
+	u64 fault_addr;
+};
+
+/* A context with no arguments, registers or stack (BEGIN, END, ERROR). */
+static inline void xdt_ctx_init(struct xdt_ctx *ctx, struct xdt_probe *probe)
+{
+	memset(ctx, 0, sizeof(*ctx));
+	ctx->probe = probe;
+	ctx->nargs = XDT_NARGS;
+}
+
+void xdt_probe_fire(struct xdt_ctx *ctx);
+u64 xdt_arg(struct xdt_ctx *ctx, unsigned int i);
+unsigned int xdt_stack(struct xdt_ctx *ctx, u64 *pcs, unsigned int max);
 
 /* ---- 8. providers ------------------------------------------------------- */
 int xdt_dtrace_provider_init(void);
@@ -302,6 +361,20 @@ int xdt_fbt_init(void);
 void xdt_fbt_exit(void);
 int xdt_kinst_init(void);
 void xdt_kinst_exit(void);
+int xdt_profile_init(void);
+void xdt_profile_exit(void);
+int xdt_syscall_init(void);
+void xdt_syscall_exit(void);
+int xdt_rawtp_init(void);
+void xdt_rawtp_exit(void);
+/* providers/rawtp.c, for providers that fire from tracepoints: */
+struct tracepoint;
+void xdt_tracepoint_quiesce(void);
+/* The tracepoint's iterator function, left out of stack() (or 0, 0). */
+void xdt_tracepoint_iterator(struct tracepoint *tp, unsigned long *lo,
+			     unsigned long *hi);
+/* Is @addr inside xdt.ko (frames stack() leaves out)? */
+bool xdt_own_text(unsigned long addr);
 /* Why fbt and kinst leave a function alone, or NULL (providers/fbt.c). */
 const char *xdt_text_excluded(const char *name, unsigned long addr,
 			      struct module *mod);

@@ -23,6 +23,7 @@
 #include <linux/module.h>
 #include <linux/slab.h>
 #include <linux/string.h>
+#include <linux/uaccess.h>
 #include <linux/vmalloc.h>
 
 #include "xdt_arch.h"
@@ -56,6 +57,44 @@ static struct fbt_func **funcs;
 static u32 nfuncs, funcs_cap;
 
 static struct xdt_provider fbt_provider;
+
+/* ---- probe context: a firing at an fbt site --------------------------- */
+static void __xdt_probe fbt_site_args(struct xdt_site *s, struct pt_regs *regs,
+				      struct xdt_ctx *ctx)
+{
+	ctx->nargs = xdt_fbt_arch_args(s, regs, ctx->args);
+}
+
+/*
+ * Entry arguments past the registers, on the stack: each is a fault-safe
+ * load, and four of them were a third of an x86_64 fbt entry firing's
+ * instructions (icount) for clauses that read no argument at all -- so
+ * they are fetched only when a clause reads one.
+ */
+static u64 __xdt_probe fbt_getarg(struct xdt_ctx *ctx, unsigned int i)
+{
+	unsigned long at = xdt_fbt_arch_stack_arg(ctx->priv, ctx->regs, i);
+	u64 v;
+
+	if (copy_from_kernel_nofault(&v, (void *)at, sizeof(v)))
+		return 0;
+	return v;
+}
+
+/*
+ * Restored while a trap on it was in flight: emulated (exactly, from
+ * s->orig) rather than re-executed from memory.  QEMU's TCG once kept
+ * running a stale translation of a restored entry NOP, so re-executing
+ * trapped again forever on both vCPUs (test_every_entry_probe_at_once
+ * hung; gdb rewriting the same byte, which flushes the translation, set
+ * the guest free).  The cost: if ftrace takes the site over in this
+ * window, this one call skips ftrace's hook.
+ */
+static const struct xdt_site_ops fbt_site_ops = {
+	.args = fbt_site_args,
+	.emulate = xdt_fbt_arch_emulate,
+	.restored = xdt_fbt_arch_emulate,
+};
 
 /* Sites gathered for one function while the ISA layer walks it. */
 struct walk {
@@ -177,6 +216,7 @@ static int add_func(const char *name, struct module *mod, unsigned long addr,
 
 		s->addr = w->s[i].addr;
 		s->probe = w->s[i].is_return ? f->ret : f->entry;
+		s->ops = &fbt_site_ops;
 		s->arg = w->s[i].off;
 		s->kind = w->s[i].kind;
 		s->orig = w->s[i].orig;
@@ -358,6 +398,7 @@ static u32 fbt_sites(struct xdt_probe *p, struct xdt_site **out, u32 max)
 
 static const struct xdt_provider_ops fbt_ops = {
 	.sites = fbt_sites,
+	.getarg = fbt_getarg,
 };
 
 static struct xdt_provider fbt_provider = {

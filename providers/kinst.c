@@ -38,6 +38,32 @@
 
 #include "xdt_arch.h"
 
+/* ---- probe context: a firing at a kinst site -------------------------- */
+/* kinst probes have no arguments (as on FreeBSD): every argN reads 0. */
+static void __xdt_probe kinst_site_args(struct xdt_site *s,
+					struct pt_regs *regs,
+					struct xdt_ctx *ctx)
+{
+	ctx->nargs = 0;
+}
+
+/*
+ * Restored while a trap on it was in flight: re-executed from memory (the
+ * original instruction is back), not run from its out-of-line slot, which
+ * may already have been given back.
+ */
+static void __xdt_probe kinst_site_restored(struct xdt_site *s,
+					    struct pt_regs *regs)
+{
+	instruction_pointer_set(regs, s->addr);
+}
+
+static const struct xdt_site_ops kinst_site_ops = {
+	.args = kinst_site_args,
+	.emulate = xdt_kinst_arch_emulate,
+	.restored = kinst_site_restored,
+};
+
 struct kinst_probe {
 	struct xdt_site site;
 	struct xdt_probe *probe;
@@ -283,7 +309,7 @@ static int provide_func(const char *name, struct module *mod,
 		if (d->why)
 			continue;
 		s->addr = addr + d->off;
-		s->type = XDT_SITE_KINST;
+		s->ops = &kinst_site_ops;
 		s->arg = d->off;
 		s->kind = d->kind;
 		s->frame = d->frame;

@@ -14,11 +14,17 @@
  * Writing N to .../parameters/args calls xdt_hello_args(N, N + 1, ..., N + 9):
  * ten arguments, so some are on the stack on every ISA (x86_64 passes six
  * in registers, arm64 and riscv64 eight), with values that show their order.
+ *
+ * Each write to chain also hits the module's tracepoint
+ * xdt_hello:xdt_hello_chain(N, N + 3) (xdt_hello_trace.h).
  */
 #include <linux/fs.h>
 #include <linux/kallsyms.h>
 #include <linux/module.h>
 #include <linux/utsname.h>
+
+#define CREATE_TRACE_POINTS
+#include "xdt_hello_trace.h"
 
 static char *tag = "none";
 module_param(tag, charp, 0444);
@@ -54,6 +60,7 @@ static int chain_set(const char *val, const struct kernel_param *kp)
 	if (ret)
 		return ret;
 	chain = xdt_hello_a(n);
+	trace_xdt_hello_chain(n, chain);
 	return 0;
 }
 

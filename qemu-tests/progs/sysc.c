@@ -1,0 +1,68 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * sysc: known system calls for the syscall provider's tests, made with
+ * syscall(2) so libc neither caches nor adds any.  Run directly, not from
+ * a shell (a shell makes calls of its own).
+ *
+ *   sysc getppid N      N getppid(2) calls
+ *   sysc read N         open /dev/zero, one read(fd, buf, N); prints "fd=F"
+ *   sysc openat PATH    one openat(AT_FDCWD, PATH, O_RDONLY); prints
+ *                       "ret=R errno=E"
+ *   sysc exec N         exec itself N times (then exits 0)
+ *   sysc spin N         spin in user mode for N iterations (0: forever)
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+static char buf[1 << 16];
+
+int main(int argc, char **argv)
+{
+	long n = argc > 2 ? atol(argv[2]) : 0, i, r;
+
+	if (argc < 3)
+		return 2;
+	if (!strcmp(argv[1], "getppid")) {
+		for (i = 0; i < n; i++)
+			syscall(SYS_getppid);
+		return 0;
+	}
+	if (!strcmp(argv[1], "read")) {
+		int fd = open("/dev/zero", O_RDONLY);
+
+		if (fd < 0 || n > (long)sizeof(buf))
+			return 1;
+		printf("fd=%d\n", fd);
+		fflush(stdout);
+		r = syscall(SYS_read, fd, buf, n);
+		return r == n ? 0 : 1;
+	}
+	if (!strcmp(argv[1], "openat")) {
+		r = syscall(SYS_openat, AT_FDCWD, argv[2], O_RDONLY);
+		printf("ret=%ld errno=%d\n", r, r < 0 ? errno : 0);
+		return 0;
+	}
+	if (!strcmp(argv[1], "spin")) {
+		volatile unsigned long x = 0;
+
+		for (i = 0; !n || i < n; i++)
+			x += i;
+		return 0;
+	}
+	if (!strcmp(argv[1], "exec")) {
+		char num[32];
+
+		if (n <= 0)
+			return 0;
+		snprintf(num, sizeof(num), "%ld", n - 1);
+		execl("/proc/self/exe", argv[0], "exec", num, (char *)NULL);
+		return 1;
+	}
+	return 2;
+}
