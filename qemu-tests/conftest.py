@@ -44,16 +44,22 @@ BOOT_TIMES = {}
 @pytest.fixture(scope="session")
 def vm(isa):
     guest = xdtvm.VM(isa, gdb=True, logdir=LOGDIR)
-    guest.start()
-    BOOT_TIMES[isa] = guest.boot_seconds
-    # Problems during boot belong to no test; test_boot_clean reports them.
-    guest.boot_problems = guest.oopses(0)
-    guest._checked = guest.console_mark()
-    yield guest
-    clean = guest.poweroff()
-    assert clean, (f"{isa}: guest did not power off cleanly "
-                   f"(QEMU status {guest.proc.returncode})\n"
-                   + guest.console_tail())
+    # Whatever happens in between, QEMU does not outlive the fixture.
+    try:
+        guest.start()
+        BOOT_TIMES[isa] = guest.boot_seconds
+        # Problems during boot belong to no test; test_boot_clean reports
+        # them.
+        guest.console_sync()
+        guest.boot_problems = guest.oopses(0)
+        guest._checked = guest.console_mark()
+        yield guest
+        clean = guest.poweroff()
+        assert clean, (f"{isa}: guest did not power off cleanly "
+                       f"(QEMU status {guest.proc.returncode})\n"
+                       + guest.console_tail())
+    finally:
+        guest.kill()
 
 
 @pytest.fixture(autouse=True)
@@ -65,7 +71,11 @@ def _kernel_watch(request):
     guest = request.getfixturevalue("vm")
     guest._checked = guest.console_mark()
     yield
-    time.sleep(0.2)       # let the console catch up with the last command
+    # Let the console catch up with what the kernel logged during the test,
+    # however slowly the guest prints: otherwise a late Oops would be blamed
+    # on the next test.  (A guest that is gone has printed all it will.)
+    if not guest.console_sync() and guest.proc.poll() is None:
+        time.sleep(0.2)
     excerpt = guest.oopses(guest._checked)
     if excerpt:
         pytest.fail(f"{guest.isa}: kernel problem on the console:\n{excerpt}",

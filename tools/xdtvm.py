@@ -4,10 +4,13 @@ One module shared by the launcher (tools/xdt-vm), the pytest harness
 (qemu-tests/) and the benches, so the per-ISA machine arguments live in one
 place.  The agent protocol is described in guest/agent.h.
 """
+import atexit
+import ctypes
 import os
 import re
 import select
 import shutil
+import signal
 import socket
 import struct
 import subprocess
@@ -107,6 +110,50 @@ OOPS_RE = re.compile(r"\bOops\b|\bBUG:|(?<![\w=])panic(?![=\w])|WARNING:"
 HOW = {0: "exited", 1: "signaled", 2: "timeout", 3: "noexec"}
 
 
+# ---- QEMU dies with us ------------------------------------------------------
+# A guest must not outlive the Python process that started it (a pytest run
+# that fails, is interrupted or is killed).  Two layers: every QEMU asks the
+# kernel for SIGKILL when its parent dies (PR_SET_PDEATHSIG, which covers
+# SIGKILL/SIGTERM of Python, where no Python code runs), and an atexit hook
+# kills whatever VM is still running at a normal interpreter exit.
+
+_PR_SET_PDEATHSIG = 1
+try:
+    _prctl = ctypes.CDLL(None, use_errno=True).prctl
+    _prctl.argtypes = [ctypes.c_int, ctypes.c_ulong, ctypes.c_ulong,
+                       ctypes.c_ulong, ctypes.c_ulong]
+    _prctl.restype = ctypes.c_int
+except (OSError, AttributeError):        # not glibc/Linux: atexit only
+    _prctl = None
+
+
+def _die_with_parent(parent):
+    """A preexec_fn: SIGKILL this child when @parent (our pid) goes.
+
+    The death signal is tied to the *thread* that forked the child, not the
+    process: a QEMU started from a worker thread would be killed when that
+    thread ends.  So it is only asked for when Popen runs on the main thread
+    (see VM.start); other threads rely on the atexit hook.  Everything the
+    child calls here was looked up in the parent: no imports after fork."""
+    sig = int(signal.SIGKILL)
+
+    def preexec():
+        _prctl(_PR_SET_PDEATHSIG, sig, 0, 0, 0)
+        # The parent may have died between fork() and prctl().
+        if os.getppid() != parent:
+            os._exit(1)
+    return preexec
+
+
+_running = set()        # VMs whose QEMU may still be running
+
+
+@atexit.register
+def _kill_running():
+    for vm in list(_running):
+        vm.kill()
+
+
 def free_port():
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -165,6 +212,9 @@ class VM:
         self._checked = 0
         self.proc = None
         self.sock = None
+        self._pump = None
+        self._log = None
+        self._syncs = 0
         self.boot_seconds = None
 
     # ---- boot ----------------------------------------------------------
@@ -197,13 +247,21 @@ class VM:
     def start(self, timeout=180):
         """Boot; on any failure QEMU is killed and the error carries the
         console tail."""
+        argv = self.qemu_argv()
+        preexec = None
+        if _prctl and threading.current_thread() is threading.main_thread():
+            preexec = _die_with_parent(os.getpid())
         t0 = time.monotonic()
-        self.proc = subprocess.Popen(self.qemu_argv(), stdin=subprocess.PIPE,
+        self.proc = subprocess.Popen(argv, stdin=subprocess.PIPE,
                                      stdout=subprocess.PIPE,
-                                     stderr=subprocess.STDOUT)
-        self._log = open(self.console_path, "wb")
-        threading.Thread(target=self._pump_console, daemon=True).start()
+                                     stderr=subprocess.STDOUT,
+                                     preexec_fn=preexec)
+        _running.add(self)
         try:
+            self._log = open(self.console_path, "wb")
+            self._pump = threading.Thread(target=self._pump_console,
+                                          daemon=True)
+            self._pump.start()
             self._wait_agent(t0 + timeout)
         except BaseException:
             self.kill()
@@ -214,6 +272,7 @@ class VM:
     def _wait_agent(self, deadline):
         while True:
             if self.proc.poll() is not None:
+                self._console_eof()
                 raise XdtError(f"{self.isa}: QEMU exited with status "
                                f"{self.proc.returncode} during boot\n"
                                + self.console_tail())
@@ -258,6 +317,13 @@ class VM:
             if self.echo_console:
                 sys.stderr.buffer.write(chunk)
                 sys.stderr.buffer.flush()
+        self._log.close()
+
+    def _console_eof(self, timeout=30):
+        """QEMU has exited: let the pump read the console to its end, so an
+        error's console tail has the last lines (a panic message, say)."""
+        if self._pump and self._pump is not threading.current_thread():
+            self._pump.join(timeout)
 
     # ---- console -------------------------------------------------------
     def console(self, since=0):
@@ -315,6 +381,7 @@ class VM:
             r, _, _ = select.select([self.sock], [], [], min(left, 1.0))
             if not r:
                 if self.proc.poll() is not None:
+                    self._console_eof()
                     raise GuestGone(f"{self.isa}: QEMU exited "
                                     f"({self.proc.returncode}) during {what}\n"
                                     + self.console_tail())
@@ -335,7 +402,8 @@ class VM:
             why = f"QEMU exited with status {rc} during {what}"
         except subprocess.TimeoutExpired:
             why = f"agent connection closed during {what}"
-        time.sleep(0.2)         # let the console pump catch the last lines
+        else:
+            self._console_eof()
         return GuestGone(f"{self.isa}: {why}\n" + self.console_tail())
 
     def _recv(self, deadline, what="command"):
@@ -343,11 +411,14 @@ class VM:
         (n,) = struct.unpack("<I", hdr[1:])
         return hdr[:1], self._recv_exact(n, deadline, what) if n else b""
 
-    def run(self, cmd, stdin=b"", timeout=60, on_output=None, check=False):
+    def run(self, cmd, stdin=b"", timeout=60, on_output=None, check=False,
+            watch=True):
         """Run @cmd (argv list, or a string for sh -c) in the guest.
 
         The guest kills the command at @timeout seconds and reports it as
         timed out; the host gives up only if the agent itself stops answering.
+        With @watch, a kernel problem on the console since the last check
+        raises XdtError (see check_console).
         """
         argv = ["sh", "-c", cmd] if isinstance(cmd, str) else list(cmd)
         if isinstance(stdin, str):
@@ -375,7 +446,8 @@ class VM:
                 on_output(kind == b"E", payload)
         res = Result(argv, HOW.get(how, str(how)), code, wall, bytes(out),
                      bytes(err))
-        self.check_console()
+        if watch:
+            self.check_console()
         if check and not res.ok:
             raise XdtError(f"{self.isa}: {argv!r} failed ({res.how} "
                            f"{res.code})\nstdout:\n{res.stdout}\n"
@@ -390,10 +462,38 @@ class VM:
         self.run(["sh", "-c", f'cat > "$0" && chmod {mode} "$0"', path],
                  stdin=data, check=True)
 
+    def console_sync(self, timeout=30):
+        """Wait until the serial console has caught up with the kernel log:
+        a marker written to /dev/kmsg now is on the console after every
+        message logged before it.  True once it is there; False if the guest
+        or the console did not show it within @timeout (the caller then knows
+        less, but nothing is wrong with the guest for that)."""
+        if self.proc is None or self.proc.poll() is not None or not self.sock:
+            return False
+        self._syncs += 1
+        tag = f"xdt-console-sync {os.getpid()}.{self._syncs}"
+        mark = self.console_mark()
+        try:
+            r = self.run(["sh", "-c", 'echo "$0" > /dev/kmsg', tag],
+                         timeout=timeout, watch=False)
+        except XdtError:
+            return False
+        if not r.ok:
+            return False
+        deadline = time.monotonic() + timeout
+        while tag not in self.console(mark):
+            if self.proc.poll() is not None or time.monotonic() > deadline:
+                return False
+            time.sleep(0.02)
+        return True
+
     # ---- shutdown ------------------------------------------------------
     def poweroff(self, timeout=60):
-        """Ask the guest to power off; return True if QEMU exited cleanly."""
+        """Ask the guest to power off; return True if QEMU exited cleanly.
+        QEMU is killed if it does not exit within @timeout or anything goes
+        wrong meanwhile (including an interrupt)."""
         if self.proc is None or self.proc.poll() is not None:
+            self._cleanup()
             return self.proc is not None and self.proc.returncode == 0
         try:
             self._send(b"P", b"")
@@ -401,6 +501,9 @@ class VM:
         except (GuestGone, subprocess.TimeoutExpired):
             self.kill()
             return False
+        except BaseException:
+            self.kill()
+            raise
         finally:
             self._cleanup()
         return self.proc.returncode == 0
@@ -415,6 +518,8 @@ class VM:
         if self.sock:
             self.sock.close()
             self.sock = None
+        if self.proc is None or self.proc.poll() is not None:
+            _running.discard(self)
         shutil.rmtree(self.tmp, ignore_errors=True)
 
     def __enter__(self):
