@@ -240,14 +240,23 @@ static void drain(struct run *r)
 	fflush(stdout);
 }
 
+/*
+ * At the end, dtrace(1) always writes one newline (quiet or not, after the
+ * last record: illumos' main loop ends with oprintf("\n")) and then the
+ * aggregations; xdt's aggregation printer starts each aggregation with
+ * that blank line, so the newline is only written here when no
+ * aggregation entry is.
+ */
 static void print_aggregations(struct run *r)
 {
 	struct xdt_aggsnap a;
 	size_t cap = 1 << 16;
 	char *buf = NULL;
 
-	if (!r->p->naggs)
+	if (!r->p->naggs) {
+		putchar('\n');
 		return;
+	}
 	for (;;) {
 		buf = xrealloc(buf, cap);
 		memset(&a, 0, sizeof(a));
@@ -262,13 +271,15 @@ static void print_aggregations(struct run *r)
 			fprintf(stderr, "dtrace: failed to snapshot aggregations: %s\n",
 				strerror(errno));
 			free(buf);
+			putchar('\n');
 			return;
 		}
 		if (a.size <= cap)
 			break;
 		cap = a.size;	/* "or needed" */
 	}
-	print_aggs(r->p, buf, a.size, a.count, stdout);
+	if (!print_aggs(r->p, buf, a.size, a.count, stdout))
+		putchar('\n');
 	free(buf);
 }
 

@@ -182,8 +182,9 @@ void print_record(struct dt_print *pr, const struct prog *p, int cl,
 		  const struct xdt_eprobe *ep, int cpu, const char *data);
 void print_printf(const char *fmt, const struct prog *p, const struct clause *c,
 		  int rec0, const char *data, FILE *fp);
-void print_aggs(const struct prog *p, const char *buf, size_t size,
-		unsigned count, FILE *fp);
+/* Returns how many entries it printed (each aggregation after a blank line). */
+unsigned print_aggs(const struct prog *p, const char *buf, size_t size,
+		    unsigned count, FILE *fp);
 void print_quantize(const __s64 *b, FILE *fp);
 void print_selftest(FILE *fp);
 void print_fake_records(const struct prog *p, char **vals, int nvals);

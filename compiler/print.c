@@ -308,8 +308,8 @@ static void print_key(const struct agg *ag, const char *key, unsigned strsize,
 	}
 }
 
-void print_aggs(const struct prog *p, const char *buf, size_t size,
-		unsigned count, FILE *fp)
+unsigned print_aggs(const struct prog *p, const char *buf, size_t size,
+		    unsigned count, FILE *fp)
 {
 	struct aent *v = xzalloc((count + 1) * sizeof(*v));
 	size_t off = 0;
@@ -368,6 +368,7 @@ void print_aggs(const struct prog *p, const char *buf, size_t size,
 		}
 	}
 	free(v);
+	return n;
 }
 
 /* A snapshot as the kernel would hand it over, through print_aggs(). */

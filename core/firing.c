@@ -122,6 +122,20 @@ static int __xdt_probe run_clause(struct xdt_cpu *c, struct xdt_state *st,
 			memcpy(rec + a->off, &v, 8);
 			break;
 		case XDT_ACT_EXIT:
+			/*
+			 * DTrace's exit(): the first exit() wins; a clause on
+			 * another CPU that reaches exit() after it loses and
+			 * its whole record is dropped (illumos: the CAS to
+			 * DRAINING fails, CPU_DTRACE_DROP), so two CPUs whose
+			 * profile-N timers fire in the same tick print once.
+			 * In END (after STOP) exit() just sets the status.
+			 */
+			if (ecb->probe != xdt_probe_end &&
+			    cmpxchg(&st->exited, 0, 1) != 0) {
+				if (rec)
+					((struct xdt_rechdr *)rec)->epid = U32_MAX;
+				return 0;
+			}
 			memcpy(rec + a->off, &v, 8);
 			WRITE_ONCE(st->exited, 1);
 			break;
