@@ -10,7 +10,11 @@ guest/xdt-bpfbench is built here for the guest's ISA and pushed to /tmp, so
 the test does not depend on it being in the initramfs yet.  Its other
 modes, used by the enable/disable scaling test of bench/run.py (function
 lists from a file, kprobe_events as one group, and xdt itself through the
-raw ioctls), are checked here too.
+raw ioctls), are checked here too, and so are the syscall mechanisms of the
+bench's syscall trigger (bench/getppid-loop.c, built here too): the raw
+tracepoint sys_enter with the program filtering on the ISA's __NR_getppid,
+and the perf tracepoint syscalls:sys_enter_getppid, each counting exactly
+the loop's N calls.
 """
 import os
 import subprocess
@@ -29,6 +33,13 @@ SRC = os.path.join(xdtvm.TOP, "guest", "xdt-bpfbench.c")
 MODSRC = os.path.join(xdtvm.TOP, "qemu-tests", "modules", "xdt_bench")
 MECHS = ["kprobe", "kprobe-off", "kretprobe", "fentry", "fexit",
          "kprobe-multi", "kprobe-events"]
+GETPPID_LOOP = "/tmp/getppid-loop"
+GPSRC = os.path.join(xdtvm.TOP, "bench", "getppid-loop.c")
+# The syscall mechanisms and their --func; __NR_getppid per ISA (x86_64's
+# own table; arm64 and riscv64 use the generic one).
+SYSCALL_MECHS = {"raw-tp": "sys_enter:getppid",
+                 "tracepoint": "syscalls:sys_enter_getppid"}
+NR_GETPPID = {"x86_64": 110, "aarch64": 173, "riscv64": 173}
 
 
 def kconfig(isa):
@@ -56,6 +67,11 @@ def unsupported_reason(isa, mech, cfg):
             return (f"{isa} 6.1 cannot call a BPF trampoline from a kernel "
                     "function's ftrace site (no "
                     "DYNAMIC_FTRACE_WITH_DIRECT_CALLS; arm64 has it from 6.4)")
+    if mech == "tracepoint" and not y("CONFIG_FTRACE_SYSCALLS"):
+        return (f"{isa} kernel built without CONFIG_FTRACE_SYSCALLS: no "
+                "syscalls:sys_enter_* events")
+    if mech == "raw-tp" and not y("CONFIG_HAVE_SYSCALL_TRACEPOINTS"):
+        return f"{isa} has no syscall tracepoints (raw_syscalls:sys_enter)"
     if mech == "kprobe-multi" and not y("CONFIG_FPROBE"):
         if isa != "x86_64":
             return (f"{isa} 6.1 has no fprobe (FPROBE needs HAVE_RETHOOK, "
@@ -78,6 +94,14 @@ def build_bpfbench(isa, outdir):
     subprocess.run([f"{cross}gcc", "-std=c11", "-O2", "-Wall", "-Wextra",
                     "-Werror", "-I", os.path.join(xdtvm.TOP, "core", "uapi"),
                     "-static", "-o", out, SRC], check=True)
+    return out
+
+
+def build_getppid_loop(isa, outdir):
+    out = os.path.join(outdir, f"getppid-loop.{isa}")
+    subprocess.run([xdtvm.ISAS[isa]["cross"] + "gcc", "-std=gnu11", "-O2",
+                    "-Wall", "-Wextra", "-Werror", "-static", "-o", out,
+                    GPSRC], check=True)
     return out
 
 
@@ -109,6 +133,8 @@ def bench(vm, tmp_path_factory):
     binary = build_bpfbench(isa, str(tmp_path_factory.mktemp("bpfbench")))
     ko = build_bench_module(isa)
     vm.put(binary, GUEST_BIN, mode="755")
+    vm.put(build_getppid_loop(isa, str(tmp_path_factory.mktemp("gploop"))),
+           GETPPID_LOOP, mode="755")
     if "xdt_bench " not in vm.run(["cat", "/proc/modules"]).stdout:
         vm.put(ko, "/tmp/xdt_bench.ko")
         vm.run(["insmod", "/tmp/xdt_bench.ko"], check=True, timeout=120)
@@ -309,6 +335,71 @@ def test_no_btf_func_is_unsupported(bench):
     r = bpfbench(bench, "attach", "--mech", "fentry", "--prog", "count",
                  "--func", "xdt_no_such_function_x", "--", "true")
     assert r.status == 3 and "unsupported=" in r.stdout, r.stdout + r.stderr
+
+
+@pytest.mark.parametrize("mech", sorted(SYSCALL_MECHS))
+def test_syscall_count_is_exact(bench, mech):
+    """The bench's syscall rows: count getppid(2) on the raw tracepoint
+    sys_enter (the program tests ctx->args[1] against this ISA's
+    __NR_getppid) or on the perf tracepoint syscalls:sys_enter_getppid;
+    getppid-loop calls it exactly N times (run directly, no shell, which
+    would call getppid itself), and the program runs JIT-compiled."""
+    isa = bench.isa
+    reason = unsupported_reason(isa, mech, bench.bench_cfg)
+    r = bpfbench(bench, "attach", "--mech", mech, "--prog", "count",
+                 "--func", SYSCALL_MECHS[mech], "--", GETPPID_LOOP, str(N))
+    if r.status == 3:
+        assert reason, (f"{isa}: {mech} should work on this kernel, but: "
+                        f"{r.stdout.strip()}")
+        pytest.skip(f"{reason} [xdt-bpfbench: {r.stdout.strip()}]")
+    assert r.ok, f"status {r.status}\n{r.stdout}{r.stderr}"
+    assert f"@gp n={N} " in r.stdout, r.stdout
+    f = fields(r.stdout.strip().splitlines()[-1])
+    assert int(f["count"]) == N and f["status"] == "0", r.stdout
+    assert f["nprobes"] == "1" and f["jit"] == "1", r.stdout
+    if mech == "raw-tp":
+        assert f["via"] == "raw_tp:sys_enter", r.stdout
+        assert int(f["sysnr"]) == NR_GETPPID[isa], r.stdout
+    else:
+        assert f["via"] == "tracepoint:syscalls:sys_enter_getppid", r.stdout
+        assert "sysnr" not in f, r.stdout
+    from conftest import REPORT
+    REPORT.append(f"bpf baseline {isa} {mech} (getppid): via={f['via']} "
+                  f"jit={f['jit']} count={f['count']} attach "
+                  f"{int(f['attach_ns']) // 1000} us, detach "
+                  f"{int(f['detach_ns']) // 1000} us")
+
+
+def test_raw_tp_without_filter_counts_every_syscall(bench):
+    """sys_enter with no :SYSCALL counts every syscall of the system while
+    attached: the loop's N getppid calls and more (its exit, the agent's
+    own syscalls): the filter is what makes the count exact."""
+    r = bpfbench(bench, "attach", "--mech", "raw-tp", "--prog", "count",
+                 "--func", "sys_enter", "--", GETPPID_LOOP, str(N))
+    assert r.ok, r.stdout + r.stderr
+    f = fields(r.stdout.strip().splitlines()[-1])
+    assert int(f["count"]) > N and "sysnr" not in f, r.stdout
+
+
+def test_syscall_mechanisms_unknown_target_unsupported(bench):
+    """A raw tracepoint or a tracepoint event the kernel does not have is
+    "unsupported" with the reason (exit 3), not an error."""
+    for mech, func in (("raw-tp", "xdt_no_such_tp"),
+                       ("tracepoint", "syscalls:sys_enter_xdt_no_such")):
+        r = bpfbench(bench, "attach", "--mech", mech, "--prog", "count",
+                     "--func", func, "--", "true")
+        assert r.status == 3 and "unsupported=" in r.stdout, \
+            (mech, r.stdout + r.stderr)
+
+
+def test_syscall_programs_load(bench):
+    """The raw-tp (filtered) and tracepoint count programs pass the
+    verifier alone, JIT-compiled."""
+    for args in (("--type", "raw-tp", "--func", "sys_enter:getppid"),
+                 ("--type", "tracepoint")):
+        r = bpfbench(bench, "load", "--prog", "count", *args)
+        assert r.ok and "loaded" in r.stdout and "jit=1" in r.stdout, \
+            r.stdout + r.stderr
 
 
 def test_kprobe_refused_instruction_is_unsupported(bench):

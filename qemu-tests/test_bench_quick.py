@@ -6,8 +6,11 @@ variant measured, or marked unsupported with the kernel's reason, or
 unavailable with the reason: kinst on an ISA that does not have it yet) and
 sane (firing counts exact, per-firing costs positive) -- not the numbers.
 Both triggers (the bench module's in-kernel loop and the getppid loop), the
-kinst rows, and the enable/disable scaling table (N = 1 and 100 in the
-quick size: every cell measured with the right number of probes, or marked
+kinst rows, the syscall trigger's syscall rows (xdt's syscall provider and
+the raw tracepoint / tracepoint BPF baselines, each counting exactly N
+getppid calls, and the per-ISA ranking of every way to count the syscall),
+and the enable/disable scaling table (N = 1 and 100 in the quick size:
+every cell measured with the right number of probes, or marked
 unsupported/skipped with its reason).
 
 The bench boots its own two guests (TCG, then icount) one after the other;
@@ -33,11 +36,15 @@ import run as bench  # noqa: E402
 COUNTED = {"xdt-fbt-entry", "xdt-fbt-return", "xdt-kinst-emul",
            "xdt-kinst-xol", "kprobe", "kprobe-off", "kprobe-off-emul",
            "kprobe-off-xol", "kretprobe", "fentry", "fexit", "kprobe-multi",
-           "kprobe-events"}
+           "kprobe-events", "xdt-syscall-entry", "raw-tp", "tracepoint"}
 # What every kernel has: never unsupported.  (kprobe-off-emul/-xol may be:
-# a kprobe decoder may refuse the instruction.)
+# a kprobe decoder may refuse the instruction.)  The syscall rows: every
+# kernel has CONFIG_FTRACE_SYSCALLS (arch/common.config) and the three ISAs
+# have syscall tracepoints.
 ALWAYS = {"none", "xdt-fbt-entry", "xdt-fbt-entry-empty",
-          "xdt-fbt-return", "kprobe", "kprobe-empty", "kprobe-events"}
+          "xdt-fbt-return", "kprobe", "kprobe-empty", "kprobe-events",
+          "xdt-syscall-entry", "raw-tp", "tracepoint"}
+NR_GETPPID = {"x86_64": 110, "aarch64": 173, "riscv64": 173}
 
 
 @pytest.fixture(scope="module")
@@ -103,11 +110,20 @@ def test_bench_quick_outputs_complete_and_sane(quick):
                         assert s["firings"] == s["n"] + 2, s
                     if v.startswith("xdt-"):
                         # One trap a firing; a riscv64 kinst probe run out
-                        # of line takes two (the slot ends in an ebreak).
+                        # of line takes two (the slot ends in an ebreak);
+                        # the syscall provider none (a tracepoint calls it).
                         want = {s["n"]}
                         if v == "xdt-kinst-xol" and isa == "riscv64":
                             want = {2 * s["n"]}
+                        if v == "xdt-syscall-entry":
+                            want = {0}
                         assert s["traps"] in want and s["errors"] == 0, s
+                    if v in bench.SYSCALL_VARIANTS and v != \
+                            "xdt-syscall-entry":
+                        assert s["jit"] == "1", s
+                    if v == "raw-tp":
+                        assert s["sysnr"] == NR_GETPPID[isa], s
+                        assert s["via"].startswith("raw_tp:sys_enter"), s
                     if v in bench.KINST or v in ("kprobe-off-emul",
                                                  "kprobe-off-xol"):
                         assert s["off"] > 0 and s["insn"], s
@@ -160,6 +176,22 @@ def test_bench_quick_outputs_complete_and_sane(quick):
         assert cols[4].startswith(("yes", "no (")), r
         assert cols[7].startswith(("yes", "no (")), r
         assert cols[8], r
+    # Counting the syscall, cheapest first: every measured syscall-trigger
+    # row ranked 1..k by instructions/firing; the syscall rows among them.
+    ct = table.split("### Counting a syscall (getppid): cheapest first", 1)
+    assert len(ct) == 2, table
+    crows = [[c.strip() for c in ln.split("|")[1:-1]]
+             for ln in ct[1].split("## ")[0].splitlines()
+             if ln.startswith(f"| {isa} |")]
+    ranked = [r for r in crows if r[1] != "–"]
+    assert [r[1] for r in ranked] == [str(i) for i in
+                                      range(1, len(ranked) + 1)], crows
+    insns = [float(r[4]) for r in ranked]
+    assert insns == sorted(insns) and ranked[0][5] == "1.00", crows
+    names = {r[2] for r in ranked}
+    for v in bench.SYSCALL_VARIANTS:
+        assert bench.DESCR[v] in names, (v, crows)
+    assert all(len(r) == 8 for r in crows), crows
     assert "AsiaBSDCon 2024" in table and "280 ns" in table
     assert "Plots:" in table
 

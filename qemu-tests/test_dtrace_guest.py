@@ -6,7 +6,8 @@ import time
 import pytest
 
 import xdtvm
-from test_xdt_kernel import xdt  # noqa: F401  (fixture)
+from test_xdt_kernel import (gated, open_gate, wait_refcnt,  # noqa: F401
+                             wait_started, xdt)
 
 
 def dtrace(vm, *args, timeout=180):
@@ -118,10 +119,12 @@ def test_module_functions_get_probes_and_stay_pinned(xdt):
     # only ftrace's NOP is patched, it has no entry probe.)
     assert "xdt_hello_c entry" in " ".join(r.stdout.split()), r.stdout
     xdt.run("dtrace -qn 'fbt:xdt_hello:xdt_hello_c:entry { trace(1); }' "
-            "-c 'sleep 4' > /tmp/d.out 2>&1 &", check=True)
-    time.sleep(2)
+            f"-c '{gated(xdt, 'pin')}' > /tmp/d.out 2>&1 &", check=True)
+    wait_started(xdt, "pin")
+    wait_refcnt(xdt, "xdt_hello")
     r = xdt.run(["rmmod", "xdt_hello"])
     assert "Resource temporarily unavailable" in r.stderr, r
+    open_gate(xdt, "pin")
     xdt.run("while pidof dtrace >/dev/null; do sleep 0.2; done", timeout=60,
             check=True)
     xdt.run(["rmmod", "xdt_hello"], check=True)

@@ -19,7 +19,8 @@ import xdtvm
 from conftest import REPORT
 from test_dtrace_guest import dtrace, load_hello, script
 from test_torture import DBG, models, torture  # noqa: F401  (fixture)
-from test_xdt_kernel import counts, rawprog, xdt  # noqa: F401  (fixture)
+from test_xdt_kernel import (counts, gated, open_gate, rawprog,  # noqa: F401
+                             wait_started, xdt)
 
 # ---- helpers ----------------------------------------------------------------
 
@@ -374,12 +375,10 @@ def test_gdb_sees_the_patch_mid_function(xdt, gdb):
     off = mids[len(mids) // 2]
     func = gdb.addr("read_zero")
     before = gdb.read(func, size)
-    xdt.run(f"xdt-rawprog count kinst read_zero {off} sleep 6 "
-            "> /tmp/raw.out 2>&1 &", check=True)
-    during, deadline = before, time.monotonic() + 5
-    while time.monotonic() < deadline and during == before:
-        time.sleep(0.3)
-        during = gdb.read(func, size)
+    xdt.run(f"xdt-rawprog count kinst read_zero {off} "
+            f"{gated(xdt, 'kgdb')} > /tmp/raw.out 2>&1 &", check=True)
+    wait_started(xdt, "kgdb")
+    during = gdb.read(func, size)
     assert during[off:off + len(patch)] == patch, (off, during.hex())
     assert (during[:off] + during[off + len(patch):] ==
             before[:off] + before[off + len(patch):])
@@ -388,8 +387,9 @@ def test_gdb_sees_the_patch_mid_function(xdt, gdb):
     # patchable-entry NOPs, where its debug info starts the function.
     assert re.search(rf"0x0*{func + off:x}\b[^:]*:\s+{mnemonic}\b", insn), \
         insn
+    open_gate(xdt, "kgdb")
     xdt.run("while pidof xdt-rawprog >/dev/null; do sleep 0.2; done",
-            timeout=30, check=True)
+            timeout=60, check=True)
     assert gdb.read(func, size) == before
     REPORT.append(f"kinst gdb {isa}: read_zero+{off} shows {mnemonic} "
                   "while enabled, original after")

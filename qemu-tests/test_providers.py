@@ -11,12 +11,12 @@ import os
 import re
 import struct
 import subprocess
-import time
 
 import pytest
 
 import xdtvm
-from test_xdt_kernel import xdt  # noqa: F401  (fixture)
+from test_xdt_kernel import (gated, open_gate, wait_refcnt,  # noqa: F401
+                             wait_started, xdt)
 from test_dtrace_guest import load_hello, script
 
 PROGS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "progs")
@@ -275,16 +275,14 @@ def test_syscall_tracepoints_only_while_enabled(xdt, gdb, sysc):
         return struct.unpack("<i", gdb.read("__tracepoint_sys_enter", 12)[8:12])[0]
 
     assert key() == 0
-    # While enabled (a background dtrace): set.
-    xdt.run("dtrace -qn 'syscall::getppid:entry { @ = count(); } "
-            "tick-4s { exit(0); }' >/dev/null 2>&1 &", check=True)
+    # While enabled (a background dtrace, held on by a gated command): set.
+    xdt.run("dtrace -qn 'syscall::getppid:entry { @ = count(); }' "
+            f"-c '{gated(xdt, 'sckey')}' >/dev/null 2>&1 &", check=True)
+    wait_started(xdt, "sckey")
     try:
-        for _ in range(40):
-            if key() != 0:
-                break
-            xdt.run(["sleep", "0.2"])
         assert key() != 0
     finally:
+        open_gate(xdt, "sckey")
         xdt.run("while pidof dtrace >/dev/null; do sleep 0.2; done",
                 timeout=60)
     assert key() == 0
@@ -351,10 +349,12 @@ def test_module_tracepoints_come_and_go_with_the_module(xdt):
         assert lines[1].startswith("xdt_hello`chain_set+"), r.stdout
         # An enabled module tracepoint pins its module.
         xdt.run("dtrace -qn 'rawtp:xdt_hello::xdt_hello_chain { trace(1); }' "
-                "-c 'sleep 4' > /tmp/d.out 2>&1 &", check=True)
-        time.sleep(2)
+                f"-c '{gated(xdt, 'tppin')}' > /tmp/d.out 2>&1 &", check=True)
+        wait_started(xdt, "tppin")
+        wait_refcnt(xdt, "xdt_hello")
         r = xdt.run(["rmmod", "xdt_hello"])
         assert "Resource temporarily unavailable" in r.stderr, r
+        open_gate(xdt, "tppin")
         xdt.run("while pidof dtrace >/dev/null; do sleep 0.2; done",
                 timeout=60, check=True)
     finally:

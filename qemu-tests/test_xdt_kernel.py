@@ -29,6 +29,35 @@ def xdt(vm):
     return vm
 
 
+def gated(vm, name):
+    """A command (no shell quoting needed, for dtrace -c / xdt-rawprog) that
+    says it has started, then waits until open_gate(vm, name).  Run by a
+    tracer after GO, it holds tracing on for exactly as long as a test
+    needs, however slow the host: no sleep has to outlast anything."""
+    vm.run(["rm", "-f", f"/tmp/{name}.started", f"/tmp/{name}.go"],
+           check=True)
+    vm.put(f"touch /tmp/{name}.started\n"
+           f"while [ ! -e /tmp/{name}.go ]; do sleep 0.1; done\n".encode(),
+           f"/tmp/{name}.sh", mode="755")
+    return f"sh /tmp/{name}.sh"
+
+
+def wait_started(vm, name, timeout=300):
+    """Block until the gated command @name runs (so tracing is on)."""
+    vm.run(f"while [ ! -e /tmp/{name}.started ]; do sleep 0.1; done",
+           timeout=timeout, check=True)
+
+
+def open_gate(vm, name):
+    vm.run(["touch", f"/tmp/{name}.go"], check=True)
+
+
+def wait_refcnt(vm, module, timeout=300):
+    """Block until @module is pinned (an enabling or an open device)."""
+    vm.run(f"while [ \"$(cat /sys/module/{module}/refcnt)\" = 0 ]; do "
+           "sleep 0.1; done", timeout=timeout, check=True)
+
+
 def rawprog(vm, *args, check=False, timeout=120):
     return vm.run(["xdt-rawprog", *args], timeout=timeout, check=check)
 
@@ -114,35 +143,34 @@ def test_gdb_sees_the_patch_while_enabled_and_original_after(xdt, gdb):
     site = func + off
     before = gdb.read(func, 16)
     assert before[off:off + len(patch)] != patch
-    xdt.run("xdt-rawprog count fbt read_zero entry sleep 6 "
+    xdt.run(f"xdt-rawprog count fbt read_zero entry {gated(xdt, 'gdb')} "
             "> /tmp/raw.out 2>&1 &", check=True)
-    during = before
-    deadline = time.monotonic() + 5
-    while time.monotonic() < deadline and during == before:
-        time.sleep(0.3)
-        during = gdb.read(func, 16)
+    wait_started(xdt, "gdb")
+    during = gdb.read(func, 16)
     assert during[off:off + len(patch)] == patch, during.hex()
     assert (during[:off] + during[off + len(patch):] ==
             before[:off] + before[off + len(patch):])
     insn = gdb.disassemble(site, 1)
     where = f"read_zero+{off}" if off else "read_zero"
     assert re.search(rf"<{re.escape(where)}>:\s+{mnemonic}\b", insn), insn
+    open_gate(xdt, "gdb")
     xdt.run("while pidof xdt-rawprog >/dev/null; do sleep 0.2; done",
-            timeout=30, check=True)
+            timeout=60, check=True)
     assert gdb.read(func, 16) == before
     assert counts(xdt.run(["cat", "/tmp/raw.out"]).stdout)["errors"] == 0
 
 
 def test_unload_refused_while_tracing_then_clean(xdt):
-    xdt.run("xdt-rawprog count fbt vfs_read entry sleep 4 "
+    xdt.run(f"xdt-rawprog count fbt vfs_read entry {gated(xdt, 'unload')} "
             "> /tmp/raw.out 2>&1 &", check=True)
-    time.sleep(1)
+    wait_started(xdt, "unload")
     r = xdt.run(["rmmod", "xdt"])
     # The open /dev/xdt pins the module: delete_module says EAGAIN.
     # (busybox rmmod reports it but exits 0, so check the outcome.)
     assert "Resource temporarily unavailable" in r.stderr, r
     assert "xdt " in xdt.run(["cat", "/proc/modules"]).stdout
+    open_gate(xdt, "unload")
     xdt.run("while pidof xdt-rawprog >/dev/null; do sleep 0.2; done",
-            timeout=30, check=True)
+            timeout=60, check=True)
     xdt.run(["rmmod", "xdt"], check=True)
     assert "xdt " not in xdt.run(["cat", "/proc/modules"]).stdout
