@@ -140,6 +140,35 @@ def test_profile_fires_on_every_cpu(xdt):
         assert 1 <= n <= 99, r.stdout
 
 
+def test_profile_timers_exist_only_while_enabled(xdt):
+    """Disabled cost: the kernel's own list of armed hrtimers shows one
+    profile timer per online CPU and one tick timer while they are
+    enabled, and none of xdt's before or after."""
+    def timers():
+        out = xdt.run(["cat", "/proc/timer_list"], check=True).stdout
+        return re.findall(r"(prof_cpu_timer|prof_tick_timer) \[xdt\]", out)
+
+    assert timers() == []
+    ncpu = int(xdt.run(["nproc"], check=True).stdout)
+    xdt.run("dtrace -qn 'profile-97 { @ = count(); } tick-1 { @ = count(); }'"
+            f" -c '{gated(xdt, 'prof')}' >/dev/null 2>&1 &", check=True)
+    wait_started(xdt, "prof")
+    want = ["prof_cpu_timer"] * ncpu + ["prof_tick_timer"]
+    try:
+        # A timer whose callback is running at the moment of reading is
+        # off the list: look a few times.
+        for _ in range(5):
+            t = sorted(timers())
+            if t == want:
+                break
+    finally:
+        open_gate(xdt, "prof")
+        xdt.run("while pidof dtrace >/dev/null; do sleep 0.2; done",
+                timeout=60)
+    assert t == want, t
+    assert timers() == []
+
+
 def test_profile_follows_cpu_hotplug(xdt):
     """A CPU that comes online while profile-N is enabled gets its timer
     (the hotplug callback), one going offline loses it, and both are
