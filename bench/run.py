@@ -9,8 +9,12 @@ For each ISA, two boots of the project's Linux 6.1 guest:
    eBPF and ftrace baselines of guest/xdt-bpfbench) attached in turn, on
    two triggers: the bench module's noinline xdt_bench_target, which the
    debugfs trigger calls N times, and getppid(2) called N times from user
-   space (bench/getppid-loop.c), probed on the syscall's function; variants
-   interleaved round-robin (shuffled per round, fixed seed), R rounds.
+   space (bench/getppid-loop.c), probed on the syscall's function, and
+   with the syscall trigger only, the syscall itself counted three more
+   ways (xdt's syscall::getppid:entry; BPF on the raw tracepoint sys_enter
+   filtering on the ISA's __NR_getppid; BPF on the tracepoint
+   syscalls:sys_enter_getppid); variants interleaved round-robin
+   (shuffled per round, fixed seed), R rounds.
    ns per firing = (median t_variant - median t_none) / N.  Then the
    enable/disable scaling test: N = 1, 100, 1000, 10000 and all fbt entry
    functions, for xdt, kprobe_multi and kprobe_events (bench/README.md).
@@ -54,10 +58,12 @@ TRACEFS = "/sys/kernel/tracing"
 BPFBENCH = "/tmp/xdt-bpfbench"     # pushed by run.py (see guest_tool())
 
 # (name, kind, detail).  kind: none | xdt (detail = (provider, fbt probe
-# name or kinst offset key)) | bpf (detail = (mech, prog, offset key)).
-# Offset keys: "body" = first instruction after the entry site, "emul" /
-# "xol" = the instructions the kinst rows probe (kinst_offsets()).  The
-# order is the table's.
+# name or kinst offset key; the syscall provider: probe name)) | bpf
+# (detail = (mech, prog, offset key)).  Offset keys: "body" = first
+# instruction after the entry site, "emul" / "xol" = the instructions the
+# kinst rows probe (kinst_offsets()).  The order is the table's.  The last
+# three (SYSCALL_VARIANTS) count the syscall itself rather than a kernel
+# function, so they run with the syscall trigger only.
 VARIANTS = [
     ("none", "none", None),
     ("xdt-fbt-entry", "xdt", ("fbt", "entry")),
@@ -75,8 +81,22 @@ VARIANTS = [
     ("fexit", "bpf", ("fexit", "count", None)),
     ("kprobe-multi", "bpf", ("kprobe-multi", "count", None)),
     ("kprobe-events", "bpf", ("kprobe-events", None, None)),
+    ("xdt-syscall-entry", "xdt", ("syscall", "entry")),
+    ("raw-tp", "bpf", ("raw-tp", "count", None)),
+    ("tracepoint", "bpf", ("tracepoint", "count", None)),
 ]
 VARIANT_NAMES = [v[0] for v in VARIANTS]
+# The syscall the syscall trigger calls, and how each syscall mechanism
+# names it: xdt's syscall provider by syscall name (probe
+# syscall::getppid:entry, fired from raw_syscalls:sys_enter); BPF on the
+# raw tracepoint sys_enter with the program testing the id argument
+# (ctx->args[1]) against the ISA's __NR_getppid (x86_64 110, arm64 and
+# riscv64 173: xdt-bpfbench compiles it in per ISA); BPF on the perf
+# tracepoint event syscalls:sys_enter_getppid (CONFIG_FTRACE_SYSCALLS).
+SYSCALL = "getppid"
+SYSCALL_VARIANTS = {"xdt-syscall-entry", "raw-tp", "tracepoint"}
+SYSCALL_FUNC = {"raw-tp": f"sys_enter:{SYSCALL}",
+                "tracepoint": f"syscalls:sys_enter_{SYSCALL}"}
 KINST = {"xdt-kinst-emul": "emul", "xdt-kinst-xol": "xol"}
 
 # Triggers: "kernel" = the bench module's debugfs loop over the noinline
@@ -106,7 +126,10 @@ SKIP = {("syscall", "kprobe-off"): "not run with the syscall trigger (the "
         "(the offsets are computed for xdt_bench_target only)",
         ("syscall", "kprobe-empty"): _SYS_SKIP,
         ("syscall", "xdt-fbt-entry-empty"): _SYS_SKIP,
-        ("syscall", "fexit"): _SYS_SKIP}
+        ("syscall", "fexit"): _SYS_SKIP,
+        **{("kernel", v): "not run with the kernel trigger (it counts the "
+           f"{SYSCALL} syscall, which the syscall trigger makes)"
+           for v in SYSCALL_VARIANTS}}
 
 DESCR = {
     "none": "no probe (baseline loop)",
@@ -125,6 +148,10 @@ DESCR = {
     "fexit": "fexit (BPF trampoline) count",
     "kprobe-multi": "kprobe_multi (fprobe) + BPF count",
     "kprobe-events": "kprobe_events (tracefs, no BPF), hit count",
+    "xdt-syscall-entry": f"xdt syscall::{SYSCALL}:entry, count()",
+    "raw-tp": "raw tracepoint sys_enter + BPF count if id == "
+              f"__NR_{SYSCALL}",
+    "tracepoint": f"tracepoint syscalls:sys_enter_{SYSCALL} + BPF count",
 }
 
 SIZES = {
@@ -135,11 +162,13 @@ SIZES = {
     # per N, and its time budget per ISA in seconds (bench/README.md).
     # The getppid loop is long enough (tens of ms) that TCG's scheduling
     # noise does not swamp the cheap mechanisms (10 000 calls gave
-    # negative fentry figures).
+    # negative fentry figures).  The quick size too: with 2000 calls the
+    # raw tracepoint's ≈ 150-250 ns on aarch64 came out negative in one
+    # run of three; 20 000 calls cost ≈ 20 ms more a sample.
     "full": dict(n=50000, reps=5, icount_reps=2, icount_n=20000, sn=50000,
                  icount_sn=20000, scale=[1, 100, 1000, 10000, "all"],
                  scale_reps={1: 3, 100: 2}, scale_budget=150),
-    "quick": dict(n=2000, reps=2, icount_reps=1, icount_n=1000, sn=2000,
+    "quick": dict(n=2000, reps=2, icount_reps=1, icount_n=1000, sn=20000,
                   icount_sn=1000, scale=[1, 100], scale_reps={},
                   scale_budget=60),
 }
@@ -347,9 +376,12 @@ class Bench:
             prov, what = detail[:2]
             if prov == "kinst":
                 what = self.offs[what][0]
+            if prov == "syscall":
+                func = SYSCALL
             mode = detail[2] if len(detail) > 2 else "count"
             return f"xdt-rawprog {mode} {prov} {func} {what} {trig}"
         mech, prog, offkey = detail
+        func = SYSCALL_FUNC.get(mech, func)
         a = f"{BPFBENCH} attach --mech {mech} --func {func}"
         if prog:
             a += f" --prog {prog}"
@@ -406,6 +438,10 @@ class Bench:
                      count=None if f.get("count", "-") == "-" else
                      int(f["count"]), attach_ns=f.get("attach_ns"),
                      detach_ns=f.get("detach_ns"))
+            if f.get("sysnr"):
+                # raw-tp's filter: the syscall number it compiled in.
+                s["sysnr"] = int(f["sysnr"])
+                s["via"] = f"{s['via']} (id == {s['sysnr']})"
             if s.get("kprobes_list"):
                 kl = s["kprobes_list"]
                 s["via_at_trigger"] = ("ftrace" if "[FTRACE]" in kl else
@@ -422,10 +458,17 @@ class Bench:
                           r" errors (\d+)", out)
             if rc != 0 or not m:
                 s["error"] = f"xdt-rawprog exit {rc}: {out[-400:]} {r.stderr[-400:]}"
+                if detail[0] == "syscall" and "no probe matched" in out:
+                    s["error"] = (f"xdt-rawprog: no probe matched syscall::"
+                                  f"{SYSCALL}:entry (no syscall provider in "
+                                  "this xdt.ko?)")
                 return s
             s.update(zip(["probes", "count", "firings", "traps", "errors"],
                          map(int, m.groups())))
-            s["via"] = TRAP[self.isa]
+            # fbt and kinst trap; the syscall provider is called from
+            # the raw_syscalls:sys_enter tracepoint and takes no trap.
+            sysprov = detail[0] == "syscall"
+            s["via"] = "tracepoint:sys_enter" if sysprov else TRAP[self.isa]
             # An empty clause has no aggregation: xdt's own firing counter,
             # which counts BEGIN and END too (test_xdt_kernel.py).
             got = s["firings"] - 2 if detail[-1] == "empty" else s["count"]
@@ -435,7 +478,7 @@ class Bench:
                 return s
             # One trap a firing; two for a riscv64 kinst probe run out of
             # line (its slot ends in an ebreak that brings it back).
-            if s["traps"] not in (n, 2 * n):
+            if s["traps"] not in ((0,) if sysprov else (n, 2 * n)):
                 s["error"] = f"traps {s['traps']} for N {n}"
                 return s
         elif rc != 0:
@@ -712,7 +755,7 @@ def scale_phase(b, size, seed, tag, budget, kmulti_big):
 
 
 def run_boot(isa, icount, size, logdir, samples, seed, triggers,
-             scale=None):
+             scale=None, variants=None):
     n = size["icount_n"] if icount else size["n"]
     sn = size["icount_sn"] if icount else size["sn"]
     reps = size["icount_reps"] if icount else size["reps"]
@@ -732,17 +775,21 @@ def run_boot(isa, icount, size, logdir, samples, seed, triggers,
     rng = random.Random(seed)
     rounds = []
     every = [(t, *v) for t in triggers for v in VARIANTS
-             if (t, v[0]) not in SKIP]
+             if (t, v[0]) not in SKIP and
+             (variants is None or v[0] in variants)]
     for rep in range(reps):
         order = list(every)
         rng.shuffle(order)
         rounds.append(order)
-    # The baseline is subtracted from every figure of its trigger, so on
-    # the icount boot `none` (and the reference, xdt fbt entry) get three
+    # The baseline is subtracted from every figure of its trigger, so
+    # `none` (and the reference, xdt fbt entry) get at least three
     # samples: the median then survives one outlier.  Two x86_64 getppid
     # loops of the same binary once differed by 10 % (4.66 M vs 5.16 M
-    # instructions: deferred work in a timer tick that landed in one).
-    for _ in range(3 - reps if icount else 0):
+    # instructions: deferred work in a timer tick that landed in one);
+    # on a busy host one TCG `none` sample of the quick size's two was
+    # tens of ms slow, and the mean of two (their median) made every
+    # figure of that trigger negative.
+    for _ in range(max(0, 3 - reps)):
         rounds.append([v for v in every
                        if v[1] in ("none", "xdt-fbt-entry")])
     failures = 0
@@ -887,6 +934,11 @@ def structural_traps(isa, variant, via):
         return "0"
     if variant in ("fentry", "fexit", "kprobe-multi"):
         return "0 (ftrace call)"
+    if variant in ("raw-tp", "tracepoint"):
+        # kernel/entry/common.c syscall_trace_enter() (arm64:
+        # arch/arm64/kernel/ptrace.c): trace_sys_enter() calls the
+        # tracepoint's probes, no exception.
+        return "0 (tracepoint call)"
     v = (via or [""])[0].replace("+ret", "")
     if variant.startswith("xdt-"):
         return "?"
@@ -948,6 +1000,7 @@ def write_outputs(outdir, meta, samples, boots, discarded=()):
     cols = ["isa", "boot", "trigger", "variant", "rep", "n", "ok", "unsupported",
             "error", "last_ns", "calls", "count", "probes", "firings",
             "traps", "errors", "off", "insn", "via", "via_at_trigger", "jit",
+            "sysnr",
             "attach_ns", "detach_ns", "exit", "wall_s", "command"]
     with open(os.path.join(outdir, "results.csv"), "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=cols, extrasaction="ignore")
@@ -965,7 +1018,8 @@ def write_outputs(outdir, meta, samples, boots, discarded=()):
         for c in cells:
             w.writerow({**c, **c.get("phases", {})})
     plots = make_plots(outdir, figs, meta["isas"], sfigs)
-    table = make_table(meta, figs, boots, plots, sfigs)
+    table = make_table(meta, figs, boots, plots, sfigs,
+                       sample_errors(samples, boots))
     with open(os.path.join(outdir, "table.md"), "w") as f:
         f.write(table)
     return figs, table
@@ -983,8 +1037,16 @@ TRIGGER_TEXT = {
                 "getppid itself); xdt and every baseline probe the same "
                 "function ({funcs}): the first of "
                 + ", ".join(f"`{g}`" for g in GETPPID) + " that xdt's fbt "
-                "lists. The figure includes the user/kernel transitions' "
-                "interaction with the probe, the realistic case."),
+                "lists. The last three rows count the syscall itself "
+                "instead: xdt's `syscall::getppid:entry` (its syscall "
+                "provider, fired from the raw_syscalls:sys_enter "
+                "tracepoint), a BPF_PROG_TYPE_RAW_TRACEPOINT program on "
+                "sys_enter that counts when the id argument is the ISA's "
+                "`__NR_getppid` (the number is in via), and a "
+                "BPF_PROG_TYPE_TRACEPOINT program on the perf event "
+                "`syscalls:sys_enter_getppid`. The figure includes the "
+                "user/kernel transitions' interaction with the probe, the "
+                "realistic case."),
 }
 
 
@@ -1020,7 +1082,21 @@ def boot_line(b):
                if b.get('error') else ""))
 
 
-def make_table(meta, figs, boots, plots, sfigs=None):
+def sample_errors(samples, boots):
+    """{(isa, trigger, variant): the first error} of the final boots'
+    failed samples, so a row with no good sample says why."""
+    final = {(b["isa"], b["boot"]) for b in final_boots(boots)
+             if not b.get("error")}
+    errs = {}
+    for s in samples:
+        if s.get("error") and (s["isa"], s["boot"]) in final:
+            errs.setdefault((s["isa"], s["trigger"], s["variant"]),
+                            " ".join(s["error"].split()))
+    return errs
+
+
+def make_table(meta, figs, boots, plots, sfigs=None, errs=None):
+    errs = errs or {}
     L = []
     L.append(f"# xdt probe overhead, {meta['started']} ({meta['size']} "
              f"size)\n")
@@ -1054,12 +1130,15 @@ def make_table(meta, figs, boots, plots, sfigs=None):
                  "(icount) | icount repeats identical | ratio to xdt fbt "
                  "entry (insns) | traps/firing |")
         L.append("|---|---|---|---|---|---|---|---|---|")
-        for v in VARIANT_NAMES:
+        for v in meta.get("variants") or VARIANT_NAMES:
             for isa in meta["isas"]:
-                L.append(table_row(trig, v, isa, figs, boots))
+                L.append(table_row(trig, v, isa, figs, boots, errs))
         L.append("")
-        if trig == "kernel":
+        if trig == "kernel" and set(meta.get("variants") or
+                                    VARIANT_NAMES) & set(KINST):
             L.extend(kinst_table(meta, figs, boots))
+        if trig == "syscall":
+            L.extend(syscall_table(meta, figs, boots, errs))
     L.extend(goal_table(meta, figs))
     if meta.get("scale"):
         L.extend(scale_table(meta, sfigs or {}, boots))
@@ -1089,13 +1168,24 @@ def row_reason(trig, v, isa, boots):
     return reason
 
 
-def table_row(trig, v, isa, figs, boots):
+def failed_cell(err):
+    """The cell of a row with no good sample: FAILED and the first error
+    (table cells cannot hold a bar)."""
+    if not err:
+        return "no good sample (FAILED)"
+    err = err.replace("|", "/")
+    return ("no good sample (FAILED: " + (err[:200] + " …" if len(err) > 200
+                                          else err) + ")")
+
+
+def table_row(trig, v, isa, figs, boots, errs=None):
     f = figs.get((isa, trig, v))
     reason = row_reason(trig, v, isa, boots)
     if reason and not f:
         return f"| {DESCR[v]} | {isa} | – | {reason} | | | | | |"
     if not f:
-        return f"| {DESCR[v]} | {isa} | – | no good sample (FAILED) | | | | | |"
+        err = (errs or {}).get((isa, trig, v))
+        return f"| {DESCR[v]} | {isa} | – | {failed_cell(err)} | | | | | |"
     via = ",".join(f.get("via", [])) or "–"
     if f.get("jit") and v != "kprobe-events":
         via += " (JIT)" if f["jit"] == ["1"] else \
@@ -1171,6 +1261,58 @@ def kinst_table(meta, figs, boots):
                      f"{fmt(kf.get('insns') if kf else None)} | "
                      f"{fmt(kf.get('insns_kinst_ratio') if kf else None, 2)}"
                      " |")
+    L.append("")
+    return L
+
+
+def syscall_table(meta, figs, boots, errs):
+    """Every way the syscall trigger measured to count one getppid, per
+    ISA, cheapest first (by instructions/firing; by TCG ns where the icount
+    boot has no figure)."""
+    L = [f"### Counting a syscall ({SYSCALL}): cheapest first, per ISA\n",
+         "The syscall trigger's rows again, ranked per ISA by "
+         "instructions/firing (icount; TCG ns where there is none); × "
+         "cheapest = this ÷ the ISA's cheapest. The function-probe rows "
+         "count calls of the syscall's kernel function, the last three the "
+         "syscall itself: xdt's syscall provider and the two BPF programs "
+         "all hang off the raw_syscalls:sys_enter tracepoint, whose "
+         "enabling turns on every task's syscall-tracepoint work (the "
+         "entry slow path) for every syscall, a cost the other syscalls "
+         "pay too while it is attached and which is part of the figure "
+         "here. Rows with no figure follow, with the reason.\n",
+         "| ISA | rank | mechanism | via | instructions/firing (icount) | "
+         "× cheapest (insns) | ns/firing (TCG) | × cheapest (ns) |",
+         "|---|---|---|---|---|---|---|---|"]
+    vs = [v for v in meta.get("variants") or VARIANT_NAMES if v != "none"
+          and ("syscall", v) not in SKIP]
+    for isa in meta["isas"]:
+        have = [(v, figs[(isa, "syscall", v)]) for v in vs
+                if "insns" in figs.get((isa, "syscall", v), {}) or
+                "ns" in figs.get((isa, "syscall", v), {})]
+        have.sort(key=lambda vf: (vf[1].get("insns") is None,
+                                  vf[1].get("insns", 0),
+                                  vf[1].get("ns", 0)))
+        best_i = min((f["insns"] for _, f in have if "insns" in f),
+                     default=None)
+        best_n = min((f["ns"] for _, f in have if "ns" in f), default=None)
+        for rank, (v, f) in enumerate(have, 1):
+            via = ",".join(f.get("via", [])) or "–"
+            if f.get("jit") and v != "kprobe-events":
+                via += " (JIT)" if f["jit"] == ["1"] else \
+                    " (interpreted)" if f["jit"] == ["0"] else ""
+            ri = (f"{f['insns'] / best_i:.2f}" if "insns" in f and best_i
+                  and best_i > 0 else "–")
+            rn = (f"{f['ns'] / best_n:.2f}" if "ns" in f and best_n
+                  and best_n > 0 else "–")
+            L.append(f"| {isa} | {rank} | {DESCR[v]} | {via} | "
+                     f"{fmt(f.get('insns'))} | {ri} | {fmt(f.get('ns'))} | "
+                     f"{rn} |")
+        for v in vs:
+            if any(v == h for h, _ in have):
+                continue
+            why = row_reason("syscall", v, isa, boots) or \
+                failed_cell(errs.get((isa, "syscall", v)))
+            L.append(f"| {isa} | – | {DESCR[v]} | – | {why} | | | |")
     L.append("")
     return L
 
@@ -1394,6 +1536,10 @@ def main():
     ap.add_argument("--seed", type=int, default=6)
     ap.add_argument("--triggers", default="kernel,syscall",
                     help="kernel[,syscall] (default both)")
+    ap.add_argument("--variants",
+                    help="comma list of variants to run (default all: "
+                    + ",".join(VARIANT_NAMES) + "); none and xdt-fbt-entry "
+                    "(the baseline and the reference) are always run")
     ap.add_argument("--no-scale", action="store_true",
                     help="skip the enable/disable scaling test")
     ap.add_argument("--scale-budget", type=int,
@@ -1434,6 +1580,15 @@ def main():
     for t in triggers:
         if t not in TRIGGERS:
             raise SystemExit(f"unknown trigger {t}; valid: {TRIGGERS}")
+    variants = None
+    if a.variants:
+        want = set(a.variants.split(",")) - {""}
+        bad = want - set(VARIANT_NAMES)
+        if bad:
+            raise SystemExit(f"unknown variant(s) {sorted(bad)}; valid: "
+                             + ",".join(VARIANT_NAMES))
+        want |= {"none", "xdt-fbt-entry"}
+        variants = [v for v in VARIANT_NAMES if v in want]
     scale = (dict(budget=size["scale_budget"],
                   kmulti_big=a.scale_kmulti_big) if size["scale"] else None)
     stamp = time.strftime("%Y%m%d-%H%M%S")
@@ -1442,6 +1597,7 @@ def main():
     logroot = os.path.join(outdir, "console")
     meta = dict(started=stamp, size="quick" if a.quick else "full",
                 isas=isas, seed=a.seed, target=TARGET, triggers=triggers,
+                variants=variants or VARIANT_NAMES,
                 **{k: v for k, v in size.items() if k != "scale_reps"},
                 scale_reps={str(k): v for k, v in size["scale_reps"].items()},
                 host=os.uname().nodename, nproc=os.cpu_count())
@@ -1459,7 +1615,8 @@ def main():
                 try:
                     boots.append(run_boot(isa, icount, size, logdir, samples,
                                           a.seed, triggers,
-                                          None if icount else scale))
+                                          None if icount else scale,
+                                          variants))
                     boots[-1]["attempt"] = attempt
                     break
                 except xdtvm.XdtError as e:

@@ -9,10 +9,17 @@
  *
  *   xdt-bpfbench attach --mech MECH [--prog empty|count] --func F[,F...]
  *                [--off N] -- CMD [ARG...]
- *   xdt-bpfbench load --prog PROG [--type kprobe|fentry]
+ *   xdt-bpfbench load --prog PROG [--type kprobe|fentry|raw-tp|tracepoint]
+ *                [--func F]
  *
  * MECH: kprobe (entry), kprobe-off (FUNC+OFF), kretprobe, fentry, fexit,
- * kprobe-multi (one fprobe link for every F), kprobe-events (tracefs, no
+ * kprobe-multi (one fprobe link for every F), raw-tp (F = TP[:SYSCALL]: a
+ * BPF_PROG_TYPE_RAW_TRACEPOINT program on raw tracepoint TP through
+ * BPF_RAW_TRACEPOINT_OPEN; with :SYSCALL, for raw_syscalls' sys_enter, the
+ * program counts only when the id argument, ctx->args[1], is that
+ * syscall's number on this ISA), tracepoint (F = GROUP:EVENT, e.g.
+ * syscalls:sys_enter_getppid: a BPF_PROG_TYPE_TRACEPOINT program on the
+ * perf tracepoint event whose id tracefs gives), kprobe-events (tracefs, no
  * BPF: one `p:xdtb/xdtbfI F+OFF` event per function, written line by line
  * to kprobe_events, then each enabled through its own enable file; the
  * count is the events' hits in kprobe_profile), and xdt (not BPF: an xdt
@@ -36,7 +43,9 @@
  * /sys/kernel/debug/kprobes/list ([FTRACE] -> ftrace, [OPTIMIZED] ->
  * optprobe, else the ISA's breakpoint: int3, brk, ebreak); fentry/fexit ->
  * trampoline (trampoline-ftrace-direct when tracefs' enabled_functions shows
- * the function's ftrace site calling it directly); kprobe-multi -> fprobe.
+ * the function's ftrace site calling it directly); kprobe-multi -> fprobe;
+ * raw-tp -> raw_tp:TP (plus sysnr= when it filters on a syscall number);
+ * tracepoint -> tracepoint:GROUP:EVENT.
  * When the kernel lacks the mechanism it prints `mech=... unsupported="..."`
  * and exits 3; a program the verifier refuses exits 2 with the verifier's
  * log on stderr; other errors exit 1; a CMD that fails exits 4 (after the
@@ -89,6 +98,8 @@ enum exitcode { EX_OK = 0, EX_ERR = 1, EX_VERIFIER = 2, EX_UNSUPP = 3,
 
 static const char *mech = "", *progname = "count", *funcarg = "";
 static unsigned long off;
+/* raw-tp with :SYSCALL: count only when sys_enter's id is this (else -1). */
+static long sysnr = -1;
 
 static void die(const char *fmt, ...)
 {
@@ -249,6 +260,22 @@ static int emit_count(struct bpf_insn *p, int mapfd, int nullcheck)
 	return n + emit_exit0(p + n);
 }
 
+/*
+ * count, when ctx->args[1] == @nr (raw_syscalls:sys_enter's `long id`
+ * argument; a raw tracepoint's context is its arguments as u64s):
+ *         if (ctx->args[1] != nr) return 0; <count>
+ * The jump lands on count's own `r0 = 0; exit`.
+ */
+static int emit_count_if_id(struct bpf_insn *p, int mapfd, long nr)
+{
+	int n;
+
+	p[0] = insn(BPF_LDX | BPF_MEM | BPF_DW, R2, R1, 8, 0);
+	n = emit_count(p + 2, mapfd, 1);
+	p[1] = insn(BPF_JMP | BPF_JNE | BPF_K, R2, 0, n - 2, (int32_t)nr);
+	return n + 2;
+}
+
 static int map_create(void)
 {
 	union bpf_attr a;
@@ -327,6 +354,8 @@ static int prog_load(const struct load *l, int mapfd)
 
 	if (!strcmp(progname, "empty"))
 		n = emit_exit0(prog);
+	else if (!strcmp(progname, "count") && sysnr >= 0)
+		n = emit_count_if_id(prog, mapfd, sysnr);
 	else if (!strcmp(progname, "count"))
 		n = emit_count(prog, mapfd, 1);
 	else if (!strcmp(progname, "nullderef"))
@@ -362,7 +391,7 @@ static int prog_load(const struct load *l, int mapfd)
 	if (fd >= 0)
 		goto loaded;		/* a transient failure the first time */
 	if (e == KERNEL_ENOTSUPP || e == EOPNOTSUPP || e == EINVAL) {
-		if (!vlog[0] && l->type == BPF_PROG_TYPE_TRACING)
+		if (!vlog[0] && l->type != BPF_PROG_TYPE_KPROBE)
 			unsupported("BPF_PROG_LOAD of a %s program: %s",
 				    mech, errstr(e));
 	}
@@ -736,6 +765,111 @@ static int tracing_open(int progfd)
 			    "only x86_64 has)", errstr(errno));
 	if (fd < 0)
 		die("BPF_RAW_TRACEPOINT_OPEN (%s): %s", mech, errstr(errno));
+	return fd;
+}
+
+/*
+ * Syscall numbers by name, for raw-tp's :SYSCALL filter: this ISA's own
+ * (the cross uapi's __NR_*: x86_64 getppid is 110, the generic table of
+ * arm64 and riscv64 173).  A number is taken as it is.
+ */
+static long syscall_nr(const char *name)
+{
+	static const struct { const char *name; long nr; } tab[] = {
+		{ "getppid", __NR_getppid }, { "getpid", __NR_getpid },
+		{ "gettid", __NR_gettid }, { "getuid", __NR_getuid },
+		{ "read", __NR_read }, { "write", __NR_write },
+		{ "openat", __NR_openat }, { "close", __NR_close },
+		{ "nanosleep", __NR_nanosleep },
+	};
+	char *end;
+	long nr = strtol(name, &end, 0);
+	size_t i;
+
+	if (name[0] && !*end && nr >= 0)
+		return nr;
+	for (i = 0; i < sizeof(tab) / sizeof(tab[0]); i++)
+		if (!strcmp(tab[i].name, name))
+			return tab[i].nr;
+	die("syscall '%s': not in this tool's table; give its number", name);
+	return -1;
+}
+
+/*
+ * raw-tp: BPF_RAW_TRACEPOINT_OPEN of a BPF_PROG_TYPE_RAW_TRACEPOINT
+ * program on tracepoint @tp by name (bpf_get_raw_tracepoint(): the
+ * kernel's __bpf_raw_tp_map, every TRACE_EVENT of a CONFIG_BPF_EVENTS
+ * kernel).  Attached on return; close() detaches.
+ */
+static int raw_tp_open(const char *tp, int progfd)
+{
+	union bpf_attr a;
+	int fd;
+
+	memset(&a, 0, sizeof(a));
+	a.raw_tracepoint.name = ptr(tp);
+	a.raw_tracepoint.prog_fd = progfd;
+	fd = sys_bpf(BPF_RAW_TRACEPOINT_OPEN, &a);
+	if (fd < 0 && errno == ENOENT)
+		unsupported("no raw tracepoint '%s' (BPF_RAW_TRACEPOINT_OPEN: "
+			    "ENOENT; sys_enter needs HAVE_SYSCALL_TRACEPOINTS "
+			    "and CONFIG_BPF_EVENTS)", tp);
+	if (fd < 0)
+		die("BPF_RAW_TRACEPOINT_OPEN '%s': %s", tp, errstr(errno));
+	return fd;
+}
+
+/*
+ * tracepoint: the perf tracepoint event GROUP:EVENT (id from tracefs'
+ * events/GROUP/EVENT/id, or debugfs' tracing/ when tracefs is not mounted
+ * at /sys/kernel/tracing), PERF_EVENT_IOC_SET_BPF with a
+ * BPF_PROG_TYPE_TRACEPOINT program, PERF_EVENT_IOC_ENABLE.  As for a
+ * kprobe, the program is the event's (trace_event_call's), so it runs on
+ * every CPU although the perf event is opened on CPU 0.
+ */
+static int tracepoint_open(const char *ev, int progfd)
+{
+	static const char *const roots[] = {
+		TRACEFS, "/sys/kernel/debug/tracing" };
+	struct perf_event_attr pa;
+	char grp[128], path[400];
+	const char *name = strchr(ev, ':');
+	int id = -1, fd;
+	size_t i;
+
+	if (!name || name == ev || !name[1] ||
+	    (size_t)(name - ev) >= sizeof(grp))
+		die("--mech tracepoint: --func is GROUP:EVENT, not '%s'", ev);
+	memcpy(grp, ev, name - ev);
+	grp[name - ev] = 0;
+	name++;
+	for (i = 0; i < sizeof(roots) / sizeof(roots[0]) && id < 0; i++) {
+		snprintf(path, sizeof(path), "%s/events/%s/%s/id", roots[i],
+			 grp, name);
+		id = pmu_value(path, NULL);
+	}
+	if (id < 0)
+		unsupported("no tracepoint event %s (no events/%s/%s/id in "
+			    TRACEFS " or /sys/kernel/debug/tracing; syscalls "
+			    "events need CONFIG_FTRACE_SYSCALLS)", ev, grp,
+			    name);
+	memset(&pa, 0, sizeof(pa));
+	pa.size = sizeof(pa);
+	pa.type = PERF_TYPE_TRACEPOINT;
+	pa.config = id;
+	pa.sample_period = 1;
+	pa.wakeup_events = 1;
+	fd = sys_perf_event_open(&pa, -1, 0, -1, PERF_FLAG_FD_CLOEXEC);
+	if (fd < 0 && (errno == ENOENT || errno == EOPNOTSUPP))
+		unsupported("perf_event_open(tracepoint %s, id %d): %s", ev, id,
+			    errstr(errno));
+	if (fd < 0)
+		die("perf_event_open(tracepoint %s, id %d): %s", ev, id,
+		    errstr(errno));
+	if (ioctl(fd, PERF_EVENT_IOC_SET_BPF, progfd) < 0)
+		die("PERF_EVENT_IOC_SET_BPF on %s: %s", ev, errstr(errno));
+	if (ioctl(fd, PERF_EVENT_IOC_ENABLE, 0) < 0)
+		die("PERF_EVENT_IOC_ENABLE on %s: %s", ev, errstr(errno));
 	return fd;
 }
 
@@ -1137,9 +1271,13 @@ static int usage(void)
 	fprintf(stderr,
 		"usage: xdt-bpfbench attach --mech MECH [--prog PROG] "
 		"--func F[,F...]|@FILE [--off N] -- CMD [ARG...]\n"
-		"       xdt-bpfbench load --prog PROG [--type kprobe|fentry]\n"
+		"       xdt-bpfbench load --prog PROG "
+		"[--type kprobe|fentry|raw-tp|tracepoint] [--func F]\n"
 		"MECH: kprobe kprobe-off kretprobe fentry fexit kprobe-multi "
 		"kprobe-events xdt\n"
+		"      raw-tp (--func TP[:SYSCALL], e.g. sys_enter:getppid)\n"
+		"      tracepoint (--func GROUP:EVENT, e.g. "
+		"syscalls:sys_enter_getppid)\n"
 		"PROG: empty count (valid), nullderef uninit (malformed)\n");
 	return EX_ERR;
 }
@@ -1168,7 +1306,8 @@ int main(int argc, char **argv)
 	const char *type = "kprobe";
 	char *funclist = NULL, **cmd = NULL;
 	int *fds, nfds = 0, mapfd = -1, progfd = -1, i, status;
-	int is_load, uses_bpf, ret = 0, kev, xdt, nprobes;
+	int is_load, uses_bpf, ret = 0, kev, xdt, rawtp, tp, nprobes;
+	char tpname[128] = "";
 	uint64_t t0, load_ns = 0, attach_ns, detach_ns;
 	long long count = -1;
 	struct load l = { .type = BPF_PROG_TYPE_KPROBE };
@@ -1209,7 +1348,15 @@ int main(int argc, char **argv)
 			l.type = BPF_PROG_TYPE_TRACING;
 			l.expected = BPF_TRACE_FENTRY;
 			btf_find_func(funclist ? funclist : "vfs_read", &l);
-		} else if (strcmp(type, "kprobe"))
+		} else if (!strcmp(type, "raw-tp")) {
+			const char *c = funclist ? strchr(funclist, ':') : NULL;
+
+			l.type = BPF_PROG_TYPE_RAW_TRACEPOINT;
+			if (c)
+				sysnr = syscall_nr(c + 1);
+		} else if (!strcmp(type, "tracepoint"))
+			l.type = BPF_PROG_TYPE_TRACEPOINT;
+		else if (strcmp(type, "kprobe"))
 			return usage();
 		mapfd = map_create();
 		progfd = prog_load(&l, mapfd);
@@ -1226,6 +1373,24 @@ int main(int argc, char **argv)
 		die("out of memory");
 	kev = !strcmp(mech, "kprobe-events");
 	xdt = !strcmp(mech, "xdt");
+	rawtp = !strcmp(mech, "raw-tp");
+	tp = !strcmp(mech, "tracepoint");
+	if ((rawtp || tp) && nfuncs != 1)
+		die("--mech %s takes one --func (%s)", mech,
+		    rawtp ? "TP[:SYSCALL]" : "GROUP:EVENT");
+	if (rawtp) {
+		/* TP[:SYSCALL]: the syscall's number goes into the program. */
+		char *c = strchr(funcs[0], ':');
+
+		snprintf(tpname, sizeof(tpname), "%.*s",
+			 c ? (int)(c - funcs[0]) : (int)strlen(funcs[0]),
+			 funcs[0]);
+		if (c)
+			sysnr = syscall_nr(c + 1);
+		l.type = BPF_PROG_TYPE_RAW_TRACEPOINT;
+	}
+	if (tp)
+		l.type = BPF_PROG_TYPE_TRACEPOINT;
 	uses_bpf = !kev && !xdt;
 	if (kev)
 		progname = "none";
@@ -1239,7 +1404,7 @@ int main(int argc, char **argv)
 	} else if (!strcmp(mech, "kprobe-multi"))
 		l.expected = BPF_TRACE_KPROBE_MULTI;
 	else if (strcmp(mech, "kprobe") && strcmp(mech, "kprobe-off") &&
-		 strcmp(mech, "kretprobe") && !kev && !xdt)
+		 strcmp(mech, "kretprobe") && !kev && !xdt && !rawtp && !tp)
 		die("unknown mechanism '%s'", mech);
 
 	/* Load: one map and one program shared by every attachment (a
@@ -1258,6 +1423,18 @@ int main(int argc, char **argv)
 		fds[nfds++] = kprobe_multi_open(progfd);
 	} else if (xdt) {
 		fds[nfds++] = xdt_attach();
+	} else if (rawtp) {
+		char v[160];
+
+		fds[nfds++] = raw_tp_open(tpname, progfd);
+		snprintf(v, sizeof(v), "raw_tp:%s", tpname);
+		add_via(v);
+	} else if (tp) {
+		char v[160];
+
+		fds[nfds++] = tracepoint_open(funcs[0], progfd);
+		snprintf(v, sizeof(v), "tracepoint:%s", funcs[0]);
+		add_via(v);
 	} else if (kev) {
 		kev_attach(off);
 	} else {
@@ -1291,7 +1468,7 @@ int main(int argc, char **argv)
 	if (nfuncs > 8 && !xdt && l.type != BPF_PROG_TYPE_TRACING &&
 	    strcmp(mech, "kprobe-multi"))
 		kprobes_via_summary(strcmp(mech, "kretprobe") ? "" : "+ret");
-	for (i = 0; i < nfuncs && nfuncs <= 8 && !xdt; i++) {
+	for (i = 0; i < nfuncs && nfuncs <= 8 && !xdt && !rawtp && !tp; i++) {
 		if (l.type == BPF_PROG_TYPE_TRACING)
 			add_via(ftrace_direct(funcs[i])
 				? "trampoline-ftrace-direct" : "trampoline");
@@ -1326,7 +1503,7 @@ int main(int argc, char **argv)
 	}
 	for (i = 0; i < nfds; i++) {
 		if (!strcmp(mech, "kprobe") || !strcmp(mech, "kprobe-off") ||
-		    !strcmp(mech, "kretprobe"))
+		    !strcmp(mech, "kretprobe") || tp)
 			ioctl(fds[i], PERF_EVENT_IOC_DISABLE, 0);
 		close(fds[i]);
 	}
@@ -1352,6 +1529,8 @@ int main(int argc, char **argv)
 		       (unsigned long long)kev_arm_ns,
 		       (unsigned long long)kev_disarm_ns,
 		       (unsigned long long)kev_remove_ns);
+	if (sysnr >= 0)
+		printf("sysnr=%ld ", sysnr);
 	if (xdt)
 		printf("enable_ns=%llu go_ns=%llu stop_ns=%llu free_ns=%llu "
 		       "traps=%llu ", (unsigned long long)xdt_enable_ns,
