@@ -37,6 +37,7 @@ struct rawtp {
 	struct xdt_probe *probe;
 	struct tracepoint *tp;
 	void *fire;			/* rawtp_fires[its arity] */
+	bool on;			/* registered */
 	struct module *mod;		/* NULL: vmlinux */
 	unsigned long lo, hi;		/* its iterator, left out of stack() */
 	struct list_head list;
@@ -111,14 +112,23 @@ static void *const rawtp_fires[XDT_NARGS + 1] = {
 static int rawtp_enable(struct xdt_probe *probe)
 {
 	struct rawtp *rt = probe->parg;
+	int ret;
 
-	return tracepoint_probe_register(rt->tp, rt->fire, rt);
+	if (rt->on)
+		return 0;
+	ret = tracepoint_probe_register(rt->tp, rt->fire, rt);
+	rt->on = !ret;
+	return ret;
 }
 
 static void rawtp_disable(struct xdt_probe *probe)
 {
 	struct rawtp *rt = probe->parg;
 
+	/* (STOP after a failed GO disables probes never enabled.) */
+	if (!rt->on)
+		return;
+	rt->on = false;
 	tracepoint_probe_unregister(rt->tp, rt->fire, rt);
 }
 

@@ -46,6 +46,8 @@
 struct sc_probe {
 	struct xdt_probe *probe;
 	bool ret;
+	bool on;			/* enabled (STOP after a failed GO
+					   disables probes never enabled) */
 	u32 nr;				/* first number naming it */
 };
 
@@ -131,16 +133,20 @@ static int sc_enable(struct xdt_probe *probe)
 	struct sc_tp *t = s->ret ? &tp_exit : &tp_enter;
 	int ret;
 
-	set_bits(s, true);
-	if (t->nenabled++)
+	if (s->on)
 		return 0;
-	ret = tracepoint_probe_register(t->tp, s->ret ? (void *)sc_exit :
-					(void *)sc_enter, NULL);
-	if (ret) {
-		t->nenabled--;
-		set_bits(s, false);
+	set_bits(s, true);
+	if (!t->nenabled) {
+		ret = tracepoint_probe_register(t->tp, s->ret ? (void *)sc_exit :
+						(void *)sc_enter, NULL);
+		if (ret) {
+			set_bits(s, false);
+			return ret;
+		}
 	}
-	return ret;
+	t->nenabled++;
+	s->on = true;
+	return 0;
 }
 
 static void sc_disable(struct xdt_probe *probe)
@@ -148,6 +154,9 @@ static void sc_disable(struct xdt_probe *probe)
 	struct sc_probe *s = probe->parg;
 	struct sc_tp *t = s->ret ? &tp_exit : &tp_enter;
 
+	if (!s->on)
+		return;
+	s->on = false;
 	set_bits(s, false);
 	if (--t->nenabled)
 		return;
