@@ -6,8 +6,7 @@ import time
 import pytest
 
 import xdtvm
-from test_xdt_kernel import (gated, open_gate, wait_refcnt,  # noqa: F401
-                             wait_started, xdt)
+from test_xdt_kernel import tracing, wait_refcnt, xdt  # noqa: F401
 
 
 def dtrace(vm, *args, timeout=180):
@@ -118,18 +117,20 @@ def test_module_functions_get_probes_and_stay_pinned(xdt):
     # (Not xdt_hello_exit: __exit implies notrace, so on arm64, where
     # only ftrace's NOP is patched, it has no entry probe.)
     assert "xdt_hello_c entry" in " ".join(r.stdout.split()), r.stdout
-    xdt.run("dtrace -qn 'fbt:xdt_hello:xdt_hello_c:entry { trace(1); }' "
-            f"-c '{gated(xdt, 'pin')}' > /tmp/d.out 2>&1 &", check=True)
-    wait_started(xdt, "pin")
-    wait_refcnt(xdt, "xdt_hello")
-    r = xdt.run(["rmmod", "xdt_hello"])
-    assert "Resource temporarily unavailable" in r.stderr, r
-    open_gate(xdt, "pin")
-    xdt.run("while pidof dtrace >/dev/null; do sleep 0.2; done", timeout=60,
-            check=True)
+    assert_pinned_while_traced(xdt, "fbt:xdt_hello:xdt_hello_c:entry",
+                               "xdt_hello")
     xdt.run(["rmmod", "xdt_hello"], check=True)
     r = dtrace(xdt, "-l", "-n", "fbt:xdt_hello::")
     assert r.code == 1 and "No probe matches description" in r.stderr, r
+
+
+def assert_pinned_while_traced(vm, desc, module):
+    """While a dtrace enabling of @desc is running (held on by a gated
+    command), rmmod @module is refused: the enabling pins it."""
+    with tracing(vm, f"{desc} {{ trace(1); }}", "pin"):
+        wait_refcnt(vm, module)
+        r = vm.run(["rmmod", module])
+        assert "Resource temporarily unavailable" in r.stderr, r
 
 
 def test_sigint_ends_tracing_and_prints_aggregations(xdt):
@@ -289,14 +290,23 @@ def test_broad_enabling_of_a_subsystem(xdt, gdb):
                " { @wc[probename] = count(); }",
                "-c", script(xdt, "vfsload", "for i in 1 2 3; do "
                             "wc -c /proc/version /proc/cpuinfo >/dev/null; "
-                            "ls -lR /sys/kernel >/dev/null; done\n"),
+                            "ls -lR /sys/kernel >/dev/null; "
+                            # Namespace operations, so the variety of
+                            # vfs_* that fire does not hang on whether
+                            # ls happened to automount tracefs.
+                            "mkdir /tmp/vd; echo x > /tmp/vd/f; "
+                            "ln /tmp/vd/f /tmp/vd/h; ln -s f /tmp/vd/s; "
+                            "readlink /tmp/vd/s >/dev/null; "
+                            "mv /tmp/vd/h /tmp/vd/g; rm /tmp/vd/*; "
+                            "rmdir /tmp/vd; done\n"),
                timeout=300)
     assert r.ok, r
     got = {(m.group(1), m.group(2)): int(m.group(3)) for m in re.finditer(
         r"^\s+(\w+)\s+(entry|return)\s+(\d+)\s*$", r.stdout, re.M)}
-    # The workload opens, reads and stats files: those must have fired
-    # (which other vfs_* run depends on the ISA's inlining).
-    for f in ("vfs_read", "vfs_open", "vfs_fstatat"):
+    # The workload opens, reads, stats, makes and removes files: those must
+    # have fired (which other vfs_* run depends on the ISA's inlining).
+    for f in ("vfs_read", "vfs_open", "vfs_fstatat", "vfs_mkdir",
+              "vfs_unlink", "vfs_rename", "vfs_rmdir"):
         assert got.get((f, "entry"), 0) > 0, (f, r.stdout)
     assert len({f for f, _ in got}) >= 10, r.stdout
     wc = dict(re.findall(r"^\s+(entry|return)\s+(\d+)\s*$", r.stdout, re.M))

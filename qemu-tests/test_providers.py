@@ -15,9 +15,8 @@ import subprocess
 import pytest
 
 import xdtvm
-from test_xdt_kernel import (gated, open_gate, wait_refcnt,  # noqa: F401
-                             wait_started, xdt)
-from test_dtrace_guest import load_hello, script
+from test_xdt_kernel import tracing, xdt  # noqa: F401
+from test_dtrace_guest import assert_pinned_while_traced, load_hello, script
 
 PROGS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "progs")
 
@@ -150,21 +149,15 @@ def test_profile_timers_exist_only_while_enabled(xdt):
 
     assert timers() == []
     ncpu = int(xdt.run(["nproc"], check=True).stdout)
-    xdt.run("dtrace -qn 'profile-97 { @ = count(); } tick-1 { @ = count(); }'"
-            f" -c '{gated(xdt, 'prof')}' >/dev/null 2>&1 &", check=True)
-    wait_started(xdt, "prof")
     want = ["prof_cpu_timer"] * ncpu + ["prof_tick_timer"]
-    try:
+    with tracing(xdt, "profile-97 { @ = count(); } tick-1 { @ = count(); }",
+                 "prof"):
         # A timer whose callback is running at the moment of reading is
         # off the list: look a few times.
         for _ in range(5):
             t = sorted(timers())
             if t == want:
                 break
-    finally:
-        open_gate(xdt, "prof")
-        xdt.run("while pidof dtrace >/dev/null; do sleep 0.2; done",
-                timeout=60)
     assert t == want, t
     assert timers() == []
 
@@ -305,15 +298,8 @@ def test_syscall_tracepoints_only_while_enabled(xdt, gdb, sysc):
 
     assert key() == 0
     # While enabled (a background dtrace, held on by a gated command): set.
-    xdt.run("dtrace -qn 'syscall::getppid:entry { @ = count(); }' "
-            f"-c '{gated(xdt, 'sckey')}' >/dev/null 2>&1 &", check=True)
-    wait_started(xdt, "sckey")
-    try:
+    with tracing(xdt, "syscall::getppid:entry { @ = count(); }", "sckey"):
         assert key() != 0
-    finally:
-        open_gate(xdt, "sckey")
-        xdt.run("while pidof dtrace >/dev/null; do sleep 0.2; done",
-                timeout=60)
     assert key() == 0
 
 
@@ -377,15 +363,8 @@ def test_module_tracepoints_come_and_go_with_the_module(xdt):
         assert lines[0] == "chain 7 10 0", r.stdout
         assert lines[1].startswith("xdt_hello`chain_set+"), r.stdout
         # An enabled module tracepoint pins its module.
-        xdt.run("dtrace -qn 'rawtp:xdt_hello::xdt_hello_chain { trace(1); }' "
-                f"-c '{gated(xdt, 'tppin')}' > /tmp/d.out 2>&1 &", check=True)
-        wait_started(xdt, "tppin")
-        wait_refcnt(xdt, "xdt_hello")
-        r = xdt.run(["rmmod", "xdt_hello"])
-        assert "Resource temporarily unavailable" in r.stderr, r
-        open_gate(xdt, "tppin")
-        xdt.run("while pidof dtrace >/dev/null; do sleep 0.2; done",
-                timeout=60, check=True)
+        assert_pinned_while_traced(
+            xdt, "rawtp:xdt_hello::xdt_hello_chain", "xdt_hello")
     finally:
         xdt.run(["rmmod", "xdt_hello"])
     r = dtrace(xdt, "-l", "-n", "rawtp:xdt_hello::")

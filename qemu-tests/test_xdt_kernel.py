@@ -3,6 +3,7 @@ loading, /dev/xdt permissions, the DIF verifier through the raw ioctl, exact
 fbt counts, one trap per firing, and the patch as gdb sees it.
 
 Runs on every ISA that has an arch layer; the others skip saying so."""
+import contextlib
 import os
 import re
 import time
@@ -50,6 +51,21 @@ def wait_started(vm, name, timeout=300):
 
 def open_gate(vm, name):
     vm.run(["touch", f"/tmp/{name}.go"], check=True)
+
+
+@contextlib.contextmanager
+def tracing(vm, prog, name):
+    """dtrace -qn @prog running in the background for the body of the
+    with-statement (it traces a gated command), stopped after it."""
+    vm.run(f"dtrace -qn '{prog}' -c '{gated(vm, name)}' "
+           f"> /tmp/{name}.out 2>&1 &", check=True)
+    wait_started(vm, name)
+    try:
+        yield
+    finally:
+        open_gate(vm, name)
+        vm.run("while pidof dtrace >/dev/null; do sleep 0.2; done",
+               timeout=60)
 
 
 def wait_refcnt(vm, module, timeout=300):

@@ -680,14 +680,25 @@ def gdb_batch(port, commands, timeout=60, vmlinux=None):
 
 
 def gdb_read(port, addr, length):
-    """Read @length bytes of guest virtual memory at @addr through gdb."""
-    out = gdb_batch(port, [f"x/{length}xb {addr:#x}"])
-    # Lines look like "0xffff... <sym+8>:\t0x1f\t0x44 ..."; bytes follow tabs.
-    got = bytes(int(v, 16) for v in re.findall(r"\t0x([0-9a-f]{2})\b", out))
-    if len(got) != length:
-        raise XdtError(f"gdb read {len(got)} of {length} bytes at {addr:#x}:"
-                       f"\n{out}")
-    return got
+    """Read @length bytes of guest virtual memory at @addr through gdb.
+
+    gdb translates through the MMU state of the vCPU it stopped in.  A
+    riscv64 vCPU caught inside OpenSBI (M-mode: a timer or IPI SBI call)
+    has no kernel mapping, and the read comes back empty; so each vCPU is
+    tried in turn, a few rounds (each attach stops them somewhere else)."""
+    out = ""
+    for _ in range(4):
+        for thread in (1, 2):
+            out = gdb_batch(port, [f"thread {thread}",
+                                   f"x/{length}xb {addr:#x}"])
+            # Lines look like "0xffff... <sym+8>:\t0x1f\t0x44 ..."; bytes
+            # follow tabs.
+            got = bytes(int(v, 16) for v in
+                        re.findall(r"\t0x([0-9a-f]{2})\b", out))
+            if len(got) == length:
+                return got
+    raise XdtError(f"gdb read {len(got)} of {length} bytes at {addr:#x}:"
+                   f"\n{out}")
 
 
 def gdb_disassemble(port, addr, count, vmlinux=None):
