@@ -54,7 +54,7 @@ bool __xdt_probe xdt_trap(struct pt_regs *regs, unsigned long addr)
 		/*
 		 * Field by field, not an initializer: zeroing the whole
 		 * context (ten arguments) is measurable on a path of ~400
-		 * instructions, and the site's args op fills what is read.
+		 * instructions, and the site's args op fills what is known.
 		 */
 		ctx.probe = s->probe;
 		ctx.regs = regs;
@@ -64,7 +64,8 @@ bool __xdt_probe xdt_trap(struct pt_regs *regs, unsigned long addr)
 		ctx.priv = s;
 		ctx.err = 0;
 		ctx.fault = XDT_FAULT_NONE;
-		s->ops->args(s, regs, &ctx);
+		if (s->ops->args)
+			ctx.nargs = s->ops->args(s, regs, ctx.args);
 		xdt_probe_fire(&ctx);
 	}
 	this_cpu_dec(xdt_cpu.trapdepth);

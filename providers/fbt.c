@@ -59,12 +59,6 @@ static u32 nfuncs, funcs_cap;
 static struct xdt_provider fbt_provider;
 
 /* ---- probe context: a firing at an fbt site --------------------------- */
-static void __xdt_probe fbt_site_args(struct xdt_site *s, struct pt_regs *regs,
-				      struct xdt_ctx *ctx)
-{
-	ctx->nargs = xdt_fbt_arch_args(s, regs, ctx->args);
-}
-
 /*
  * Entry arguments past the registers, on the stack: each is a fault-safe
  * load, and four of them were a third of an x86_64 fbt entry firing's
@@ -91,7 +85,7 @@ static u64 __xdt_probe fbt_getarg(struct xdt_ctx *ctx, unsigned int i)
  * window, this one call skips ftrace's hook.
  */
 static const struct xdt_site_ops fbt_site_ops = {
-	.args = fbt_site_args,
+	.args = xdt_fbt_arch_args,
 	.emulate = xdt_fbt_arch_emulate,
 	.restored = xdt_fbt_arch_emulate,
 };

@@ -39,14 +39,6 @@
 #include "xdt_arch.h"
 
 /* ---- probe context: a firing at a kinst site -------------------------- */
-/* kinst probes have no arguments (as on FreeBSD): every argN reads 0. */
-static void __xdt_probe kinst_site_args(struct xdt_site *s,
-					struct pt_regs *regs,
-					struct xdt_ctx *ctx)
-{
-	ctx->nargs = 0;
-}
-
 /*
  * Restored while a trap on it was in flight: re-executed from memory (the
  * original instruction is back), not run from its out-of-line slot, which
@@ -58,8 +50,9 @@ static void __xdt_probe kinst_site_restored(struct xdt_site *s,
 	instruction_pointer_set(regs, s->addr);
 }
 
+/* kinst probes have no arguments (as on FreeBSD): every argN reads 0. */
 static const struct xdt_site_ops kinst_site_ops = {
-	.args = kinst_site_args,
+	.args = NULL,
 	.emulate = xdt_kinst_arch_emulate,
 	.restored = kinst_site_restored,
 };
