@@ -377,17 +377,19 @@ def test_gdb_sees_the_patch_mid_function(xdt, gdb):
     before = gdb.read(func, size)
     xdt.run(f"xdt-rawprog count kinst read_zero {off} "
             f"{gated(xdt, 'kgdb')} > /tmp/raw.out 2>&1 &", check=True)
-    wait_started(xdt, "kgdb")
-    during = gdb.read(func, size)
+    try:
+        wait_started(xdt, "kgdb", tracer="xdt-rawprog")
+        during = gdb.read(func, size)
+        insn = gdb.disassemble(func + off, 1)
+    finally:
+        open_gate(xdt, "kgdb")
     assert during[off:off + len(patch)] == patch, (off, during.hex())
     assert (during[:off] + during[off + len(patch):] ==
             before[:off] + before[off + len(patch):])
-    insn = gdb.disassemble(func + off, 1)
     # By address: gdb's <read_zero+N> counts from after arm64's two
     # patchable-entry NOPs, where its debug info starts the function.
     assert re.search(rf"0x0*{func + off:x}\b[^:]*:\s+{mnemonic}\b", insn), \
         insn
-    open_gate(xdt, "kgdb")
     xdt.run("while pidof xdt-rawprog >/dev/null; do sleep 0.2; done",
             timeout=60, check=True)
     assert gdb.read(func, size) == before

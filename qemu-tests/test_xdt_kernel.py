@@ -43,10 +43,14 @@ def gated(vm, name):
     return f"sh /tmp/{name}.sh"
 
 
-def wait_started(vm, name, timeout=300):
-    """Block until the gated command @name runs (so tracing is on)."""
-    vm.run(f"while [ ! -e /tmp/{name}.started ]; do sleep 0.1; done",
-           timeout=timeout, check=True)
+def wait_started(vm, name, tracer="dtrace", timeout=300):
+    """Block until the gated command @name runs (so tracing is on); fail at
+    once if the @tracer process that should run it is gone (it refused)."""
+    r = vm.run(f"while [ ! -e /tmp/{name}.started ]; do "
+               f"pidof {tracer} >/dev/null || exit 3; sleep 0.1; done",
+               timeout=timeout)
+    assert r.ok, f"{tracer} ended before tracing {name}: " + \
+        vm.run(f"cat /tmp/{name}.out /tmp/raw.out 2>/dev/null").stdout
 
 
 def open_gate(vm, name):
@@ -59,8 +63,8 @@ def tracing(vm, prog, name):
     with-statement (it traces a gated command), stopped after it."""
     vm.run(f"dtrace -qn '{prog}' -c '{gated(vm, name)}' "
            f"> /tmp/{name}.out 2>&1 &", check=True)
-    wait_started(vm, name)
     try:
+        wait_started(vm, name)
         yield
     finally:
         open_gate(vm, name)
@@ -161,15 +165,17 @@ def test_gdb_sees_the_patch_while_enabled_and_original_after(xdt, gdb):
     assert before[off:off + len(patch)] != patch
     xdt.run(f"xdt-rawprog count fbt read_zero entry {gated(xdt, 'gdb')} "
             "> /tmp/raw.out 2>&1 &", check=True)
-    wait_started(xdt, "gdb")
-    during = gdb.read(func, 16)
+    try:
+        wait_started(xdt, "gdb", tracer="xdt-rawprog")
+        during = gdb.read(func, 16)
+        insn = gdb.disassemble(site, 1)
+    finally:
+        open_gate(xdt, "gdb")
     assert during[off:off + len(patch)] == patch, during.hex()
     assert (during[:off] + during[off + len(patch):] ==
             before[:off] + before[off + len(patch):])
-    insn = gdb.disassemble(site, 1)
     where = f"read_zero+{off}" if off else "read_zero"
     assert re.search(rf"<{re.escape(where)}>:\s+{mnemonic}\b", insn), insn
-    open_gate(xdt, "gdb")
     xdt.run("while pidof xdt-rawprog >/dev/null; do sleep 0.2; done",
             timeout=60, check=True)
     assert gdb.read(func, 16) == before
@@ -179,13 +185,15 @@ def test_gdb_sees_the_patch_while_enabled_and_original_after(xdt, gdb):
 def test_unload_refused_while_tracing_then_clean(xdt):
     xdt.run(f"xdt-rawprog count fbt vfs_read entry {gated(xdt, 'unload')} "
             "> /tmp/raw.out 2>&1 &", check=True)
-    wait_started(xdt, "unload")
-    r = xdt.run(["rmmod", "xdt"])
+    try:
+        wait_started(xdt, "unload", tracer="xdt-rawprog")
+        r = xdt.run(["rmmod", "xdt"])
+    finally:
+        open_gate(xdt, "unload")
     # The open /dev/xdt pins the module: delete_module says EAGAIN.
     # (busybox rmmod reports it but exits 0, so check the outcome.)
     assert "Resource temporarily unavailable" in r.stderr, r
     assert "xdt " in xdt.run(["cat", "/proc/modules"]).stdout
-    open_gate(xdt, "unload")
     xdt.run("while pidof xdt-rawprog >/dev/null; do sleep 0.2; done",
             timeout=60, check=True)
     xdt.run(["rmmod", "xdt"], check=True)

@@ -679,30 +679,45 @@ def gdb_batch(port, commands, timeout=60, vmlinux=None):
     return p.stdout
 
 
-def gdb_read(port, addr, length):
-    """Read @length bytes of guest virtual memory at @addr through gdb.
-
-    gdb translates through the MMU state of the vCPU it stopped in.  A
-    riscv64 vCPU caught inside OpenSBI (M-mode: a timer or IPI SBI call)
-    has no kernel mapping, and the read comes back empty; so each vCPU is
-    tried in turn, a few rounds (each attach stops them somewhere else)."""
+def _gdb_in_kernel(port, command, ok, vmlinux=None):
+    """Run @command in gdb until @ok(output): gdb translates addresses
+    through the MMU state of the vCPU it stopped in, and a riscv64 vCPU
+    caught inside OpenSBI (M-mode: an SBI call, or a hart parked by CPU
+    hotplug) has no kernel mapping, so the read comes back empty.  Each
+    vCPU is tried in turn, a few rounds (each attach stops them somewhere
+    else).  Returns the last output."""
     out = ""
     for _ in range(4):
         for thread in (1, 2):
-            out = gdb_batch(port, [f"thread {thread}",
-                                   f"x/{length}xb {addr:#x}"])
-            # Lines look like "0xffff... <sym+8>:\t0x1f\t0x44 ..."; bytes
-            # follow tabs.
-            got = bytes(int(v, 16) for v in
-                        re.findall(r"\t0x([0-9a-f]{2})\b", out))
-            if len(got) == length:
-                return got
-    raise XdtError(f"gdb read {len(got)} of {length} bytes at {addr:#x}:"
-                   f"\n{out}")
+            out = gdb_batch(port, [f"thread {thread}", command],
+                            vmlinux=vmlinux)
+            if ok(out):
+                return out
+    return out
+
+
+def _gdb_bytes(out):
+    # Lines look like "0xffff... <sym+8>:\t0x1f\t0x44 ..."; bytes follow tabs.
+    return bytes(int(v, 16) for v in re.findall(r"\t0x([0-9a-f]{2})\b", out))
+
+
+def gdb_read(port, addr, length):
+    """Read @length bytes of guest virtual memory at @addr through gdb."""
+    out = _gdb_in_kernel(port, f"x/{length}xb {addr:#x}",
+                         lambda o: len(_gdb_bytes(o)) == length)
+    got = _gdb_bytes(out)
+    if len(got) != length:
+        raise XdtError(f"gdb read {len(got)} of {length} bytes at {addr:#x}:"
+                       f"\n{out}")
+    return got
 
 
 def gdb_disassemble(port, addr, count, vmlinux=None):
-    return gdb_batch(port, [f"x/{count}i {addr:#x}"], vmlinux=vmlinux)
+    # An instruction follows the "<sym+off>:" tab; a failed read leaves
+    # "[Inferior 1 ... detached]" there.
+    return _gdb_in_kernel(port, f"x/{count}i {addr:#x}",
+                          lambda o: re.search(r">:\t(?!\[Inferior)\S", o),
+                          vmlinux=vmlinux)
 
 
 class Gdb:
