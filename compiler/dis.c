@@ -14,7 +14,7 @@
 #include "dt.h"
 
 static const struct { const char *mn; int form; int valid; } ops[256] = {
-#define DIF_DIS(name, val, form, mn) [val] = { mn, form, 1 },
+#define DIF_DIS(name, val, form, mn, use) [val] = { mn, form, 1 },
 	DIF_OPS(DIF_DIS)
 #undef DIF_DIS
 };

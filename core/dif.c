@@ -21,13 +21,13 @@
 #include "xdt_impl.h"
 
 static const u8 dif_form[256] = {
-#define X(name, val, form, mn) [val] = (form) + 1,
+#define X(name, val, form, mn, use) [val] = (form) + 1,
 	DIF_OPS(X)
 #undef X
 };
 
 static const char *const dif_mnemonic[256] = {
-#define X(name, val, form, mn) [val] = mn,
+#define X(name, val, form, mn, use) [val] = mn,
 	DIF_OPS(X)
 #undef X
 };

@@ -9,8 +9,8 @@
  *  +----------+----------+----------+----------+
  *  |    op    |    r1    |    r2    |    rd    |   R-form  (most ops)
  *  +----------+----------+----------+----------+
- *  |    op    |       index (16)    |    rd    |   I-form  (SETX, SETS, LDV)
- *  +----------+----------+----------+----------+
+ *  |    op    |       index (16)    |    rd    |   I-form  (SETX, SETS, LDV,
+ *  +----------+----------+----------+----------+   variables, CALL)
  *  |    op    |    r1    |  target (16, insn)  |   B-form  (branches)
  *  +----------+----------+----------+----------+
  *
@@ -39,49 +39,102 @@ enum dif_form {
 	DIF_F_B,	/* r1 (BZ/BNZ), 16-bit target */
 };
 
-/*	  name	  val  form	  mnemonic	    meaning */
+/*
+ * Operand use, for the verifier and the disassembler (and documentation):
+ * which of r1, r2 an op reads, whether it writes rd, or reads it (the
+ * stores: the value to store, or the address to store at), and whether its
+ * 16-bit index names a variable of the program's table (struct xdt_var).
+ */
+#define DIF_U_R1	0x01	/* reads r1 */
+#define DIF_U_R2	0x02	/* reads r2 */
+#define DIF_U_WD	0x04	/* writes rd (never %r0) */
+#define DIF_U_RD	0x08	/* reads rd */
+#define DIF_U_VAR	0x10	/* I-form index is a variable id */
+#define DIF_U_3		(DIF_U_R1 | DIF_U_R2 | DIF_U_WD)
+
+/*
+ * Variables (ops 0x26..0x2f).  The index is the variable's id: its place in
+ * the program's variable table, which says its scope (global, thread-local
+ * self->, clause-local this->), whether it is an associative array, its
+ * value size and whether the value is held by reference (strings, structs):
+ *   loads   rd = the value; for a by-reference variable, the address of its
+ *           storage (of zeroes if a dynamic variable does not exist)
+ *   stores  the value in rd; for a by-reference variable rd is the address
+ *           of the value, copied (a string up to its NUL, at most size).
+ *           Storing 0 into a thread-local or array element frees it.
+ * Associative arrays take their key from the tuple stack: PUSHTV pushes an
+ * integer, PUSHTS a string (by address, copied when the key is built); the
+ * array op (and CALL) consumes the whole stack.  At most 8 elements.
+ *
+ * Memory stores (STB..STX, COPYS) write only into the program's own
+ * variable storage and scratch; any other address faults ("invalid
+ * address"), as a load of a bad address does.
+ */
+
+/*	  name	  val  form	  mnemonic   use		  meaning */
 #define DIF_OPS(X) \
-	X(NOP,	  0x00, DIF_F_R,  "nop")	/* nothing */			\
-	X(RET,	  0x01, DIF_F_R,  "ret")	/* return rd */			\
-	X(MOV,	  0x02, DIF_F_R,  "mov")	/* rd = r1 */			\
-	X(ADD,	  0x03, DIF_F_R,  "add")	/* rd = r1 + r2 */		\
-	X(SUB,	  0x04, DIF_F_R,  "sub")	/* rd = r1 - r2 */		\
-	X(MUL,	  0x05, DIF_F_R,  "mul")	/* rd = r1 * r2 */		\
-	X(SDIV,	  0x06, DIF_F_R,  "sdiv")	/* rd = r1 / r2, signed; r2=0: ERROR */ \
-	X(UDIV,	  0x07, DIF_F_R,  "udiv")	/* unsigned divide */		\
-	X(SREM,	  0x08, DIF_F_R,  "srem")	/* signed remainder */		\
-	X(UREM,	  0x09, DIF_F_R,  "urem")	/* unsigned remainder */	\
-	X(AND,	  0x0a, DIF_F_R,  "and")	/* rd = r1 & r2 */		\
-	X(OR,	  0x0b, DIF_F_R,  "or")		/* rd = r1 | r2 */		\
-	X(XOR,	  0x0c, DIF_F_R,  "xor")	/* rd = r1 ^ r2 */		\
-	X(SLL,	  0x0d, DIF_F_R,  "sll")	/* rd = r1 << (r2 & 63) */	\
-	X(SRL,	  0x0e, DIF_F_R,  "srl")	/* logical right shift */	\
-	X(SRA,	  0x0f, DIF_F_R,  "sra")	/* arithmetic right shift */	\
-	X(NOT,	  0x10, DIF_F_R,  "not")	/* rd = ~r1 */			\
-	X(NEG,	  0x11, DIF_F_R,  "neg")	/* rd = -r1 */			\
-	X(SEQ,	  0x12, DIF_F_R,  "seq")	/* rd = r1 == r2 */		\
-	X(SNE,	  0x13, DIF_F_R,  "sne")	/* rd = r1 != r2 */		\
-	X(SLT,	  0x14, DIF_F_R,  "slt")	/* rd = r1 < r2, signed */	\
-	X(SLTU,	  0x15, DIF_F_R,  "sltu")	/* unsigned */			\
-	X(SLE,	  0x16, DIF_F_R,  "sle")	/* rd = r1 <= r2, signed */	\
-	X(SLEU,	  0x17, DIF_F_R,  "sleu")	/* unsigned */			\
-	X(SCMP,	  0x18, DIF_F_R,  "scmp")	/* rd = strcmp(r1, r2) sign: -1/0/1 */ \
-	X(BA,	  0x19, DIF_F_B,  "ba")		/* goto target */		\
-	X(BZ,	  0x1a, DIF_F_B,  "bz")		/* if (r1 == 0) goto target */	\
-	X(BNZ,	  0x1b, DIF_F_B,  "bnz")	/* if (r1 != 0) goto target */	\
-	X(SETX,	  0x1c, DIF_F_I,  "setx")	/* rd = ints[index] */		\
-	X(SETS,	  0x1d, DIF_F_I,  "sets")	/* rd = &strtab[index] */	\
-	X(LDV,	  0x1e, DIF_F_I,  "ldv")	/* rd = built-in variable index */ \
-	X(LDSB,	  0x1f, DIF_F_R,  "ldsb")	/* rd = *(s8 *)r1, checked */	\
-	X(LDSH,	  0x20, DIF_F_R,  "ldsh")	/* s16 */			\
-	X(LDSW,	  0x21, DIF_F_R,  "ldsw")	/* s32 */			\
-	X(LDUB,	  0x22, DIF_F_R,  "ldub")	/* u8 */			\
-	X(LDUH,	  0x23, DIF_F_R,  "lduh")	/* u16 */			\
-	X(LDUW,	  0x24, DIF_F_R,  "lduw")	/* u32 */			\
-	X(LDX,	  0x25, DIF_F_R,  "ldx")	/* u64 */
+	X(NOP,	  0x00, DIF_F_R,  "nop",     0)		/* nothing */			\
+	X(RET,	  0x01, DIF_F_R,  "ret",     DIF_U_RD)	/* return rd */			\
+	X(MOV,	  0x02, DIF_F_R,  "mov",     DIF_U_R1 | DIF_U_WD) /* rd = r1 */	\
+	X(ADD,	  0x03, DIF_F_R,  "add",     DIF_U_3)	/* rd = r1 + r2 */		\
+	X(SUB,	  0x04, DIF_F_R,  "sub",     DIF_U_3)	/* rd = r1 - r2 */		\
+	X(MUL,	  0x05, DIF_F_R,  "mul",     DIF_U_3)	/* rd = r1 * r2 */		\
+	X(SDIV,	  0x06, DIF_F_R,  "sdiv",    DIF_U_3)	/* rd = r1 / r2, signed; r2=0: ERROR */ \
+	X(UDIV,	  0x07, DIF_F_R,  "udiv",    DIF_U_3)	/* unsigned divide */		\
+	X(SREM,	  0x08, DIF_F_R,  "srem",    DIF_U_3)	/* signed remainder */		\
+	X(UREM,	  0x09, DIF_F_R,  "urem",    DIF_U_3)	/* unsigned remainder */	\
+	X(AND,	  0x0a, DIF_F_R,  "and",     DIF_U_3)	/* rd = r1 & r2 */		\
+	X(OR,	  0x0b, DIF_F_R,  "or",      DIF_U_3)	/* rd = r1 | r2 */		\
+	X(XOR,	  0x0c, DIF_F_R,  "xor",     DIF_U_3)	/* rd = r1 ^ r2 */		\
+	X(SLL,	  0x0d, DIF_F_R,  "sll",     DIF_U_3)	/* rd = r1 << (r2 & 63) */	\
+	X(SRL,	  0x0e, DIF_F_R,  "srl",     DIF_U_3)	/* logical right shift */	\
+	X(SRA,	  0x0f, DIF_F_R,  "sra",     DIF_U_3)	/* arithmetic right shift */	\
+	X(NOT,	  0x10, DIF_F_R,  "not",     DIF_U_R1 | DIF_U_WD) /* rd = ~r1 */	\
+	X(NEG,	  0x11, DIF_F_R,  "neg",     DIF_U_R1 | DIF_U_WD) /* rd = -r1 */	\
+	X(SEQ,	  0x12, DIF_F_R,  "seq",     DIF_U_3)	/* rd = r1 == r2 */		\
+	X(SNE,	  0x13, DIF_F_R,  "sne",     DIF_U_3)	/* rd = r1 != r2 */		\
+	X(SLT,	  0x14, DIF_F_R,  "slt",     DIF_U_3)	/* rd = r1 < r2, signed */	\
+	X(SLTU,	  0x15, DIF_F_R,  "sltu",    DIF_U_3)	/* unsigned */			\
+	X(SLE,	  0x16, DIF_F_R,  "sle",     DIF_U_3)	/* rd = r1 <= r2, signed */	\
+	X(SLEU,	  0x17, DIF_F_R,  "sleu",    DIF_U_3)	/* unsigned */			\
+	X(SCMP,	  0x18, DIF_F_R,  "scmp",    DIF_U_3)	/* rd = strcmp(r1, r2) sign: -1/0/1 */ \
+	X(BA,	  0x19, DIF_F_B,  "ba",      0)		/* goto target */		\
+	X(BZ,	  0x1a, DIF_F_B,  "bz",      DIF_U_R1)	/* if (r1 == 0) goto target */	\
+	X(BNZ,	  0x1b, DIF_F_B,  "bnz",     DIF_U_R1)	/* if (r1 != 0) goto target */	\
+	X(SETX,	  0x1c, DIF_F_I,  "setx",    DIF_U_WD)	/* rd = ints[index] */		\
+	X(SETS,	  0x1d, DIF_F_I,  "sets",    DIF_U_WD)	/* rd = &strtab[index] */	\
+	X(LDV,	  0x1e, DIF_F_I,  "ldv",     DIF_U_WD)	/* rd = built-in variable index */ \
+	X(LDSB,	  0x1f, DIF_F_R,  "ldsb",    DIF_U_R1 | DIF_U_WD) /* rd = *(s8 *)r1, checked */ \
+	X(LDSH,	  0x20, DIF_F_R,  "ldsh",    DIF_U_R1 | DIF_U_WD) /* s16 */		\
+	X(LDSW,	  0x21, DIF_F_R,  "ldsw",    DIF_U_R1 | DIF_U_WD) /* s32 */		\
+	X(LDUB,	  0x22, DIF_F_R,  "ldub",    DIF_U_R1 | DIF_U_WD) /* u8 */		\
+	X(LDUH,	  0x23, DIF_F_R,  "lduh",    DIF_U_R1 | DIF_U_WD) /* u16 */		\
+	X(LDUW,	  0x24, DIF_F_R,  "lduw",    DIF_U_R1 | DIF_U_WD) /* u32 */		\
+	X(LDX,	  0x25, DIF_F_R,  "ldx",     DIF_U_R1 | DIF_U_WD) /* u64 */		\
+	X(LDGS,	  0x26, DIF_F_I,  "ldgs",    DIF_U_WD | DIF_U_VAR) /* rd = global */	\
+	X(STGS,	  0x27, DIF_F_I,  "stgs",    DIF_U_RD | DIF_U_VAR) /* global = rd */	\
+	X(LDTS,	  0x28, DIF_F_I,  "ldts",    DIF_U_WD | DIF_U_VAR) /* rd = self->var */ \
+	X(STTS,	  0x29, DIF_F_I,  "stts",    DIF_U_RD | DIF_U_VAR) /* self->var = rd */ \
+	X(LDLS,	  0x2a, DIF_F_I,  "ldls",    DIF_U_WD | DIF_U_VAR) /* rd = this->var */ \
+	X(STLS,	  0x2b, DIF_F_I,  "stls",    DIF_U_RD | DIF_U_VAR) /* this->var = rd */ \
+	X(LDGAA,  0x2c, DIF_F_I,  "ldgaa",   DIF_U_WD | DIF_U_VAR) /* rd = var[tuple] */ \
+	X(STGAA,  0x2d, DIF_F_I,  "stgaa",   DIF_U_RD | DIF_U_VAR) /* var[tuple] = rd */ \
+	X(LDTAA,  0x2e, DIF_F_I,  "ldtaa",   DIF_U_WD | DIF_U_VAR) /* rd = self->var[tuple] */ \
+	X(STTAA,  0x2f, DIF_F_I,  "sttaa",   DIF_U_RD | DIF_U_VAR) /* self->var[tuple] = rd */ \
+	X(PUSHTV, 0x30, DIF_F_R,  "pushtv",  DIF_U_R1)	/* push integer r1 on the tuple stack */ \
+	X(PUSHTS, 0x31, DIF_F_R,  "pushts",  DIF_U_R1)	/* push string at r1 */		\
+	X(FLUSHTS, 0x32, DIF_F_R, "flushts", 0)		/* empty the tuple stack */	\
+	X(CALL,	  0x33, DIF_F_I,  "call",    DIF_U_WD)	/* rd = subroutine index(tuple) */ \
+	X(ALLOCS, 0x34, DIF_F_R,  "allocs",  DIF_U_R1 | DIF_U_WD) /* rd = r1 zeroed scratch bytes */ \
+	X(COPYS,  0x35, DIF_F_R,  "copys",   DIF_U_R1 | DIF_U_R2 | DIF_U_RD) /* copy r2 bytes r1 -> rd */ \
+	X(STB,	  0x36, DIF_F_R,  "stb",     DIF_U_R1 | DIF_U_RD) /* *(u8 *)rd = r1 */	\
+	X(STH,	  0x37, DIF_F_R,  "sth",     DIF_U_R1 | DIF_U_RD) /* u16 */		\
+	X(STW,	  0x38, DIF_F_R,  "stw",     DIF_U_R1 | DIF_U_RD) /* u32 */		\
+	X(STX,	  0x39, DIF_F_R,  "stx",     DIF_U_R1 | DIF_U_RD) /* u64 */		\
+	X(LDARG,  0x3a, DIF_F_R,  "ldarg",   DIF_U_R1 | DIF_U_WD) /* rd = args[r1] (0..9, else ERROR) */
 
 enum dif_op {
-#define DIF_ENUM(name, val, form, mn) DIF_OP_##name = val,
+#define DIF_ENUM(name, val, form, mn, use) DIF_OP_##name = val,
 	DIF_OPS(DIF_ENUM)
 #undef DIF_ENUM
 	DIF_NOPS
@@ -105,6 +158,28 @@ enum dif_var {
 #undef DIF_VENUM
 	DIF_NVARS
 };
+
+
+/*
+ * Subroutines for CALL, one table for the VM, the verifier, the compiler
+ * and the disassembler: X(name, index, D name, return type, argument
+ * types).  Argument types are a string, one letter per argument: 'i' an
+ * integer, 's' a string; the arguments are the tuple stack's elements in
+ * order.  The return type is an enum xdt_type (0 integer, 1 string: an
+ * address in scratch).  The strings issue fills this table.
+ */
+#define DIF_SUBRS(X) \
+	X(RAND,	  0, "rand",	0, "")	/* a pseudo-random integer */	\
+	X(STRLEN, 1, "strlen",	0, "s")	/* bytes before the NUL, at most strsize */
+
+enum dif_subr {
+#define DIF_SENUM(name, idx, str, rt, args) DIF_SUBR_##name = idx,
+	DIF_SUBRS(DIF_SENUM)
+#undef DIF_SENUM
+	DIF_NSUBRS
+};
+
+#define DIF_MAXTUPLE	8	/* tuple stack depth: keys and arguments */
 
 #define DIF_OP(i)	((i) >> 24)
 #define DIF_R1(i)	(((i) >> 16) & 0xff)

@@ -22,7 +22,7 @@
 #include <linux/types.h>
 
 #define XDT_DEVICE		"/dev/xdt"
-#define XDT_ABI_VERSION		1
+#define XDT_ABI_VERSION		2
 
 #define XDT_PROVNAMELEN		32
 #define XDT_MODNAMELEN		64
@@ -83,7 +83,7 @@ struct xdt_probe_query {
  * One blob, all offsets from its start, every length checked by the kernel:
  *
  *   xdt_prog | clauses[nclauses] | actions[nactions] | difos[ndifos] |
- *   insns (u32) | ints (u64) | strtab (bytes)
+ *   insns (u32) | ints (u64) | strtab (bytes) | vars[nvars]
  *
  * A clause binds a probe description to an optional predicate and a run of
  * actions.  An action evaluates its DIF object (if any) and does something
@@ -107,7 +107,51 @@ struct xdt_prog {
 	__u32 naggs;			/* aggregation ids are 0..naggs-1 */
 	__u32 strsize;			/* bytes recorded for a string value */
 	__u32 bufsize;			/* per-CPU buffer bytes, 0 = default */
-};					/* 72 bytes: sections after it 8-aligned */
+	__u32 nvars, vars_off;		/* struct xdt_var[nvars]: D variables */
+	__u32 dynvarsize;		/* dynamic variable space, 0 = default */
+	__u32 scratchsize;		/* per-CPU scratch bytes, 0 = default */
+	__u32 cleanrate;		/* dirty dynvars cleaned, Hz; 0 = default */
+	__u32 pad;
+};					/* 96 bytes: sections after it 8-aligned */
+
+/*
+ * A D variable the program's DIF names by its index in this table (the
+ * variable ops of dif.h).  Scalars of the global and clause-local scopes
+ * live in storage allocated at enable (globals once, clause-locals per
+ * CPU); thread-locals and associative arrays are dynamic variables, made
+ * on first store in the bounded dynamic variable space and freed by
+ * storing 0 (and, for thread-locals, when their thread exits).
+ */
+enum xdt_var_scope {
+	XDT_VAR_GLOBAL = 0,
+	XDT_VAR_THREAD = 1,		/* self-> */
+	XDT_VAR_LOCAL = 2,		/* this-> */
+};
+
+enum xdt_var_kind {
+	XDT_VAR_SCALAR = 0,
+	XDT_VAR_ARRAY = 1,		/* associative: keyed by a tuple */
+};
+
+#define XDT_VF_BYREF	0x1		/* held by reference: loads give the
+					   address of the value, stores copy
+					   size bytes from an address */
+#define XDT_VF_STRING	0x2		/* (with BYREF) copy up to the NUL:
+					   at most size bytes, NUL-terminated,
+					   zero-padded */
+
+struct xdt_var {
+	__u16 scope;			/* enum xdt_var_scope */
+	__u16 kind;			/* enum xdt_var_kind */
+	__u32 flags;			/* XDT_VF_* */
+	__u32 size;			/* value bytes: 8 for an integer */
+	__u32 nkeys;			/* ARRAY: tuple elements (1..8) */
+	__u32 keykinds;			/* ARRAY: bit i set = element i is a
+					   string (strsize bytes, NUL-padded),
+					   clear = an 8-byte integer */
+	__u32 pad;
+	char name[32];			/* for messages; may be truncated */
+};					/* 56 bytes */
 
 struct xdt_clause {
 	struct xdt_probedesc desc;
@@ -126,6 +170,8 @@ enum xdt_action_kind {
 				   value from the DIF object; keys are the
 				   AGGKEY actions just before it */
 	XDT_ACT_STACK,		/* record arg0 kernel return addresses */
+	XDT_ACT_DIFEXPR,	/* evaluate the DIF object for its effects
+				   (variable stores); records nothing */
 };
 
 enum xdt_aggfunc {
@@ -194,6 +240,9 @@ enum xdt_fault_kind {
 	XDT_FAULT_BADADDR,		/* "invalid address" */
 	XDT_FAULT_DIVZERO,		/* "divide-by-zero" */
 	XDT_FAULT_ILLOP,		/* "illegal operation" */
+	XDT_FAULT_NOSCRATCH,		/* "out of scratch space" */
+	XDT_FAULT_TUPOFLOW,		/* "tuple stack overflow" */
+	XDT_FAULT_BADALIGN,		/* "invalid alignment" */
 };
 
 struct xdt_eprobe {
@@ -251,6 +300,10 @@ struct xdt_status {
 	__u64 traps;			/* breakpoint traps taken by xdt */
 	__u32 exited;			/* exit() was called */
 	__u32 state;			/* 0 idle, 1 enabled, 2 running, 3 stopped */
+	__u64 dyndrops;			/* dynamic variables not allocated: the
+					   space was full ... */
+	__u64 dyndrops_dirty;		/* ... of which while freed variables
+					   were still waiting to be cleaned */
 };
 
 #endif
