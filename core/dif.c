@@ -32,26 +32,79 @@ static const char *const dif_mnemonic[256] = {
 #undef X
 };
 
-/* Ops whose R-form operands are (r1 -> rd) and (r1, r2 -> rd). */
-static bool uses_r2(u32 op)
-{
-	switch (op) {
-	case DIF_OP_NOP: case DIF_OP_RET: case DIF_OP_MOV: case DIF_OP_NOT:
-	case DIF_OP_NEG: case DIF_OP_LDSB: case DIF_OP_LDSH: case DIF_OP_LDSW:
-	case DIF_OP_LDUB: case DIF_OP_LDUH: case DIF_OP_LDUW: case DIF_OP_LDX:
-		return false;
-	}
-	return true;
-}
+/* Which operands each op reads and writes (DIF_U_*): the list's 5th column. */
+static const u8 dif_use[256] = {
+#define X(name, val, form, mn, use) [val] = (use),
+	DIF_OPS(X)
+#undef X
+};
+
+/*
+ * The scope and kind of variable each variable op names (+1, so 0 = not a
+ * variable op).  The ops come in load/store pairs, one pair per
+ * (scope, kind).
+ */
+#define VAR_OP(scope, kind)	((scope) << 4 | (kind) | 0x80)
+static const u8 dif_varop[256] = {
+	[DIF_OP_LDGS] = VAR_OP(XDT_VAR_GLOBAL, XDT_VAR_SCALAR),
+	[DIF_OP_STGS] = VAR_OP(XDT_VAR_GLOBAL, XDT_VAR_SCALAR),
+	[DIF_OP_LDTS] = VAR_OP(XDT_VAR_THREAD, XDT_VAR_SCALAR),
+	[DIF_OP_STTS] = VAR_OP(XDT_VAR_THREAD, XDT_VAR_SCALAR),
+	[DIF_OP_LDLS] = VAR_OP(XDT_VAR_LOCAL, XDT_VAR_SCALAR),
+	[DIF_OP_STLS] = VAR_OP(XDT_VAR_LOCAL, XDT_VAR_SCALAR),
+	[DIF_OP_LDGAA] = VAR_OP(XDT_VAR_GLOBAL, XDT_VAR_ARRAY),
+	[DIF_OP_STGAA] = VAR_OP(XDT_VAR_GLOBAL, XDT_VAR_ARRAY),
+	[DIF_OP_LDTAA] = VAR_OP(XDT_VAR_THREAD, XDT_VAR_ARRAY),
+	[DIF_OP_STTAA] = VAR_OP(XDT_VAR_THREAD, XDT_VAR_ARRAY),
+};
+
+static const char *const scope_name[] = { "global", "thread-local",
+					  "clause-local" };
 
 #define VERR(fmt, ...) \
 	({ snprintf(err, errlen, "insn %u (%s): " fmt, pc, \
 		    dif_mnemonic[op] ? dif_mnemonic[op] : "?", ##__VA_ARGS__); \
 	   -EINVAL; })
 
-int xdt_dif_verify(const struct xdt_difo_k *d, char *err, size_t errlen)
+/* Check what an I-form index names (a table entry, a variable). */
+static int verify_index(const struct xdt_difo_k *d, const struct xdt_var *vars,
+			u32 nvars, u32 pc, u32 op, u32 idx, char *err,
+			size_t errlen)
+{
+	const struct xdt_var *x;
+
+	if (op == DIF_OP_SETX && idx >= d->nints)
+		return VERR("integer index %u beyond table of %u", idx,
+			    d->nints);
+	if (op == DIF_OP_SETS &&
+	    (idx >= d->strlen || !memchr(d->strtab + idx, 0, d->strlen - idx)))
+		return VERR("string offset %u not a string in table of %u "
+			    "bytes", idx, d->strlen);
+	if (op == DIF_OP_LDV && idx >= DIF_NVARS)
+		return VERR("unknown variable %u", idx);
+	if (op == DIF_OP_CALL && idx >= DIF_NSUBRS)
+		return VERR("unknown subroutine %u", idx);
+	if (!(dif_use[op] & DIF_U_VAR))
+		return 0;
+	if (idx >= nvars)
+		return VERR("variable %u beyond table of %u", idx, nvars);
+	x = &vars[idx];
+	if (dif_varop[op] != VAR_OP(x->scope, x->kind))
+		return VERR("variable %u (%.32s) is a %s %s", idx, x->name,
+			    scope_name[x->scope],
+			    x->kind == XDT_VAR_ARRAY ? "array" : "scalar");
+	return 0;
+}
+
+/*
+ * @vars: the program's variable table, already checked (xdt_vars_create):
+ * every scope and kind in it is known.
+ */
+int xdt_dif_verify(const struct xdt_difo_k *d, const struct xdt_var *vars,
+		   u32 nvars, char *err, size_t errlen)
 {
 	u32 pc, op = 0;
+	int ret;
 
 	if (d->ninsns == 0 || d->ninsns > 8192) {
 		snprintf(err, errlen, "program of %u instructions (1..8192)",
@@ -63,10 +116,11 @@ int xdt_dif_verify(const struct xdt_difo_k *d, char *err, size_t errlen)
 		return -EINVAL;
 	}
 	for (pc = 0; pc < d->ninsns; pc++) {
-		u32 in = d->insns[pc], form;
+		u32 in = d->insns[pc], form, use;
 
 		op = DIF_OP(in);
 		form = dif_form[op];
+		use = dif_use[op];
 		if (!form) {
 			snprintf(err, errlen, "insn %u: invalid opcode 0x%02x",
 				 pc, op);
@@ -77,27 +131,23 @@ int xdt_dif_verify(const struct xdt_difo_k *d, char *err, size_t errlen)
 			if (DIF_R1(in) >= DIF_NREGS || DIF_R2(in) >= DIF_NREGS ||
 			    DIF_RD(in) >= DIF_NREGS)
 				return VERR("register out of range");
-			if (op != DIF_OP_NOP && op != DIF_OP_RET &&
-			    DIF_RD(in) == 0)
+			if ((use & DIF_U_WD) && DIF_RD(in) == 0)
 				return VERR("writes %%r0");
-			if (!uses_r2(op) && DIF_R2(in))
+			if (!(use & DIF_U_R1) && DIF_R1(in))
+				return VERR("stray r1 operand");
+			if (!(use & DIF_U_R2) && DIF_R2(in))
 				return VERR("stray r2 operand");
+			if (!(use & (DIF_U_WD | DIF_U_RD)) && DIF_RD(in))
+				return VERR("stray rd operand");
 			break;
 		case DIF_F_I:
-			if (DIF_RD(in) == 0 || DIF_RD(in) >= DIF_NREGS)
+			if (DIF_RD(in) >= DIF_NREGS ||
+			    ((use & DIF_U_WD) && DIF_RD(in) == 0))
 				return VERR("bad destination register");
-			if (op == DIF_OP_SETX && DIF_INDEX(in) >= d->nints)
-				return VERR("integer index %u beyond table of %u",
-					    DIF_INDEX(in), d->nints);
-			if (op == DIF_OP_SETS &&
-			    (DIF_INDEX(in) >= d->strlen ||
-			     !memchr(d->strtab + DIF_INDEX(in), 0,
-				     d->strlen - DIF_INDEX(in))))
-				return VERR("string offset %u not a string in "
-					    "table of %u bytes", DIF_INDEX(in),
-					    d->strlen);
-			if (op == DIF_OP_LDV && DIF_INDEX(in) >= DIF_NVARS)
-				return VERR("unknown variable %u", DIF_INDEX(in));
+			ret = verify_index(d, vars, nvars, pc, op,
+					   DIF_INDEX(in), err, errlen);
+			if (ret)
+				return ret;
 			break;
 		case DIF_F_B:
 			if (DIF_R1(in) >= DIF_NREGS)
@@ -121,7 +171,8 @@ int xdt_dif_verify(const struct xdt_difo_k *d, char *err, size_t errlen)
 
 /* ---- probe context -------------------------------------------------------- */
 
-static void __xdt_probe fault(struct xdt_mstate *m, int kind, u64 addr, u32 pc)
+void __xdt_probe xdt_dif_fault(struct xdt_mstate *m, int kind, u64 addr,
+			      u32 pc)
 {
 	m->ctx->fault = kind;
 	m->ctx->fault_addr = addr;
@@ -132,7 +183,7 @@ static int __xdt_probe load(struct xdt_mstate *m, u64 addr, void *dst,
 			    size_t n, u32 pc)
 {
 	if (copy_from_kernel_nofault(dst, (const void *)(unsigned long)addr, n)) {
-		fault(m, XDT_FAULT_BADADDR, addr, pc);
+		xdt_dif_fault(m, XDT_FAULT_BADADDR, addr, pc);
 		return -EFAULT;
 	}
 	return 0;
@@ -237,11 +288,19 @@ int __xdt_probe xdt_dif_run(const struct xdt_difo_k *d, struct xdt_mstate *m,
 			    u64 *rv)
 {
 	u64 r[DIF_NREGS] = { 0 };
+	struct xdt_tuple t;
 	u32 pc = 0;
+
+	t.n = 0;
 
 	while (pc < d->ninsns) {
 		u32 in = d->insns[pc];
-		u64 a = r[DIF_R1(in)], b = r[DIF_R2(in)], v = 0;
+		/*
+		 * In I- and B-form words the r1/r2 bytes are index or target
+		 * bits, up to 255: mask so they never index past r[].
+		 */
+		u64 a = r[DIF_R1(in) & (DIF_NREGS - 1)];
+		u64 b = r[DIF_R2(in) & (DIF_NREGS - 1)], v = 0;
 		u32 op = DIF_OP(in), rd = DIF_RD(in);
 		int cmp;
 
@@ -261,7 +320,7 @@ int __xdt_probe xdt_dif_run(const struct xdt_difo_k *d, struct xdt_mstate *m,
 		case DIF_OP_SREM:
 		case DIF_OP_UREM:
 			if (!b) {
-				fault(m, XDT_FAULT_DIVZERO, 0, pc);
+				xdt_dif_fault(m, XDT_FAULT_DIVZERO, 0, pc);
 				return -EINVAL;
 			}
 			if (op == DIF_OP_SDIV)
@@ -318,14 +377,65 @@ int __xdt_probe xdt_dif_run(const struct xdt_difo_k *d, struct xdt_mstate *m,
 		case DIF_OP_LDUH: { u16 x; if (load(m, a, &x, 2, pc)) return -EFAULT; v = x; break; }
 		case DIF_OP_LDUW: { u32 x; if (load(m, a, &x, 4, pc)) return -EFAULT; v = x; break; }
 		case DIF_OP_LDX:  { u64 x; if (load(m, a, &x, 8, pc)) return -EFAULT; v = x; break; }
+		case DIF_OP_LDGS: case DIF_OP_LDTS: case DIF_OP_LDLS:
+		case DIF_OP_LDGAA: case DIF_OP_LDTAA:
+			if (xdt_var_load(m, &t, op, DIF_INDEX(in), &v, pc))
+				return -EFAULT;
+			break;
+		case DIF_OP_STGS: case DIF_OP_STTS: case DIF_OP_STLS:
+		case DIF_OP_STGAA: case DIF_OP_STTAA:
+			if (xdt_var_store(m, &t, op, DIF_INDEX(in), r[rd], pc))
+				return -EFAULT;
+			break;
+		case DIF_OP_PUSHTV:
+		case DIF_OP_PUSHTS:
+			if (t.n == DIF_MAXTUPLE) {
+				xdt_dif_fault(m, XDT_FAULT_TUPOFLOW, 0, pc);
+				return -EINVAL;
+			}
+			t.e[t.n].v = a;
+			t.e[t.n].str = op == DIF_OP_PUSHTS;
+			t.n++;
+			break;
+		case DIF_OP_FLUSHTS:
+			t.n = 0;
+			break;
+		case DIF_OP_CALL:
+			if (xdt_subr_call(m, &t, DIF_INDEX(in), &v, pc))
+				return -EFAULT;
+			break;
+		case DIF_OP_ALLOCS:
+			if (xdt_scratch_alloc(m, a, &v, pc))
+				return -EFAULT;
+			break;
+		case DIF_OP_COPYS:
+			if (xdt_mem_copy(m, r[rd], a, b, pc))
+				return -EFAULT;
+			break;
+		case DIF_OP_STB:
+		case DIF_OP_STH:
+		case DIF_OP_STW:
+		case DIF_OP_STX:
+			if (xdt_mem_store(m, r[rd], a, 1u << (op - DIF_OP_STB),
+					  pc))
+				return -EFAULT;
+			break;
+		case DIF_OP_LDARG:
+			if (a >= XDT_NARGS) {
+				xdt_dif_fault(m, XDT_FAULT_ILLOP, a, pc);
+				return -EINVAL;
+			}
+			v = xdt_arg(m->ctx, a);
+			break;
 		default:
 			/* The verifier makes this unreachable. */
-			fault(m, XDT_FAULT_ILLOP, 0, pc);
+			xdt_dif_fault(m, XDT_FAULT_ILLOP, 0, pc);
 			return -EINVAL;
 		}
-		r[rd] = v;
+		if (dif_use[op] & DIF_U_WD)
+			r[rd] = v;
 		pc++;
 	}
-	fault(m, XDT_FAULT_ILLOP, 0, pc);
+	xdt_dif_fault(m, XDT_FAULT_ILLOP, 0, pc);
 	return -EINVAL;
 }

@@ -61,7 +61,8 @@ static int load_difos(struct xdt_state *st, struct xdt_enable *req)
 		d->strtab = strtab + ud[i].str0;
 		d->strlen = ud[i].strlen;
 		d->rtype = ud[i].rtype;
-		if (xdt_dif_verify(d, why, sizeof(why)))
+		if (xdt_dif_verify(d, st->blob + p->vars_off, p->nvars, why,
+				   sizeof(why)))
 			return EERR("difo %u %s", i, why);
 	}
 	return 0;
@@ -140,6 +141,8 @@ static int load_clauses(struct xdt_state *st, struct xdt_enable *req)
 				off = ALIGN(off, 8);
 				k->off = off;
 				off += a->arg0 * 8;
+				break;
+			case XDT_ACT_DIFEXPR:
 				break;
 			case XDT_ACT_AGGKEY:
 				if (a->arg0 > XDT_KEY_STACK)
@@ -285,9 +288,11 @@ int xdt_enable(struct xdt_state *st, struct xdt_enable *req, void *blob)
 	    !in_blob(size, p->difos_off, p->ndifos, sizeof(struct xdt_difo)) ||
 	    !in_blob(size, p->insns_off, p->ninsns, 4) ||
 	    !in_blob(size, p->ints_off, p->nints, 8) ||
-	    !in_blob(size, p->strtab_off, p->strtab_len, 1))
+	    !in_blob(size, p->strtab_off, p->strtab_len, 1) ||
+	    !in_blob(size, p->vars_off, p->nvars, sizeof(struct xdt_var)))
 		return EERR("a section lies outside the program object");
 	if ((p->clauses_off | p->actions_off | p->difos_off | p->ints_off) & 7 ||
+	    (p->nvars && p->vars_off & 7) ||
 	    p->insns_off & 3)
 		return EERR("misaligned section");
 	if (p->nclauses == 0)
@@ -300,7 +305,11 @@ int xdt_enable(struct xdt_state *st, struct xdt_enable *req, void *blob)
 	if (st->strsize > 4096 || st->strsize & 7)
 		return EERR("strsize %u (a multiple of 8, at most 4096)",
 			    st->strsize);
-	ret = load_difos(st, req);
+	if (p->nvars > 1u << 16)
+		return EERR("%u variables (at most %u)", p->nvars, 1u << 16);
+	ret = xdt_vars_create(st, req->err, sizeof(req->err));
+	if (!ret)
+		ret = load_difos(st, req);
 	if (!ret)
 		ret = load_clauses(st, req);
 	if (!ret) {
@@ -389,6 +398,11 @@ int xdt_go(struct xdt_state *st)
 		return ret;
 	}
 	ret = xdt_xol_prepare(st->sites, st->nsites);
+	if (!ret) {
+		ret = xdt_vars_start(st->vars);
+		if (ret)
+			xdt_xol_release(st->sites, st->nsites);
+	}
 	if (ret) {
 		kvfree(st->sites);
 		st->sites = NULL;
@@ -461,6 +475,7 @@ void xdt_stop(struct xdt_state *st)
 	xdt_probe_fire(&ctx);
 	WRITE_ONCE(xdt_active, NULL);
 	synchronize_rcu();
+	xdt_vars_stop(st->vars);
 	unlink_ecbs(st);
 	st->state = XDT_STATE_STOPPED;
 	mutex_unlock(&xdt_lock);
@@ -480,6 +495,7 @@ void xdt_state_reset(struct xdt_state *st)
 	for (i = 0; i < st->necbs; i++)
 		module_put(st->ecbs[i].probe->owner);
 	kvfree(st->ecbs);
+	xdt_vars_free(st->vars);
 	kvfree(st->blob);
 	xdt_bufs_free();
 	memset(st, 0, sizeof(*st));

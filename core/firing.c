@@ -82,7 +82,8 @@ static int __xdt_probe run_clause(struct xdt_cpu *c, struct xdt_state *st,
 {
 	const struct xdt_clause_k *cl = ecb->clause;
 	struct xdt_mstate m = { .ctx = ctx, .ecb = ecb,
-				.strsize = st->strsize };
+				.strsize = st->strsize, .vars = st->vars,
+				.vc = xdt_vars_cpu(st->vars) };
 	char *key = c->keybuf;
 	u32 keylen = 0, i;
 	struct xdt_rechdr *h;
@@ -178,6 +179,8 @@ static int __xdt_probe run_clause(struct xdt_cpu *c, struct xdt_state *st,
 			xdt_agg_update(c, a->arg0, a->arg1, key, keylen, v);
 			keylen = 0;
 			break;
+		case XDT_ACT_DIFEXPR:
+			break;		/* ran for its stores */
 		}
 	}
 	return 0;
@@ -200,6 +203,7 @@ void __xdt_probe xdt_probe_fire(struct xdt_ctx *ctx)
 	}
 	c->busy = 1;
 	c->firings++;
+	xdt_vars_fire(st->vars);
 	for (e = READ_ONCE(probe->ecbs); e; e = e->next) {
 		if (READ_ONCE(st->exited) && probe != xdt_probe_end)
 			break;

@@ -131,6 +131,7 @@ static void status(struct xdt_state *st, struct xdt_status *s)
 		s->firings += c->firings;
 		s->traps += c->traps;
 	}
+	xdt_vars_status(st->vars, s);
 	s->exited = READ_ONCE(st->exited);
 	s->state = st->state;
 }

@@ -8,6 +8,7 @@
  *   3. patch sites                   (core/probe.c; arch/<isa>/ fills them)
  *   4. enablings                     (core/enable.c)
  *   5. DIF                           (core/dif.c)
+ *   5b. D variables                  (core/vars.c)
  *   6. buffers and aggregations      (core/buf.c)
  *   7. firing                        (core/firing.c)
  *   8. built-in providers            (providers/)
@@ -20,7 +21,10 @@
  * -- so xdt cannot trap inside its own trap path, by construction.  It may
  * only: read per-CPU state, read immutable tables (probe sites, the enabled
  * program), write the current CPU's buffers, and load memory through the
- * fault-safe loader.  It takes no locks, allocates nothing, never sleeps.
+ * fault-safe loader.  It takes no sleeping locks and never sleeps; it
+ * allocates only from pools made at enable (the dynamic variables of
+ * core/vars.c, whose tiny cmpxchg bucket locks are safe because a firing
+ * runs with interrupts off and never nests on one CPU).
  * A fault or a bad operand sets a per-CPU fault code; the clause is
  * abandoned and dtrace:::ERROR fires with the details.
  */
@@ -94,6 +98,7 @@ struct xdt_provider {
 };
 
 struct xdt_ecb;
+struct xdt_vars;
 
 struct xdt_probe {
 	u32 id;
@@ -241,6 +246,7 @@ struct xdt_state {
 	int exited;
 	struct xdt_site **sites;	/* every site GO patched in */
 	u32 nsites;
+	struct xdt_vars *vars;		/* D variables, scratch (vars.c) */
 };
 
 enum { XDT_STATE_IDLE, XDT_STATE_ENABLED, XDT_STATE_RUNNING,
@@ -255,15 +261,60 @@ void xdt_state_reset(struct xdt_state *st);
 void xdt_state_free(struct xdt_state *st);
 
 /* ---- 5. DIF ------------------------------------------------------------- */
-int xdt_dif_verify(const struct xdt_difo_k *d, char *err, size_t errlen);
+int xdt_dif_verify(const struct xdt_difo_k *d, const struct xdt_var *vars,
+		   u32 nvars, char *err, size_t errlen);
+
+/* The tuple stack of one DIF run: keys and subroutine arguments. */
+struct xdt_tuple {
+	u32 n;
+	struct {
+		u64 v;
+		u32 str;		/* PUSHTS: v is a string's address */
+	} e[DIF_MAXTUPLE];
+};
+
+struct xdt_vcpu;
 
 struct xdt_mstate {
 	struct xdt_ctx *ctx;
 	const struct xdt_ecb *ecb;
 	u32 strsize;
+	u32 scratch_used;		/* ALLOCS bytes this clause */
+	struct xdt_vars *vars;
+	struct xdt_vcpu *vc;		/* this CPU's part of @vars */
 };
 int xdt_dif_run(const struct xdt_difo_k *d, struct xdt_mstate *m, u64 *rv);
 long xdt_strcpy_nofault(char *dst, unsigned long src, u32 max);
+void xdt_dif_fault(struct xdt_mstate *m, int kind, u64 addr, u32 pc);
+
+/* ---- 5b. D variables (core/vars.c; docs/variables.md) -------------------- */
+/* This CPU's part of a program's variables, scratch and working buffers. */
+struct xdt_vcpu {
+	char *locals;			/* this-> storage */
+	char *scratch;			/* ALLOCS, reset every clause */
+	char *key;			/* an array key being built */
+	char *bounce;			/* a by-reference value being stored */
+	int locals_dirty;		/* this-> written since last zeroed */
+	u64 rand;			/* rand()'s state */
+	u64 dyndrops, dyndrops_dirty;
+};
+
+int xdt_vars_create(struct xdt_state *st, char *err, size_t errlen);
+int xdt_vars_start(struct xdt_vars *v);
+void xdt_vars_stop(struct xdt_vars *v);
+void xdt_vars_free(struct xdt_vars *v);
+void xdt_vars_status(struct xdt_vars *v, struct xdt_status *s);
+struct xdt_vcpu *xdt_vars_cpu(struct xdt_vars *v);
+void xdt_vars_fire(struct xdt_vars *v);
+int xdt_var_load(struct xdt_mstate *m, struct xdt_tuple *t, u32 op, u32 id,
+		 u64 *val, u32 pc);
+int xdt_var_store(struct xdt_mstate *m, struct xdt_tuple *t, u32 op, u32 id,
+		  u64 val, u32 pc);
+int xdt_mem_store(struct xdt_mstate *m, u64 addr, u64 val, u32 n, u32 pc);
+int xdt_mem_copy(struct xdt_mstate *m, u64 dst, u64 src, u64 n, u32 pc);
+int xdt_scratch_alloc(struct xdt_mstate *m, u64 n, u64 *addr, u32 pc);
+int xdt_subr_call(struct xdt_mstate *m, struct xdt_tuple *t, u32 subr,
+		  u64 *rv, u32 pc);
 
 /* ---- 6. buffers and aggregations ---------------------------------------- */
 struct xdt_buf {
@@ -377,6 +428,8 @@ void xdt_tracepoint_iterator(struct tracepoint *tp, unsigned long *lo,
 			     unsigned long *hi);
 /* Is @addr inside xdt.ko (frames stack() leaves out)? */
 bool xdt_own_text(unsigned long addr);
+/* A vmlinux tracepoint by name, or NULL (providers/rawtp.c). */
+struct tracepoint *xdt_tracepoint_find(const char *name);
 /* Why fbt and kinst leave a function alone, or NULL (providers/fbt.c). */
 const char *xdt_text_excluded(const char *name, unsigned long addr,
 			      struct module *mod);

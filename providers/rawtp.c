@@ -153,6 +153,28 @@ void xdt_tracepoint_iterator(struct tracepoint *tp, unsigned long *lo,
 	}
 }
 
+struct tp_find {
+	const char *name;
+	struct tracepoint *tp;
+};
+
+static void tp_find(struct tracepoint *tp, void *priv)
+{
+	struct tp_find *f = priv;
+
+	if (!strcmp(tp->name, f->name))
+		f->tp = tp;
+}
+
+/* For the core's own hooks (D variables: sched_process_exit). */
+struct tracepoint *xdt_tracepoint_find(const char *name)
+{
+	struct tp_find f = { .name = name };
+
+	for_each_kernel_tracepoint(tp_find, &f);
+	return f.tp;
+}
+
 static const struct xdt_provider_ops rawtp_ops = {
 	.enable = rawtp_enable,
 	.disable = rawtp_disable,

@@ -1,0 +1,842 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * D variables: the storage behind the variable ops of uapi/dif.h, scratch
+ * space, memory stores and subroutines.  docs/variables.md is the user's
+ * view (sizes, defaults, what happens when space runs out).
+ *
+ *   globals        one zeroed allocation per program, each variable
+ *                  8-aligned at its offset
+ *   this->         per CPU: one allocation per CPU, zeroed at the start of
+ *                  a firing if the previous firing wrote it
+ *   scratch        per CPU, bump-allocated by ALLOCS, reset every clause
+ *   self->, a[k]   dynamic variables: fixed-size chunks in a pool bounded by
+ *                  dynvarsize, found through two hash tables:
+ *
+ *     meta[nchunks]  next | var | keylen | thread | key bytes   (hash chains,
+ *                                                                free lists)
+ *     vals[nchunks]  value bytes only: what a by-reference load hands out
+ *                    and what STB..STX/COPYS may write
+ *
+ *     thread table   bucket = hash(thread): all of a thread's variables in
+ *                    one bucket, so its exit scans one chain
+ *     array table    bucket = hash(var, key)
+ *
+ * Keeping the metadata apart from the values means no store a program can
+ * make -- even through a stale pointer into a freed chunk -- can touch a
+ * hash link: the worst it can do is change a value of its own program.
+ *
+ * Locking.  Each bucket has a one-word cmpxchg spin lock, inlined (no kernel
+ * function fbt could probe is called with it held); the pool (free and
+ * dirty lists) has another, always taken inside a bucket lock, never the
+ * other way round.  A firing runs with IRQs off and the per-CPU busy guard
+ * forbids nesting on one CPU, so a holder is never interrupted by a firing
+ * that wants the same lock; the process-context users (cleaner, thread exit
+ * hook) take the same guard.  Loads lock too: chains are short, and a
+ * reader that never sees a half-linked chunk needs no memory-ordering
+ * argument.
+ *
+ * Freeing.  A by-reference load hands out the address of a value, which the
+ * clause may read after the lock is dropped; so a freed chunk goes to a
+ * dirty list, and the cleaner (delayed work at cleanrate) moves it to the
+ * free list only after synchronize_rcu() -- firings run with IRQs off, so a
+ * grace period outlasts every firing that could hold such an address.  The
+ * cost: a chunk freed and wanted again within one cleaner period is a drop
+ * (counted apart, as DTrace's "dynamic variable drops with non-empty dirty
+ * list").
+ *
+ * Threads.  The thread key is the task pointer.  A thread's variables are
+ * reclaimed at sched_process_exit, which runs in the exiting thread itself
+ * after PF_EXITING is set; a thread with PF_EXITING creates no new
+ * variables, so none can outlive the cleanup and be found by a later task
+ * that reuses the task_struct.
+ */
+#include <linux/hash.h>
+#include <linux/jhash.h>
+#include <linux/log2.h>
+#include <linux/random.h>
+#include <linux/sched.h>
+#include <linux/slab.h>
+#include <linux/tracepoint.h>
+#include <linux/vmalloc.h>
+#include <linux/workqueue.h>
+
+#include "xdt_impl.h"
+
+#define VAR_MAXSIZE	(64u << 10)	/* one variable's value */
+#define VAR_MAXSPACE	(4u << 20)	/* globals, and this-> per CPU */
+#define DYN_DEFAULT	(1u << 20)	/* dynvarsize: DTrace's default */
+#define DYN_MAX		(256u << 20)
+#define SCRATCH_DEFAULT	(16u << 10)
+#define SCRATCH_MAX	(4u << 20)
+#define CLEAN_DEFAULT	101		/* Hz, DTrace's cleanrate default */
+#define CLEAN_MAX	10000
+
+/* Chunk metadata; the key follows it (keymax bytes). */
+struct dv_meta {
+	u32 next;			/* chunk number + 1, 0 = end */
+	u16 var;
+	u16 pad;
+	u32 keylen;
+	u32 pad2;
+	unsigned long thread;		/* 0: a global array element */
+	char key[];
+};
+
+struct dv_bucket {
+	u32 lock;
+	u32 head;			/* chunk number + 1, 0 = empty */
+};
+
+struct xdt_vars {
+	const struct xdt_var *tab;
+	u32 nvars;
+	u32 *off;			/* globals/this->: offset of each var;
+					   arrays: key bytes of each var */
+	u32 strsize;
+	char *globals;
+	u32 gsize, lsize, scratchsize;
+	u32 bouncesize;			/* largest by-reference value */
+	u32 keymax, valmax;		/* over dynamic variables */
+	char *zero;			/* bouncesize zeroes: a missing value */
+	struct xdt_vcpu *cpu;		/* [nr_cpu_ids] */
+
+	/* dynamic variable pool */
+	char *meta, *vals;
+	size_t metastride, valstride;
+	u32 nchunks, nbuckets;		/* nbuckets: a power of two */
+	struct dv_bucket *tbuckets, *abuckets;
+	u32 poollock, freehead, dirtyhead;
+	bool has_thread;
+	unsigned long period;		/* cleaner, jiffies */
+	struct delayed_work cleaner;
+	bool running;
+	struct tracepoint *exit_tp;
+};
+
+/* ---- locks ----------------------------------------------------------------- */
+static __always_inline void dv_lock(u32 *l)
+{
+	while (cmpxchg(l, 0, 1))
+		cpu_relax();
+}
+
+static __always_inline void dv_unlock(u32 *l)
+{
+	smp_store_release(l, 0);
+}
+
+/*
+ * Process context taking the locks firings take: IRQs off and this CPU's
+ * busy guard set, so nothing (not even a firing from an NMI) can try the
+ * same lock on this CPU while it is held.
+ */
+static __always_inline int dv_guard(unsigned long *flags)
+{
+	struct xdt_cpu *c;
+	int was;
+
+	local_irq_save(*flags);
+	c = this_cpu_ptr(&xdt_cpu);
+	was = c->busy;
+	c->busy = 1;
+	return was;
+}
+
+static __always_inline void dv_unguard(unsigned long flags, int was)
+{
+	this_cpu_ptr(&xdt_cpu)->busy = was;
+	local_irq_restore(flags);
+}
+
+/* ---- the pool ---------------------------------------------------------------- */
+static __always_inline struct dv_meta *dv_meta(struct xdt_vars *v, u32 n)
+{
+	return (struct dv_meta *)(v->meta + (size_t)(n - 1) * v->metastride);
+}
+
+static __always_inline char *dv_val(struct xdt_vars *v, u32 n)
+{
+	return v->vals + (size_t)(n - 1) * v->valstride;
+}
+
+/* A chunk, or 0 (counted as a drop) when the pool is empty. */
+static u32 __xdt_probe dv_alloc(struct xdt_vars *v, struct xdt_vcpu *vc)
+{
+	u32 n;
+
+	dv_lock(&v->poollock);
+	n = v->freehead;
+	if (n)
+		v->freehead = dv_meta(v, n)->next;
+	else {
+		vc->dyndrops++;
+		if (v->dirtyhead)
+			vc->dyndrops_dirty++;
+	}
+	dv_unlock(&v->poollock);
+	return n;
+}
+
+static void __xdt_probe dv_dirty(struct xdt_vars *v, u32 n)
+{
+	dv_lock(&v->poollock);
+	dv_meta(v, n)->next = v->dirtyhead;
+	v->dirtyhead = n;
+	dv_unlock(&v->poollock);
+}
+
+static void dv_clean(struct work_struct *w)
+{
+	struct xdt_vars *v = container_of(to_delayed_work(w), struct xdt_vars,
+					  cleaner);
+	unsigned long flags;
+	u32 head, tail;
+	int was;
+
+	was = dv_guard(&flags);
+	dv_lock(&v->poollock);
+	head = v->dirtyhead;
+	v->dirtyhead = 0;
+	dv_unlock(&v->poollock);
+	dv_unguard(flags, was);
+	if (head) {
+		/* No firing that could still read these values is left. */
+		synchronize_rcu();
+		for (tail = head; dv_meta(v, tail)->next;
+		     tail = dv_meta(v, tail)->next)
+			;
+		was = dv_guard(&flags);
+		dv_lock(&v->poollock);
+		dv_meta(v, tail)->next = v->freehead;
+		v->freehead = head;
+		dv_unlock(&v->poollock);
+		dv_unguard(flags, was);
+	}
+	if (READ_ONCE(v->running))
+		schedule_delayed_work(&v->cleaner, v->period);
+}
+
+static __always_inline struct dv_bucket *dv_tbucket(struct xdt_vars *v,
+						     unsigned long thread)
+{
+	return &v->tbuckets[hash_long(thread, 32) & (v->nbuckets - 1)];
+}
+
+/* sched_process_exit, in the exiting thread: free its variables. */
+static void __xdt_probe dv_thread_exit(void *data, struct task_struct *p)
+{
+	struct xdt_vars *v = data;
+	struct dv_bucket *b = dv_tbucket(v, (unsigned long)p);
+	unsigned long flags;
+	u32 *link, n;
+	int was;
+
+	was = dv_guard(&flags);
+	dv_lock(&b->lock);
+	for (link = &b->head; (n = *link);) {
+		struct dv_meta *e = dv_meta(v, n);
+
+		if (e->thread == (unsigned long)p) {
+			*link = e->next;
+			dv_dirty(v, n);
+		} else {
+			link = &e->next;
+		}
+	}
+	dv_unlock(&b->lock);
+	dv_unguard(flags, was);
+}
+
+/* ---- setup ------------------------------------------------------------------ */
+static bool var_dynamic(const struct xdt_var *x)
+{
+	return x->scope == XDT_VAR_THREAD || x->kind == XDT_VAR_ARRAY;
+}
+
+static int check_var(const struct xdt_var *x, u32 i, char *err, size_t errlen)
+{
+	const char *why = NULL;
+
+	if (x->scope > XDT_VAR_LOCAL)
+		why = "unknown scope";
+	else if (x->kind > XDT_VAR_ARRAY)
+		why = "unknown kind";
+	else if (x->scope == XDT_VAR_LOCAL && x->kind == XDT_VAR_ARRAY)
+		why = "clause-local associative array";
+	else if (x->flags & ~(XDT_VF_BYREF | XDT_VF_STRING))
+		why = "unknown flags";
+	else if ((x->flags & XDT_VF_STRING) && !(x->flags & XDT_VF_BYREF))
+		why = "string not held by reference";
+	else if (!(x->flags & XDT_VF_BYREF) && x->size != 8)
+		why = "integer not of 8 bytes";
+	else if (x->size == 0 || x->size > VAR_MAXSIZE)
+		why = "size out of range";
+	else if (x->kind == XDT_VAR_ARRAY &&
+		 (x->nkeys < 1 || x->nkeys > DIF_MAXTUPLE))
+		why = "array of other than 1..8 keys";
+	else if (x->kind == XDT_VAR_SCALAR && (x->nkeys || x->keykinds))
+		why = "keys on a scalar";
+	else if (x->kind == XDT_VAR_ARRAY &&
+		 (x->keykinds & ~((1u << x->nkeys) - 1)))
+		why = "key kinds beyond its keys";
+	if (!why)
+		return 0;
+	snprintf(err, errlen, "variable %u (%.32s): %s (scope %u kind %u "
+		 "flags %#x size %u keys %u/%#x)", i, x->name, why, x->scope,
+		 x->kind, x->flags, x->size, x->nkeys, x->keykinds);
+	return -EINVAL;
+}
+
+void xdt_vars_free(struct xdt_vars *v)
+{
+	u32 cpu;
+
+	if (!v)
+		return;
+	xdt_vars_stop(v);
+	if (v->cpu) {
+		for (cpu = 0; cpu < nr_cpu_ids; cpu++) {
+			vfree(v->cpu[cpu].locals);
+			vfree(v->cpu[cpu].scratch);
+			vfree(v->cpu[cpu].key);
+			vfree(v->cpu[cpu].bounce);
+		}
+	}
+	kvfree(v->cpu);
+	kvfree(v->off);
+	vfree(v->globals);
+	vfree(v->zero);
+	vfree(v->meta);
+	vfree(v->vals);
+	kvfree(v->tbuckets);
+	kvfree(v->abuckets);
+	kfree(v);
+}
+
+static int alloc_pool(struct xdt_vars *v, u32 dynvarsize)
+{
+	u32 i;
+
+	v->metastride = ALIGN(sizeof(struct dv_meta) + v->keymax, 8);
+	v->valstride = ALIGN(v->valmax, 8);
+	v->nchunks = dynvarsize / (v->metastride + v->valstride);
+	v->nbuckets = roundup_pow_of_two(max(v->nchunks, 1u));
+	v->tbuckets = kvcalloc(v->nbuckets, sizeof(*v->tbuckets), GFP_KERNEL);
+	v->abuckets = kvcalloc(v->nbuckets, sizeof(*v->abuckets), GFP_KERNEL);
+	v->meta = vzalloc(max_t(size_t, v->nchunks * v->metastride, 1));
+	v->vals = vzalloc(max_t(size_t, v->nchunks * v->valstride, 1));
+	if (!v->tbuckets || !v->abuckets || !v->meta || !v->vals)
+		return -ENOMEM;
+	for (i = 1; i <= v->nchunks; i++)
+		dv_meta(v, i)->next = i < v->nchunks ? i + 1 : 0;
+	v->freehead = v->nchunks ? 1 : 0;
+	return 0;
+}
+
+/*
+ * Check the program's variable table and make its storage.  Done at
+ * enable, so an enabling that cannot have its variables is refused before
+ * anything runs, and nothing is allocated in probe context.
+ */
+int xdt_vars_create(struct xdt_state *st, char *err, size_t errlen)
+{
+	const struct xdt_prog *p = st->prog;
+	const struct xdt_var *tab = st->blob + p->vars_off;
+	u32 dynvarsize = p->dynvarsize ? p->dynvarsize : DYN_DEFAULT;
+	u32 scratch = p->scratchsize ? p->scratchsize : SCRATCH_DEFAULT;
+	u32 rate = p->cleanrate ? p->cleanrate : CLEAN_DEFAULT;
+	struct xdt_vars *v;
+	u64 gsize = 0, lsize = 0;
+	u32 i, cpu;
+	int ret;
+
+	if (dynvarsize > DYN_MAX || scratch > SCRATCH_MAX || rate > CLEAN_MAX) {
+		snprintf(err, errlen, "dynvarsize %u (at most %u), scratchsize "
+			 "%u (at most %u), cleanrate %u Hz (at most %u)",
+			 dynvarsize, DYN_MAX, scratch, SCRATCH_MAX, rate,
+			 CLEAN_MAX);
+		return -EINVAL;
+	}
+	v = kzalloc(sizeof(*v), GFP_KERNEL);
+	if (!v)
+		return -ENOMEM;
+	st->vars = v;
+	v->tab = tab;
+	v->nvars = p->nvars;
+	v->strsize = st->strsize;
+	v->scratchsize = ALIGN(scratch, 8);
+	v->bouncesize = 8;
+	v->off = kvcalloc(max(p->nvars, 1u), sizeof(u32), GFP_KERNEL);
+	if (!v->off)
+		return -ENOMEM;
+	for (i = 0; i < p->nvars; i++) {
+		const struct xdt_var *x = &tab[i];
+		u32 size = ALIGN(x->size, 8), k, keylen = 0;
+
+		ret = check_var(x, i, err, errlen);
+		if (ret)
+			return ret;
+		if (x->flags & XDT_VF_BYREF)
+			v->bouncesize = max(v->bouncesize, size);
+		if (var_dynamic(x)) {
+			for (k = 0; k < x->nkeys; k++)
+				keylen += x->keykinds & (1u << k) ?
+					  st->strsize : 8;
+			v->off[i] = keylen;
+			v->keymax = max(v->keymax, keylen);
+			v->valmax = max(v->valmax, size);
+			if (x->scope == XDT_VAR_THREAD)
+				v->has_thread = true;
+		} else if (x->scope == XDT_VAR_GLOBAL) {
+			v->off[i] = gsize;
+			gsize += size;
+		} else {
+			v->off[i] = lsize;
+			lsize += size;
+		}
+		if (gsize > VAR_MAXSPACE || lsize > VAR_MAXSPACE) {
+			snprintf(err, errlen, "variables need more than %u "
+				 "bytes of %s storage", VAR_MAXSPACE,
+				 gsize > VAR_MAXSPACE ? "global" :
+				 "clause-local");
+			return -EINVAL;
+		}
+	}
+	v->gsize = gsize;
+	v->lsize = lsize;
+	v->period = max(HZ / rate, 1u);
+	v->globals = vzalloc(max(v->gsize, 8u));
+	v->zero = vzalloc(v->bouncesize);
+	v->cpu = kvcalloc(nr_cpu_ids, sizeof(*v->cpu), GFP_KERNEL);
+	if (!v->globals || !v->zero || !v->cpu)
+		return -ENOMEM;
+	for_each_possible_cpu(cpu) {
+		struct xdt_vcpu *vc = &v->cpu[cpu];
+
+		vc->locals = vzalloc(max(v->lsize, 8u));
+		vc->scratch = vzalloc(v->scratchsize + 8);
+		vc->key = vmalloc(max(v->keymax, 8u));
+		vc->bounce = vmalloc(v->bouncesize);
+		vc->rand = get_random_u64() | 1;
+		if (!vc->locals || !vc->scratch || !vc->key || !vc->bounce)
+			return -ENOMEM;
+	}
+	if (v->valmax)
+		return alloc_pool(v, dynvarsize);
+	return 0;
+}
+
+int xdt_vars_start(struct xdt_vars *v)
+{
+	int ret;
+
+	if (!v->valmax)
+		return 0;
+	if (v->has_thread) {
+		v->exit_tp = xdt_tracepoint_find("sched_process_exit");
+		if (!v->exit_tp)
+			return -ENOENT;
+		ret = tracepoint_probe_register(v->exit_tp, dv_thread_exit, v);
+		if (ret) {
+			v->exit_tp = NULL;
+			return ret;
+		}
+	}
+	INIT_DELAYED_WORK(&v->cleaner, dv_clean);
+	WRITE_ONCE(v->running, true);
+	schedule_delayed_work(&v->cleaner, v->period);
+	return 0;
+}
+
+/* After STOP: nothing fires any more; stop the cleaner and the exit hook. */
+void xdt_vars_stop(struct xdt_vars *v)
+{
+	if (!v || !v->running)
+		return;
+	WRITE_ONCE(v->running, false);
+	cancel_delayed_work_sync(&v->cleaner);
+	if (v->exit_tp) {
+		tracepoint_probe_unregister(v->exit_tp, dv_thread_exit, v);
+		tracepoint_synchronize_unregister();
+		v->exit_tp = NULL;
+	}
+}
+
+void xdt_vars_status(struct xdt_vars *v, struct xdt_status *s)
+{
+	u32 cpu;
+
+	if (!v || !v->cpu)
+		return;
+	for_each_possible_cpu(cpu) {
+		s->dyndrops += v->cpu[cpu].dyndrops;
+		s->dyndrops_dirty += v->cpu[cpu].dyndrops_dirty;
+	}
+}
+
+/* ---- probe context ------------------------------------------------------------ */
+struct xdt_vcpu *__xdt_probe xdt_vars_cpu(struct xdt_vars *v)
+{
+	return &v->cpu[raw_smp_processor_id()];
+}
+
+/* Start of a firing: this-> values do not outlive it. */
+void __xdt_probe xdt_vars_fire(struct xdt_vars *v)
+{
+	struct xdt_vcpu *vc = xdt_vars_cpu(v);
+
+	if (vc->locals_dirty) {
+		memset(vc->locals, 0, v->lsize);
+		vc->locals_dirty = 0;
+	}
+}
+
+/*
+ * The value a by-reference store copies, into this CPU's bounce buffer
+ * (before any lock is taken, and so a fault half-way stores nothing).
+ */
+static int __xdt_probe fetch_byref(struct xdt_mstate *m,
+				   const struct xdt_var *x, u64 src, u32 pc)
+{
+	char *dst = m->vc->bounce;
+
+	if (x->flags & XDT_VF_STRING) {
+		long n = xdt_strcpy_nofault(dst, src, x->size);
+
+		if (n < 0)
+			goto bad;
+		memset(dst + n, 0, x->size - n);
+		return 0;
+	}
+	if (!copy_from_kernel_nofault(dst, (void *)(unsigned long)src,
+				      x->size))
+		return 0;
+bad:
+	xdt_dif_fault(m, XDT_FAULT_BADADDR, src, pc);
+	return -EFAULT;
+}
+
+/* An array's key, from the whole tuple stack (which it consumes). */
+static int __xdt_probe build_key(struct xdt_mstate *m, struct xdt_tuple *t,
+				 const struct xdt_var *x, u32 pc)
+{
+	char *key = m->vc->key;
+	u32 i, n = t->n, off = 0;
+
+	t->n = 0;
+	if (n != x->nkeys) {
+		xdt_dif_fault(m, XDT_FAULT_ILLOP, n, pc);
+		return -EINVAL;
+	}
+	for (i = 0; i < n; i++) {
+		bool str = x->keykinds & (1u << i);
+
+		if (str != !!t->e[i].str) {
+			xdt_dif_fault(m, XDT_FAULT_ILLOP, i, pc);
+			return -EINVAL;
+		}
+		if (!str) {
+			memcpy(key + off, &t->e[i].v, 8);
+			off += 8;
+			continue;
+		}
+		memset(key + off, 0, m->strsize);
+		if (xdt_strcpy_nofault(key + off, t->e[i].v, m->strsize) < 0) {
+			xdt_dif_fault(m, XDT_FAULT_BADADDR, t->e[i].v, pc);
+			return -EFAULT;
+		}
+		off += m->strsize;
+	}
+	return 0;
+}
+
+/* Where a dynamic variable's chain lives, and its identity. */
+struct dv_ref {
+	struct dv_bucket *b;
+	unsigned long thread;
+	u32 keylen;
+};
+
+static void __xdt_probe dv_ref(struct xdt_mstate *m, u32 id, struct dv_ref *r)
+{
+	struct xdt_vars *v = m->vars;
+	const struct xdt_var *x = &v->tab[id];
+
+	r->keylen = x->kind == XDT_VAR_ARRAY ? v->off[id] : 0;
+	if (x->scope == XDT_VAR_THREAD) {
+		r->thread = (unsigned long)current;
+		r->b = dv_tbucket(v, r->thread);
+	} else {
+		r->thread = 0;
+		r->b = &v->abuckets[jhash(m->vc->key, r->keylen, id) &
+				    (v->nbuckets - 1)];
+	}
+}
+
+/* Find in @r's chain, bucket locked; *@linkp: the link that points to it. */
+static u32 __xdt_probe dv_find(struct xdt_vars *v, struct dv_ref *r, u32 id,
+			       const char *key, u32 **linkp)
+{
+	u32 *link, n;
+
+	for (link = &r->b->head; (n = *link); link = &dv_meta(v, n)->next) {
+		struct dv_meta *e = dv_meta(v, n);
+
+		if (e->var == id && e->thread == r->thread &&
+		    e->keylen == r->keylen && !memcmp(e->key, key, r->keylen)) {
+			if (linkp)
+				*linkp = link;
+			return n;
+		}
+	}
+	return 0;
+}
+
+static bool __xdt_probe op_is_array(u32 op)
+{
+	return op == DIF_OP_LDGAA || op == DIF_OP_STGAA ||
+	       op == DIF_OP_LDTAA || op == DIF_OP_STTAA;
+}
+
+int __xdt_probe xdt_var_load(struct xdt_mstate *m, struct xdt_tuple *t,
+			     u32 op, u32 id, u64 *val, u32 pc)
+{
+	struct xdt_vars *v = m->vars;
+	const struct xdt_var *x = &v->tab[id];
+	bool byref = x->flags & XDT_VF_BYREF;
+	struct dv_ref r;
+	char *p;
+	u32 n;
+
+	if (op == DIF_OP_LDGS || op == DIF_OP_LDLS) {
+		p = (op == DIF_OP_LDGS ? v->globals : m->vc->locals) +
+		    v->off[id];
+		*val = byref ? (unsigned long)p : *(u64 *)p;
+		return 0;
+	}
+	if (op_is_array(op) && build_key(m, t, x, pc))
+		return -EFAULT;
+	dv_ref(m, id, &r);
+	dv_lock(&r.b->lock);
+	n = dv_find(v, &r, id, m->vc->key, NULL);
+	if (!n)
+		*val = byref ? (unsigned long)v->zero : 0;
+	else if (byref)
+		*val = (unsigned long)dv_val(v, n);
+	else
+		*val = *(u64 *)dv_val(v, n);
+	dv_unlock(&r.b->lock);
+	return 0;
+}
+
+int __xdt_probe xdt_var_store(struct xdt_mstate *m, struct xdt_tuple *t,
+			      u32 op, u32 id, u64 val, u32 pc)
+{
+	struct xdt_vars *v = m->vars;
+	struct xdt_vcpu *vc = m->vc;
+	const struct xdt_var *x = &v->tab[id];
+	bool byref = x->flags & XDT_VF_BYREF;
+	const void *src = byref ? (const void *)vc->bounce : &val;
+	u32 size = byref ? x->size : 8, n, *link;
+	struct dv_ref r;
+	char *p;
+
+	if ((op != DIF_OP_STTS && op != DIF_OP_STTAA && op != DIF_OP_STGAA) ||
+	    val) {
+		if (byref && fetch_byref(m, x, val, pc))
+			return -EFAULT;
+	}
+	if (op == DIF_OP_STGS || op == DIF_OP_STLS) {
+		if (op == DIF_OP_STLS)
+			vc->locals_dirty = 1;
+		p = (op == DIF_OP_STGS ? v->globals : vc->locals) + v->off[id];
+		memcpy(p, src, size);
+		return 0;
+	}
+	if (op_is_array(op) && build_key(m, t, x, pc))
+		return -EFAULT;
+	dv_ref(m, id, &r);
+	dv_lock(&r.b->lock);
+	n = dv_find(v, &r, id, vc->key, &link);
+	if (!val) {
+		/* Storing 0 frees the variable. */
+		if (n) {
+			*link = dv_meta(v, n)->next;
+			dv_dirty(v, n);
+		}
+	} else if (n) {
+		memcpy(dv_val(v, n), src, size);
+	} else if (!(r.thread && (current->flags & PF_EXITING)) &&
+		   (n = dv_alloc(v, vc))) {
+		struct dv_meta *e = dv_meta(v, n);
+
+		e->var = id;
+		e->thread = r.thread;
+		e->keylen = r.keylen;
+		memcpy(e->key, vc->key, r.keylen);
+		p = dv_val(v, n);
+		memcpy(p, src, size);
+		memset(p + size, 0, v->valstride - size);
+		e->next = r.b->head;
+		r.b->head = n;
+	}
+	dv_unlock(&r.b->lock);
+	return 0;
+}
+
+/*
+ * Memory a program may write: its globals, this CPU's clause-locals and
+ * scratch, and value areas of the dynamic variable pool (one at a time).
+ * Nothing else -- not even the zero area a missing variable's load hands
+ * out -- so a store can never reach kernel data or xdt's metadata.
+ */
+static bool __xdt_probe in_area(u64 a, u64 n, const char *base, u64 size)
+{
+	u64 b = (unsigned long)base;
+
+	return a >= b && a - b <= size && n <= size - (a - b);
+}
+
+static bool __xdt_probe writable(struct xdt_mstate *m, u64 a, u64 n)
+{
+	struct xdt_vars *v = m->vars;
+	struct xdt_vcpu *vc = m->vc;
+
+	if (in_area(a, n, v->globals, v->gsize) ||
+	    in_area(a, n, vc->scratch, v->scratchsize))
+		return true;
+	if (in_area(a, n, vc->locals, v->lsize)) {
+		vc->locals_dirty = 1;
+		return true;
+	}
+	if (v->nchunks &&
+	    in_area(a, n, v->vals, (u64)v->nchunks * v->valstride)) {
+		u64 off = (a - (unsigned long)v->vals) % v->valstride;
+
+		return n <= v->valstride - off;
+	}
+	return false;
+}
+
+int __xdt_probe xdt_mem_store(struct xdt_mstate *m, u64 addr, u64 val, u32 n,
+			      u32 pc)
+{
+	if (addr & (n - 1)) {
+		xdt_dif_fault(m, XDT_FAULT_BADALIGN, addr, pc);
+		return -EINVAL;
+	}
+	if (!writable(m, addr, n)) {
+		xdt_dif_fault(m, XDT_FAULT_BADADDR, addr, pc);
+		return -EFAULT;
+	}
+	switch (n) {
+	case 1: *(u8 *)(unsigned long)addr = val; break;
+	case 2: *(u16 *)(unsigned long)addr = val; break;
+	case 4: *(u32 *)(unsigned long)addr = val; break;
+	default: *(u64 *)(unsigned long)addr = val; break;
+	}
+	return 0;
+}
+
+int __xdt_probe xdt_mem_copy(struct xdt_mstate *m, u64 dst, u64 src, u64 n,
+			     u32 pc)
+{
+	if (!writable(m, dst, n)) {
+		xdt_dif_fault(m, XDT_FAULT_BADADDR, dst, pc);
+		return -EFAULT;
+	}
+	if (n && copy_from_kernel_nofault((void *)(unsigned long)dst,
+					  (void *)(unsigned long)src, n)) {
+		xdt_dif_fault(m, XDT_FAULT_BADADDR, src, pc);
+		return -EFAULT;
+	}
+	return 0;
+}
+
+int __xdt_probe xdt_scratch_alloc(struct xdt_mstate *m, u64 n, u64 *addr,
+				  u32 pc)
+{
+	u32 avail = m->vars->scratchsize - m->scratch_used;
+	char *p;
+
+	if (n > avail || ALIGN(n, 8) > avail) {
+		xdt_dif_fault(m, XDT_FAULT_NOSCRATCH, n, pc);
+		return -ENOSPC;
+	}
+	p = m->vc->scratch + m->scratch_used;
+	memset(p, 0, ALIGN(n, 8));
+	m->scratch_used += ALIGN(n, 8);
+	*addr = (unsigned long)p;
+	return 0;
+}
+
+/* ---- subroutines ---------------------------------------------------------------- */
+/*
+ * One function per row of DIF_SUBRS, named after it: a new subroutine is a
+ * row there and a function here.  Arguments are checked against the row's
+ * kinds before the function runs.
+ */
+typedef int (*subr_fn)(struct xdt_mstate *m, const struct xdt_tuple *t,
+		       u64 *rv, u32 pc);
+
+/* xorshift64*: rand() must not call into the kernel's (probe-able) RNG. */
+static int __xdt_probe subr_RAND(struct xdt_mstate *m,
+				 const struct xdt_tuple *t, u64 *rv, u32 pc)
+{
+	u64 x = m->vc->rand;
+
+	x ^= x >> 12;
+	x ^= x << 25;
+	x ^= x >> 27;
+	m->vc->rand = x;
+	*rv = (x * 0x2545f4914f6cdd1dULL) >> 33;
+	return 0;
+}
+
+static int __xdt_probe subr_STRLEN(struct xdt_mstate *m,
+				   const struct xdt_tuple *t, u64 *rv, u32 pc)
+{
+	u64 s = t->e[0].v;
+	u32 i;
+
+	for (i = 0; i + 1 < m->strsize; i++) {
+		u8 c;
+
+		if (copy_from_kernel_nofault(&c, (void *)(unsigned long)(s + i),
+					     1)) {
+			xdt_dif_fault(m, XDT_FAULT_BADADDR, s + i, pc);
+			return -EFAULT;
+		}
+		if (!c)
+			break;
+	}
+	*rv = i;
+	return 0;
+}
+
+static const struct {
+	const char *args;		/* 'i' integer, 's' string, in order */
+	subr_fn fn;
+} subrs[DIF_NSUBRS] = {
+#define X(name, idx, str, rt, args) [idx] = { args, subr_##name },
+	DIF_SUBRS(X)
+#undef X
+};
+
+/* Arguments are the whole tuple stack (consumed): count and kinds. */
+int __xdt_probe xdt_subr_call(struct xdt_mstate *m, struct xdt_tuple *t,
+			      u32 subr, u64 *rv, u32 pc)
+{
+	const char *args = subrs[subr].args;
+	u32 i, n = t->n;
+
+	t->n = 0;
+	for (i = 0; i < n && args[i]; i++)
+		if ((args[i] == 's') != !!t->e[i].str)
+			break;
+	if (i != n || args[i]) {
+		xdt_dif_fault(m, XDT_FAULT_ILLOP, subr, pc);
+		return -EINVAL;
+	}
+	return subrs[subr].fn(m, t, rv, pc);
+}
