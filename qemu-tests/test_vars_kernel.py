@@ -1,0 +1,148 @@
+"""D variables in xdt.ko, without the D compiler: xdt-rawprog vars-CASE
+hand-assembles programs that store with DIFEXPR actions and record loads,
+so every test here checks the kernel's side of the ABI (core/vars.c,
+docs/variables.md) on its own.  Parametrized over the ISAs like the other
+guest suites (one booted VM per ISA)."""
+import collections
+import re
+
+import pytest
+
+from test_xdt_kernel import xdt, rawprog  # noqa: F401 (fixture)
+
+
+def run(vm, case, timeout=180):
+    r = rawprog(vm, f"vars-{case}", timeout=timeout)
+    assert r.code == 0, r
+    return r.stdout
+
+
+def records(out, clause):
+    return [line.split(":", 1)[1].strip() for line in out.splitlines()
+            if line.startswith(f"c{clause}:")]
+
+
+def status(out):
+    m = re.search(r"status errors (\d+) drops (\d+) dyndrops (\d+) "
+                  r"dirty (\d+)", out)
+    assert m, out
+    return dict(zip(["errors", "drops", "dyndrops", "dirty"],
+                    map(int, m.groups())))
+
+
+def errors(out):
+    return {int(m.group(1)): (int(m.group(2)), int(m.group(3), 16))
+            for m in re.finditer(r"error c(\d+) act \d+ pc \d+ fault (\d+) "
+                                 r"addr (0x[0-9a-f]+|0)", out)}
+
+
+def test_globals_and_clause_locals(xdt):
+    """Globals persist; this-> values set in one BEGIN clause are seen by
+    the next clause of the same firing and are zero again in END (another
+    firing); a byte store, scratch + copy and strlen() work on the
+    program's own storage."""
+    out = run(xdt, "global")
+    assert records(out, 1) == [
+        '42 "hello" 7 "this" "Jello" "copied" 5'], out
+    assert records(out, 2) == ['0 "" 42'], out
+    assert status(out)["errors"] == 0, out
+
+
+def thread_records(out):
+    by_tid = collections.defaultdict(list)
+    for rec in records(out, 0):
+        tid, x, s = rec.split(" ", 2)
+        by_tid[int(tid)].append((int(x), s))
+    return by_tid
+
+
+def test_thread_locals_are_per_thread(xdt):
+    """Three live threads each call getppid twice: each first sees self->
+    zero, then its own tid and name, never another thread's."""
+    out = run(xdt, "thread")
+    by_tid = thread_records(out)
+    assert len(by_tid) == 3, out
+    for tid, recs in by_tid.items():
+        assert sorted(recs) == [(0, '""'), (tid, '"xdtvar"')], out
+    st = status(out)
+    assert st["errors"] == 0 and st["dyndrops"] == 0, out
+
+
+def test_thread_locals_freed_when_thread_exits(xdt):
+    """dynvarsize holds one thread's two variables only (a 1 KiB string
+    each in 4 KiB): six threads one after another all get theirs, because
+    each exiting thread's variables are reclaimed (sched_process_exit, then
+    the cleaner)."""
+    out = run(xdt, "thread-exit")
+    by_tid = thread_records(out)
+    assert len(by_tid) == 6, out
+    for tid, recs in by_tid.items():
+        assert sorted(recs) == [(0, '""'), (tid, '"xdtvar"')], out
+    assert status(out)["dyndrops"] == 0, out
+
+
+def test_global_associative_arrays(xdt):
+    """a[int, string] keys tell elements apart by both elements; a missing
+    one reads 0 (a missing string: ""); storing 0 frees an element."""
+    out = run(xdt, "array")
+    assert records(out, 1) == ['10 20 30 0 "xyz" ""'], out
+    assert records(out, 3) == ['0 20 ""'], out
+    st = status(out)
+    assert st["errors"] == 0 and st["dyndrops"] == 0, out
+
+
+def test_dynamic_variable_exhaustion_is_counted(xdt):
+    """In 512 bytes of dynamic variable space, 64 stores: those that found
+    no room are dyndrops, the rest are there.  A freed element waits for
+    the cleaner, so a store right after it is a drop with a non-empty dirty
+    list; after the cleaner has run, a store succeeds."""
+    out = run(xdt, "exhaust")
+    present = int(records(out, 1)[0])
+    assert 1 <= present < 64, out
+    assert records(out, 2) == ["0"], out
+    assert records(out, 3) == ["101"], out
+    st = status(out)
+    assert st["dyndrops"] == 64 - present + 1, out
+    assert st["dirty"] == 1, out
+    assert st["errors"] == 0, out
+
+
+BADADDR, DIVZERO, ILLOP, NOSCRATCH, TUPOFLOW, BADALIGN = 1, 2, 3, 4, 5, 6
+
+
+def test_faults(xdt):
+    """Stores outside the program's storage (kernel memory, the read-only
+    zero area) and misaligned ones fault; so do scratch exhaustion, tuple
+    overflow, a subroutine or key with the wrong arguments, args[10] and a
+    by-reference store from a bad address -- and none stored anything."""
+    out = run(xdt, "fault")
+    errs = errors(out)
+    faults = {c: f for c, (f, _) in errs.items()}
+    assert faults == {0: BADADDR, 1: BADALIGN, 2: BADADDR, 3: NOSCRATCH,
+                      4: TUPOFLOW, 5: ILLOP, 6: ILLOP, 7: ILLOP,
+                      8: BADADDR}, out
+    assert errs[0][1] >= 1 << 32, out   # the kernel address itself
+    assert errs[8][1] == 8, out
+    assert records(out, 9) == ['"" 0'], out
+    assert status(out)["errors"] == 9, out
+
+
+@pytest.mark.parametrize("case,reason", [
+    ("bad-id", "insn 0 (ldgs): variable 5 beyond table of 1"),
+    ("wrong-scope", "insn 0 (ldts): variable 0 (g) is a global scalar"),
+    ("array-op", "insn 0 (ldgaa): variable 0 (g) is a global scalar"),
+    ("no-keys", "variable 0 (g): array of other than 1..8 keys"),
+    ("keykinds", "variable 0 (g): key kinds beyond its keys"),
+    ("local-array", "variable 0 (g): clause-local associative array"),
+    ("int-size", "variable 0 (g): integer not of 8 bytes"),
+    ("scope", "variable 0 (g): unknown scope"),
+    ("subr", "insn 0 (call): unknown subroutine 99"),
+    ("stray", "insn 0 (flushts): stray rd operand"),
+])
+def test_verifier_refuses_variable_misuse(xdt, case, reason):
+    r = rawprog(xdt, f"vars-refuse-{case}")
+    assert r.code == 1, r
+    assert r.stdout.startswith("refused: Invalid argument: "), r.stdout
+    assert reason in r.stdout, r.stdout
+    ok = rawprog(xdt, "vars-refuse-none")
+    assert ok.stdout.startswith("accepted: 1 probes"), ok
