@@ -107,6 +107,9 @@ static int load_clauses(struct xdt_state *st, struct xdt_enable *req)
 				    i, uc[i].pred);
 		c->index = i;
 		c->pred = uc[i].pred;
+		if (uc[i].flags & ~XDT_CLAUSE_RECORD)
+			return EERR("clause %u: unknown flags 0x%x", i, uc[i].flags);
+		c->flags = uc[i].flags;
 		c->nacts = uc[i].nactions;
 		c->acts = acts;
 		acts += c->nacts;
@@ -457,6 +460,8 @@ void xdt_stop(struct xdt_state *st)
 		if (j == nq && nq < ARRAY_SIZE(quiesce))
 			quiesce[nq++] = p->prov;
 	}
+	/* (Covered by the grace period below: see xdt_vars_unhook.) */
+	xdt_vars_unhook(st->vars);
 	for (j = 0; j < nq; j++)
 		quiesce[j]->ops->quiesce();
 	ret = xdt_sites_patch(st->sites, st->nsites, false);
@@ -467,14 +472,18 @@ void xdt_stop(struct xdt_state *st)
 	 * Breakpoint handlers run as RCU readers: after this, none is left,
 	 * and (non-preemptible kernel, calls never run out of line) no CPU
 	 * is inside a kinst trampoline either.
+	 *
+	 * Expedited, as DTrace's dtrace_sync() is a cross call: STOP is rare
+	 * and a consumer waits for it, and a normal grace period took most of
+	 * a STOP's ~50 ms under TCG; the price is one IPI per CPU.
 	 */
-	synchronize_rcu();
+	synchronize_rcu_expedited();
 	if (!ret)
 		xdt_xol_release(st->sites, st->nsites);
 	xdt_ctx_init(&ctx, xdt_probe_end);
 	xdt_probe_fire(&ctx);
 	WRITE_ONCE(xdt_active, NULL);
-	synchronize_rcu();
+	synchronize_rcu_expedited();
 	xdt_vars_stop(st->vars);
 	unlink_ecbs(st);
 	st->state = XDT_STATE_STOPPED;

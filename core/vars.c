@@ -448,18 +448,35 @@ int xdt_vars_start(struct xdt_vars *v)
 	return 0;
 }
 
-/* After STOP: nothing fires any more; stop the cleaner and the exit hook. */
+/*
+ * STOP, once its probes are disabled and before its grace period: no
+ * thread exits into the hook after this.  sched_process_exit is not an
+ * rcuidle tracepoint, so STOP's synchronize_rcu covers a hook still
+ * running; and no task_struct freed from now on can be reused by a thread
+ * that fires (only END fires, in the consumer, which was alive before).
+ */
+void xdt_vars_unhook(struct xdt_vars *v)
+{
+	if (v && v->exit_tp) {
+		tracepoint_probe_unregister(v->exit_tp, dv_thread_exit, v);
+		v->exit_tp = NULL;
+	}
+}
+
+/* After STOP: nothing fires any more; stop the cleaner. */
 void xdt_vars_stop(struct xdt_vars *v)
 {
-	if (!v || !v->running)
+	if (!v)
 		return;
-	WRITE_ONCE(v->running, false);
-	cancel_delayed_work_sync(&v->cleaner);
-	if (v->exit_tp) {
+	if (v->exit_tp) {		/* not through STOP: wait for the hook */
 		tracepoint_probe_unregister(v->exit_tp, dv_thread_exit, v);
 		tracepoint_synchronize_unregister();
 		v->exit_tp = NULL;
 	}
+	if (!v->running)
+		return;
+	WRITE_ONCE(v->running, false);
+	cancel_delayed_work_sync(&v->cleaner);
 }
 
 void xdt_vars_status(struct xdt_vars *v, struct xdt_status *s)

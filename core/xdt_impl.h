@@ -222,6 +222,7 @@ struct xdt_clause_k {
 	u32 nacts;
 	struct xdt_act_k *acts;
 	u32 recsize;			/* header + data, 8-aligned */
+	u32 flags;			/* XDT_CLAUSE_* */
 	u32 index;
 };
 
@@ -301,6 +302,7 @@ struct xdt_vcpu {
 
 int xdt_vars_create(struct xdt_state *st, char *err, size_t errlen);
 int xdt_vars_start(struct xdt_vars *v);
+void xdt_vars_unhook(struct xdt_vars *v);
 void xdt_vars_stop(struct xdt_vars *v);
 void xdt_vars_free(struct xdt_vars *v);
 void xdt_vars_status(struct xdt_vars *v, struct xdt_status *s);
