@@ -26,7 +26,7 @@ isa_field = $(shell awk -v i=$(1) '$$1 == i { print $$$(2) }' arch/isas)
 cross = $(call isa_field,$(1),4)
 
 .PHONY: all deps kernels busybox guest modules xdt-ko host-dtrace test demo \
-	bench bench-quick clean-cache
+	bench bench-quick fuzz clean-cache
 .NOTPARALLEL:
 # init binaries are inputs of the initramfs, not intermediates to delete.
 .SECONDARY:
@@ -75,13 +75,19 @@ $(BUILD)/%/xdt-bpfbench: guest/xdt-bpfbench.c | deps
 	@mkdir -p $(@D)
 	$(call cross,$*)gcc $(DTRACE_CFLAGS) -static -o $@ $<
 
+# The DIF verifier/VM fuzzer (make fuzz; a short run in make test).
+$(BUILD)/%/xdt-fuzz: guest/xdt-fuzz.c core/uapi/xdt.h core/uapi/dif.h | deps
+	@mkdir -p $(@D)
+	$(call cross,$*)gcc $(DTRACE_CFLAGS) -static -o $@ $<
+
 .SECONDEXPANSION:
 $(BUILD)/%/initramfs.cpio: $(BUILD)/%/init $$(call guest_dtrace,$$*) \
-		$$(call guest_xdtko,$$*) $(BUILD)/%/xdt-rawprog \
+		$$(call guest_xdtko,$$*) $(BUILD)/%/xdt-rawprog $(BUILD)/%/xdt-fuzz \
 		$(BUILD)/%/xdt-bpfbench tools/mkinitramfs.py busybox
 	@$(PYTHON) tools/mkinitramfs.py $@ --init $< \
 		--busybox $(XDT_CACHE)/busybox/$*.current \
 		--file $(BUILD)/$*/xdt-rawprog:/usr/bin/xdt-rawprog \
+		--file $(BUILD)/$*/xdt-fuzz:/usr/bin/xdt-fuzz \
 		--file $(BUILD)/$*/xdt-bpfbench:/usr/bin/xdt-bpfbench \
 		$(if $(DTRACE_SRCS),--file $(BUILD)/$*/dtrace:/usr/sbin/dtrace) \
 		$(if $(call guest_xdtko,$*),--file $(BUILD)/$*/xdt/xdt.ko:/lib/modules/xdt.ko)
@@ -127,6 +133,18 @@ bench: all
 
 bench-quick: all
 	@$(PYTHON) bench/run.py --quick
+
+# Fuzz the DIF verifier and VM (guest/xdt-fuzz.c): FUZZ_N programs per ISA,
+# then the guest's kernel log must hold no BUG, Oops or WARNING.
+FUZZ_N ?= 100000
+fuzz: all
+	@for i in $(isas); do \
+	  echo "== fuzz $$i: $(FUZZ_N) programs"; \
+	  tools/xdt-vm run --arch $$i --timeout 36000 -- sh -c \
+	    'insmod /lib/modules/xdt.ko && xdt-fuzz -n $(FUZZ_N) && \
+	     if dmesg | grep -E "BUG|Oops|WARNING"; then exit 1; fi' || \
+	    exit 1; \
+	done
 
 clean-cache:
 	rm -rf $(BUILD)

@@ -1,0 +1,729 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * xdt-fuzz: throw random and mutated program objects at /dev/xdt through
+ * the raw ioctl, run the ones the kernel accepts, and count.  The kernel
+ * must refuse what is malformed (EINVAL with a reason) and survive whatever
+ * it accepts: a program may store anywhere, divide by zero, overflow the
+ * tuple stack, exhaust scratch and dynamic variables -- each is an ERROR
+ * record, never an oops.  (The caller checks dmesg afterwards.)
+ *
+ *   xdt-fuzz [-n PROGRAMS] [-t SECONDS] [-s SEED] [-v]
+ *
+ * A program is generated valid by construction (variable table, clauses on
+ * dtrace:::BEGIN/END/ERROR and, in a quarter of the programs,
+ * syscall::getppid:entry and fbt::vfs_read:entry (-F: no fbt, -B: only
+ * dtrace probes), DIF that names real variables and branches
+ * forward), with addresses that land near interesting places (the
+ * program's own storage and its edges, scratch, kernel data, NULL, random
+ * values); then, half of the time, mutated: bits, opcodes, operands,
+ * indices, variable-table fields, action and header fields.  Accepted ones
+ * run: GO (BEGIN), getppid and a read (their probes), STOP (END).
+ * Progress every 5 s; the last line is the summary.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "xdt.h"
+#include "dif.h"
+
+/* ---- random numbers ------------------------------------------------------ */
+static unsigned long long rs = 88172645463325252ULL;
+
+static unsigned long long rnd(void)
+{
+	rs ^= rs << 13;
+	rs ^= rs >> 7;
+	rs ^= rs << 17;
+	return rs;
+}
+
+static unsigned below(unsigned n)
+{
+	return n ? rnd() % n : 0;
+}
+
+static int chance(unsigned pct)
+{
+	return below(100) < pct;
+}
+
+/* ---- the program being built --------------------------------------------- */
+#define MAXC	6
+#define MAXA	32
+#define MAXD	48
+#define MAXI	2048
+#define MAXN	128
+#define MAXS	512
+#define MAXV	10
+
+static struct {
+	struct xdt_prog p;
+	struct xdt_clause c[MAXC];
+	struct xdt_action a[MAXA];
+	struct xdt_difo d[MAXD];
+	__u32 insn[MAXI];
+	__u64 ints[MAXN];
+	char str[MAXS];
+	struct xdt_var v[MAXV];
+	unsigned nc, na, nd, ni, nn, ns, nv;
+	unsigned strofs[16], nstr;
+} g;
+
+static char blob[sizeof(g) + 64];
+static unsigned bloblen;
+
+static const char *const strs[] = {
+	"", "a", "hello", "xdt-fuzz", "0123456789abcdef0123456789abcdef",
+	"getppid", "BEGIN", "%s%s%n",
+};
+
+/* Integers worth storing at, copying by, allocating and shifting by. */
+static __u64 interesting(void)
+{
+	static const __u64 v[] = {
+		0, 1, 2, 3, 7, 8, 9, 15, 16, 63, 64, 255, 256, 4095, 4096,
+		65536, 1ULL << 20, 1ULL << 31, 1ULL << 32, 1ULL << 63,
+		~0ULL, ~0ULL - 7, 0x7fffffffffffffffULL,
+		0xffff888000000000ULL, 0xffffffff81000000ULL,
+		0xffff800008000000ULL, 0xffffffff80000000ULL,
+		0xff60000000000000ULL, 0xffffffc000000000ULL,
+		0xdead000000000000ULL, 0x1000, 0x400000,
+	};
+
+	if (chance(15))
+		return rnd();
+	if (chance(10))
+		return below(64) - 32;
+	return v[below(sizeof(v) / sizeof(v[0]))];
+}
+
+static void setup_tables(void)
+{
+	unsigned i;
+
+	g.nn = 8 + below(MAXN - 8);
+	for (i = 0; i < g.nn; i++)
+		g.ints[i] = interesting();
+	g.ns = 0;
+	g.nstr = 0;
+	for (i = 0; i < sizeof(strs) / sizeof(strs[0]); i++) {
+		g.strofs[g.nstr++] = g.ns;
+		strcpy(g.str + g.ns, strs[i]);
+		g.ns += strlen(strs[i]) + 1;
+	}
+}
+
+static void gen_vars(void)
+{
+	unsigned i;
+
+	/* Mostly one of each (scope, kind) first, so the ops find theirs. */
+	static const unsigned sk[5][2] = { { 0, 0 }, { 1, 0 }, { 2, 0 },
+					   { 0, 1 }, { 1, 1 } };
+	unsigned first = chance(90) ? 5 : below(6);
+
+	g.nv = first + below(MAXV - first + 1);
+	for (i = 0; i < g.nv; i++) {
+		struct xdt_var *x = &g.v[i];
+		static const unsigned sizes[] = { 1, 7, 8, 16, 32, 100, 256,
+						  4096 };
+
+		memset(x, 0, sizeof(*x));
+		if (i < first) {
+			x->scope = sk[i][0];
+			x->kind = sk[i][1];
+		} else {
+			x->scope = below(3);
+			x->kind = x->scope == XDT_VAR_LOCAL ? 0 : below(2);
+		}
+		switch (below(3)) {
+		case 0:
+			x->size = 8;
+			break;
+		case 1:
+			x->flags = XDT_VF_BYREF;
+			x->size = sizes[below(8)];
+			break;
+		default:
+			x->flags = XDT_VF_BYREF | XDT_VF_STRING;
+			x->size = sizes[below(8)];
+			break;
+		}
+		if (x->kind) {
+			x->nkeys = 1 + below(DIF_MAXTUPLE);
+			x->keykinds = rnd() & ((1u << x->nkeys) - 1);
+		}
+		snprintf(x->name, sizeof(x->name), "v%u", i);
+	}
+}
+
+/* A variable of @scope/@kind, or a random id when there is none. */
+static unsigned pick_var(unsigned scope, unsigned kind)
+{
+	unsigned i, start = below(g.nv ? g.nv : 1);
+
+	for (i = 0; i < g.nv; i++) {
+		unsigned j = (start + i) % g.nv;
+
+		if (g.v[j].scope == scope && g.v[j].kind == kind)
+			return j;
+	}
+	return below(g.nv + 2);
+}
+
+/* ---- DIF generation -------------------------------------------------------- */
+static unsigned reg(void)
+{
+	return 1 + below(DIF_NREGS - 1);
+}
+
+static unsigned rreg(void)
+{
+	return chance(8) ? 0 : reg();
+}
+
+static void emit(__u32 in)
+{
+	if (g.ni < MAXI)
+		g.insn[g.ni++] = in;
+}
+
+/* Push a key that fits variable @v (or, sometimes, one that does not). */
+static void push_key(unsigned v)
+{
+	unsigned k, n = v < g.nv ? g.v[v].nkeys : 1;
+
+	if (chance(10))
+		n = below(DIF_MAXTUPLE + 2);
+	for (k = 0; k < n; k++) {
+		unsigned r = reg();
+		int str = v < g.nv ? (g.v[v].keykinds >> k) & 1 : 0;
+
+		if (chance(5))
+			str = !str;
+		if (str)
+			emit(DIF_INSN_I(DIF_OP_SETS, g.strofs[below(g.nstr)], r));
+		else
+			emit(DIF_INSN_I(DIF_OP_SETX, below(g.nn), r));
+		emit(DIF_INSN_R(str ? DIF_OP_PUSHTS : DIF_OP_PUSHTV, r, 0, 0));
+	}
+}
+
+/* A register that holds an address of something, or near it. */
+static unsigned gen_addr(void)
+{
+	unsigned r = reg(), o = reg();
+
+	switch (below(7)) {
+	case 0:			/* a global's or this->'s storage */
+		if (chance(50))
+			emit(DIF_INSN_I(DIF_OP_LDGS, pick_var(0, 0), r));
+		else
+			emit(DIF_INSN_I(DIF_OP_LDLS, pick_var(2, 0), r));
+		break;
+	case 1:			/* a dynamic variable, maybe missing */
+		{
+			unsigned t = below(2), v = pick_var(t, 1);
+
+			push_key(v);
+			emit(DIF_INSN_I(t ? DIF_OP_LDTAA : DIF_OP_LDGAA, v, r));
+		}
+		break;
+	case 2:			/* scratch */
+		emit(DIF_INSN_I(DIF_OP_SETX, below(g.nn), o));
+		emit(DIF_INSN_R(DIF_OP_ALLOCS, o, 0, r));
+		break;
+	case 3:			/* kernel data */
+		emit(DIF_INSN_I(DIF_OP_LDV, chance(50) ? DIF_VAR_EXECNAME :
+				DIF_VAR_PROBEFUNC, r));
+		break;
+	case 4:			/* the string table (read-only) */
+		emit(DIF_INSN_I(DIF_OP_SETS, g.strofs[below(g.nstr)], r));
+		break;
+	case 5:			/* a self-> value */
+		emit(DIF_INSN_I(DIF_OP_LDTS, pick_var(1, 0), r));
+		break;
+	default:		/* anything */
+		emit(DIF_INSN_I(DIF_OP_SETX, below(g.nn), r));
+		return r;
+	}
+	if (chance(40)) {	/* step off to an edge */
+		emit(DIF_INSN_I(DIF_OP_SETX, below(g.nn), o));
+		emit(DIF_INSN_R(chance(50) ? DIF_OP_ADD : DIF_OP_SUB, r, o, r));
+	}
+	return r;
+}
+
+static const unsigned alu[] = {
+	DIF_OP_ADD, DIF_OP_SUB, DIF_OP_MUL, DIF_OP_SDIV, DIF_OP_UDIV,
+	DIF_OP_SREM, DIF_OP_UREM, DIF_OP_AND, DIF_OP_OR, DIF_OP_XOR,
+	DIF_OP_SLL, DIF_OP_SRL, DIF_OP_SRA, DIF_OP_SEQ, DIF_OP_SNE,
+	DIF_OP_SLT, DIF_OP_SLTU, DIF_OP_SLE, DIF_OP_SLEU, DIF_OP_SCMP,
+};
+
+static const unsigned loads[] = {
+	DIF_OP_LDSB, DIF_OP_LDSH, DIF_OP_LDSW, DIF_OP_LDUB, DIF_OP_LDUH,
+	DIF_OP_LDUW, DIF_OP_LDX,
+};
+
+static void gen_stmt(unsigned start, unsigned budget)
+{
+	unsigned r = reg(), v;
+
+	switch (below(16)) {
+	case 0:
+		emit(DIF_INSN_I(DIF_OP_SETX, below(g.nn), r));
+		break;
+	case 1:
+		emit(DIF_INSN_R(alu[below(20)], rreg(), rreg(), r));
+		break;
+	case 2:
+		emit(DIF_INSN_I(DIF_OP_LDV, below(DIF_NVARS), r));
+		break;
+	case 3:
+		emit(DIF_INSN_R(loads[below(7)], gen_addr(), 0, r));
+		break;
+	case 4: {		/* scalar store */
+		static const unsigned st[] = { DIF_OP_STGS, DIF_OP_STTS,
+					       DIF_OP_STLS };
+		unsigned s = below(3), src = chance(50) ? gen_addr() : rreg();
+
+		v = pick_var(s == 0 ? 0 : s == 1 ? 1 : 2, 0);
+		emit(DIF_INSN_I(st[s], v, src));
+		break;
+	}
+	case 5: {		/* scalar load */
+		static const unsigned ld[] = { DIF_OP_LDGS, DIF_OP_LDTS,
+					       DIF_OP_LDLS };
+		unsigned s = below(3);
+
+		emit(DIF_INSN_I(ld[s], pick_var(s, 0), r));
+		break;
+	}
+	case 6: {		/* array store / load */
+		unsigned t = below(2), src;
+
+		v = pick_var(t, 1);
+		src = chance(50) ? gen_addr() : rreg();
+		push_key(v);
+		if (chance(50))
+			emit(DIF_INSN_I(t ? DIF_OP_STTAA : DIF_OP_STGAA, v, src));
+		else
+			emit(DIF_INSN_I(t ? DIF_OP_LDTAA : DIF_OP_LDGAA, v, r));
+		break;
+	}
+	case 7: {		/* memory store */
+		unsigned a = gen_addr();
+
+		emit(DIF_INSN_R(DIF_OP_STB + below(4), rreg(), 0, a));
+		break;
+	}
+	case 8: {		/* copy */
+		unsigned d = gen_addr(), s = gen_addr(), n = reg();
+
+		emit(DIF_INSN_I(DIF_OP_SETX, below(g.nn), n));
+		emit(DIF_INSN_R(DIF_OP_COPYS, s, n, d));
+		break;
+	}
+	case 9:			/* subroutine, with a guess at its arguments */
+		if (chance(70))
+			emit(DIF_INSN_R(DIF_OP_PUSHTS, gen_addr(), 0, 0));
+		if (chance(20))
+			emit(DIF_INSN_R(DIF_OP_PUSHTV, rreg(), 0, 0));
+		emit(DIF_INSN_I(DIF_OP_CALL, below(DIF_NSUBRS), r));
+		break;
+	case 10:
+		emit(DIF_INSN_R(DIF_OP_LDARG, rreg(), 0, r));
+		break;
+	case 11:
+		emit(DIF_INSN_R(DIF_OP_PUSHTV, rreg(), 0, 0));
+		if (chance(30))
+			emit(DIF_INSN_R(DIF_OP_FLUSHTS, 0, 0, 0));
+		break;
+	case 12:		/* forward branch into what follows */
+		emit(DIF_INSN_B(below(3) == 0 ? DIF_OP_BA :
+				chance(50) ? DIF_OP_BZ : DIF_OP_BNZ, rreg(),
+				g.ni + 1 + below(budget)));
+		break;
+	case 13:
+		emit(DIF_INSN_I(DIF_OP_SETS, g.strofs[below(g.nstr)], r));
+		break;
+	case 14:
+		emit(DIF_INSN_R(chance(50) ? DIF_OP_NOT : DIF_OP_NEG, rreg(), 0,
+				r));
+		break;
+	default:
+		emit(DIF_INSN_R(DIF_OP_MOV, rreg(), 0, r));
+		break;
+	}
+	(void)start;
+}
+
+static int gen_difo(int rtype)
+{
+	struct xdt_difo *d;
+	unsigned n = 1 + below(24), i, start = g.ni;
+
+	if (g.nd >= MAXD || g.ni + 400 > MAXI)
+		return -1;
+	d = &g.d[g.nd];
+	memset(d, 0, sizeof(*d));
+	for (i = 0; i < n; i++)
+		gen_stmt(start, 4);
+	emit(DIF_INSN_R(DIF_OP_RET, 0, 0, rreg()));
+	/* Branch targets past the end land on the RET. */
+	for (i = start; i < g.ni; i++) {
+		__u32 in = g.insn[i], op = DIF_OP(in);
+
+		if ((op == DIF_OP_BA || op == DIF_OP_BZ || op == DIF_OP_BNZ) &&
+		    DIF_TARGET(in) >= g.ni)
+			g.insn[i] = (in & ~0xffffu) | (g.ni - 1);
+	}
+	d->insn0 = start;
+	d->ninsns = g.ni - start;
+	d->rtype = rtype;
+	/* Branch targets are absolute within the DIFO. */
+	for (i = start; i < g.ni; i++) {
+		__u32 in = g.insn[i], op = DIF_OP(in);
+
+		if (op == DIF_OP_BA || op == DIF_OP_BZ || op == DIF_OP_BNZ)
+			g.insn[i] = (in & ~0xffffu) | (DIF_TARGET(in) - start);
+	}
+	return g.nd++;
+}
+
+static int syscalls = 1, syscalls_now;
+
+static void gen_clause(int fbt)
+{
+	struct xdt_clause *c = &g.c[g.nc++];
+	unsigned i, n = 1 + below(4), w = below(10);
+
+	memset(c, 0, sizeof(*c));
+	if (fbt && syscalls_now && w == 0) {
+		strcpy(c->desc.prov, "fbt");
+		strcpy(c->desc.func, "vfs_read");
+		strcpy(c->desc.name, "entry");
+	} else if (w < 4 || !syscalls_now) {
+		strcpy(c->desc.prov, "dtrace");
+		strcpy(c->desc.name, "BEGIN");
+	} else if (w < 5) {
+		strcpy(c->desc.prov, "dtrace");
+		strcpy(c->desc.name, w == 4 && chance(50) ? "END" : "ERROR");
+	} else {
+		strcpy(c->desc.prov, "syscall");
+		strcpy(c->desc.func, "getppid");
+		strcpy(c->desc.name, "entry");
+	}
+	c->pred = chance(25) ? gen_difo(0) : -1;
+	c->action0 = g.na;
+	for (i = 0; i < n && g.na < MAXA; i++) {
+		struct xdt_action *a = &g.a[g.na];
+		unsigned k = below(10);
+
+		memset(a, 0, sizeof(*a));
+		if (k < 4) {
+			a->kind = XDT_ACT_DIFEXPR;
+			a->difo = gen_difo(0);
+		} else if (k < 7) {
+			a->kind = XDT_ACT_RECORD;
+			a->difo = gen_difo(0);
+		} else if (k < 9) {
+			a->kind = XDT_ACT_STRING;
+			a->difo = gen_difo(1);
+		} else {
+			a->kind = XDT_ACT_AGG;
+			a->arg0 = 0;
+			a->arg1 = XDT_AGG_SUM;
+			a->difo = gen_difo(0);
+		}
+		if (a->difo < 0)
+			break;
+		g.na++;
+		c->nactions++;
+	}
+}
+
+/* ---- mutation ---------------------------------------------------------------- */
+static void mutate(void)
+{
+	unsigned k, n = 1 + below(4);
+
+	for (k = 0; k < n; k++) {
+		switch (below(9)) {
+		case 0:			/* a bit of an instruction */
+			if (g.ni)
+				g.insn[below(g.ni)] ^= 1u << below(32);
+			break;
+		case 1:			/* an opcode */
+			if (g.ni) {
+				unsigned i = below(g.ni);
+
+				g.insn[i] = (g.insn[i] & 0xffffff) |
+					    (chance(80) ? below(DIF_NOPS + 2) :
+					     below(256)) << 24;
+			}
+			break;
+		case 2:			/* an operand byte */
+			if (g.ni) {
+				unsigned i = below(g.ni), sh = 8 * below(3);
+
+				g.insn[i] = (g.insn[i] & ~(0xffu << sh)) |
+					    (chance(70) ? below(20) :
+					     below(256)) << sh;
+			}
+			break;
+		case 3:			/* a variable's field */
+			if (g.nv) {
+				struct xdt_var *x = &g.v[below(g.nv)];
+				__u32 r = chance(50) ? below(10) : rnd();
+
+				switch (below(6)) {
+				case 0: x->scope = r; break;
+				case 1: x->kind = r; break;
+				case 2: x->flags = r; break;
+				case 3: x->size = chance(50) ? below(70000) : r;
+					break;
+				case 4: x->nkeys = r; break;
+				default: x->keykinds = r; break;
+				}
+			}
+			break;
+		case 4:			/* an action */
+			if (g.na) {
+				struct xdt_action *a = &g.a[below(g.na)];
+
+				switch (below(3)) {
+				case 0: a->kind = below(10); break;
+				case 1: a->difo = below(g.nd + 2) - 1; break;
+				default: a->arg0 = below(4); break;
+				}
+			}
+			break;
+		case 5:			/* a DIFO's slice or type */
+			if (g.nd) {
+				struct xdt_difo *d = &g.d[below(g.nd)];
+
+				switch (below(4)) {
+				case 0: d->ninsns += below(5) - 2; break;
+				case 1: d->insn0 += below(5) - 2; break;
+				case 2: d->nints = below(MAXN * 2); break;
+				default: d->rtype = below(3); break;
+				}
+			}
+			break;
+		case 6:			/* program options */
+			switch (below(4)) {
+			case 0: g.p.dynvarsize = chance(50) ? below(4096) : rnd();
+				break;
+			case 1: g.p.scratchsize = chance(50) ? below(100) : rnd();
+				break;
+			case 2: g.p.cleanrate = chance(50) ? below(20000) : rnd();
+				break;
+			default: g.p.strsize = 8 * below(600); break;
+			}
+			break;
+		case 7:			/* a clause's predicate */
+			if (g.nc)
+				g.c[below(g.nc)].pred = below(g.nd + 2) - 1;
+			break;
+		default:		/* a variable's id in an instruction */
+			if (g.ni) {
+				unsigned i = below(g.ni);
+				__u32 op = DIF_OP(g.insn[i]);
+
+				if (op >= DIF_OP_LDGS && op <= DIF_OP_STTAA)
+					g.insn[i] = (g.insn[i] & 0xff0000ff) |
+						    below(g.nv + 3) << 8;
+			}
+			break;
+		}
+	}
+}
+
+/* ---- the blob ---------------------------------------------------------------- */
+static void lay_out(int mutate_header)
+{
+	struct xdt_prog *p = &g.p;
+	unsigned off = sizeof(*p), i;
+
+#define SECTION(field, src, bytes, align) do {				\
+		off = (off + (align) - 1) & ~((align) - 1);		\
+		p->field = off;						\
+		memcpy(blob + off, src, bytes);				\
+		off += bytes;						\
+	} while (0)
+	for (i = 0; i < g.nd; i++) {
+		if (g.d[i].nints == 0)
+			g.d[i].nints = g.nn;
+		g.d[i].strlen = g.ns;
+	}
+	p->magic = XDT_PROG_MAGIC;
+	p->version = XDT_ABI_VERSION;
+	p->nclauses = g.nc;
+	p->nactions = g.na;
+	p->ndifos = g.nd;
+	p->ninsns = g.ni;
+	p->nints = g.nn;
+	p->strtab_len = g.ns;
+	p->nvars = g.nv;
+	p->naggs = 1;
+	SECTION(clauses_off, g.c, g.nc * sizeof(g.c[0]), 8);
+	SECTION(actions_off, g.a, g.na * sizeof(g.a[0]), 8);
+	SECTION(difos_off, g.d, g.nd * sizeof(g.d[0]), 8);
+	SECTION(insns_off, g.insn, g.ni * 4, 8);
+	SECTION(ints_off, g.ints, g.nn * 8, 8);
+	SECTION(strtab_off, g.str, g.ns, 1);
+	SECTION(vars_off, g.v, g.nv * sizeof(g.v[0]), 8);
+#undef SECTION
+	off = (off + 7) & ~7u;
+	p->size = off;
+	if (mutate_header) {
+		__u32 *w = (__u32 *)p;
+		unsigned f = 2 + below(sizeof(*p) / 4 - 2);
+
+		w[f] = chance(50) ? w[f] + below(17) - 8 : (__u32)rnd();
+	}
+	memcpy(blob, p, sizeof(*p));
+	bloblen = off;
+}
+
+static void generate(int fbt)
+{
+	unsigned n;
+
+	memset(&g.p, 0, sizeof(g.p));
+	g.nc = g.na = g.nd = g.ni = 0;
+	setup_tables();
+	gen_vars();
+	g.p.strsize = chance(80) ? 0 : 8 << below(9);
+	g.p.bufsize = chance(90) ? 4096 : 0;	/* small: quicker GO/close */
+	g.p.dynvarsize = chance(50) ? 0 : 64 << below(12);
+	g.p.scratchsize = chance(60) ? 0 : 8 << below(12);
+	g.p.cleanrate = chance(70) ? 0 : 1 + below(1000);
+	/*
+	 * A quarter of the programs also probe syscall::getppid:entry (and
+	 * fbt::vfs_read:entry): their STOP waits for SRCU and the text
+	 * patching, ~3x the time of a BEGIN/END/ERROR-only program.
+	 */
+	syscalls_now = syscalls && chance(25);
+	for (n = 1 + below(MAXC); n; n--)
+		gen_clause(fbt);
+	if (chance(40))
+		mutate();
+	lay_out(chance(2));
+}
+
+/* ---- running ------------------------------------------------------------------- */
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+int main(int argc, char **argv)
+{
+	unsigned long long seed = 1, nmax = 0, progs = 0, acc = 0, ref = 0;
+	unsigned long long goerr = 0, errors = 0, dyndrops = 0, firings = 0;
+	double secs = 0, t0, last;
+	int fd = -1, opt, verbose = 0, fbt = 1;
+	char buf[64];
+
+	while ((opt = getopt(argc, argv, "n:t:s:vFB")) != -1) {
+		switch (opt) {
+		case 'n': nmax = strtoull(optarg, NULL, 0); break;
+		case 't': secs = atof(optarg); break;
+		case 's': seed = strtoull(optarg, NULL, 0); break;
+		case 'v': verbose = 1; break;
+		case 'F': fbt = 0; break;
+		case 'B': fbt = 0; syscalls = 0; break;
+		default:
+			fprintf(stderr, "usage: xdt-fuzz [-n PROGRAMS] "
+				"[-t SECONDS] [-s SEED] [-v] [-F (no fbt)] "
+				"[-B (dtrace probes only)]\n");
+			return 2;
+		}
+	}
+	if (!nmax && !secs)
+		nmax = 1000;
+	t0 = last = now();
+	for (progs = 0; (!nmax || progs < nmax) &&
+	     (!secs || now() - t0 < secs); progs++) {
+		struct xdt_enable req;
+		struct xdt_status st;
+		int i, rfd;
+
+		rs = seed * 0x9e3779b97f4a7c15ULL + progs * 0xbf58476d1ce4e5b9ULL;
+		rs |= 1;
+		for (i = 0; i < 4; i++)
+			rnd();
+		generate(fbt);
+		if (fd < 0) {
+			fd = open(XDT_DEVICE, O_RDWR);
+			if (fd < 0) {
+				fprintf(stderr, "xdt-fuzz: %s: %s\n",
+					XDT_DEVICE, strerror(errno));
+				return 1;
+			}
+		}
+		memset(&req, 0, sizeof(req));
+		req.prog = (unsigned long)blob;
+		req.size = bloblen;
+		if (ioctl(fd, XDT_IOC_ENABLE, &req) < 0) {
+			ref++;
+			if (errno != EINVAL && errno != E2BIG) {
+				printf("xdt-fuzz: program %llu: enable: %s "
+				       "(%s)\n", progs, strerror(errno),
+				       req.err);
+				return 1;
+			}
+			if (verbose)
+				printf("%llu refused: %s\n", progs, req.err);
+			continue;
+		}
+		acc++;
+		if (ioctl(fd, XDT_IOC_GO) < 0) {
+			goerr++;
+			if (verbose)
+				printf("%llu go: %s\n", progs, strerror(errno));
+		} else {
+			for (i = 0; i < 3; i++)
+				syscall(SYS_getppid);
+			rfd = open("/proc/version", O_RDONLY);
+			if (rfd >= 0) {
+				if (read(rfd, buf, sizeof(buf)) < 0)
+					goerr++;
+				close(rfd);
+			}
+			ioctl(fd, XDT_IOC_STOP);
+			if (!ioctl(fd, XDT_IOC_STATUS, &st)) {
+				errors += st.errors;
+				dyndrops += st.dyndrops;
+				firings += st.firings;
+			}
+		}
+		close(fd);
+		fd = -1;
+		if (now() - last >= 5) {
+			last = now();
+			printf("xdt-fuzz: %llu programs, %llu accepted, %.0f/s\n",
+			       progs + 1, acc, (progs + 1) / (last - t0));
+			fflush(stdout);
+		}
+	}
+	printf("xdt-fuzz: programs %llu accepted %llu refused %llu goerr %llu "
+	       "firings %llu errors %llu dyndrops %llu wall %.1f s\n", progs,
+	       acc, ref, goerr, firings, errors, dyndrops, now() - t0);
+	return 0;
+}
