@@ -44,6 +44,8 @@ kernels: deps
 busybox: deps
 	@for i in $(isas); do tools/build-busybox.sh $$i || exit 1; done
 
+include tools/mcpp.mk
+
 $(BUILD)/%/init: guest/init.c guest/agent.h | deps
 	@mkdir -p $(@D)
 	$(call cross,$*)gcc -std=gnu11 -static -O2 -Wall -Wextra -Werror -o $@ $<
@@ -83,9 +85,10 @@ $(BUILD)/%/xdt-fuzz: guest/xdt-fuzz.c core/uapi/xdt.h core/uapi/dif.h | deps
 .SECONDEXPANSION:
 $(BUILD)/%/initramfs.cpio: $(BUILD)/%/init $$(call guest_dtrace,$$*) \
 		$$(call guest_xdtko,$$*) $(BUILD)/%/xdt-rawprog $(BUILD)/%/xdt-fuzz \
-		$(BUILD)/%/xdt-bpfbench tools/mkinitramfs.py busybox
+		$(BUILD)/%/xdt-bpfbench tools/mkinitramfs.py busybox mcpp
 	@$(PYTHON) tools/mkinitramfs.py $@ --init $< \
 		--busybox $(XDT_CACHE)/busybox/$*.current \
+		$(call guest_mcpp,$*) \
 		--file $(BUILD)/$*/xdt-rawprog:/usr/bin/xdt-rawprog \
 		--file $(BUILD)/$*/xdt-fuzz:/usr/bin/xdt-fuzz \
 		--file $(BUILD)/$*/xdt-bpfbench:/usr/bin/xdt-bpfbench \

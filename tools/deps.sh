@@ -12,6 +12,7 @@ PKGS=(
 	linux-source-6.1 gdb-multiarch
 	libcapstone-dev liblua5.4-dev
 	python3-matplotlib
+	mcpp autotools-dev
 )
 # Tests inject a package that cannot exist to exercise the not-root message.
 PKGS+=(${XDT_DEPS_EXTRA:-})

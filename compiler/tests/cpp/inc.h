@@ -1,0 +1,3 @@
+/* A header: its lines get their own markers. */
+#define FROM_HEADER	41
+#define PRED(e)		/execname == e/

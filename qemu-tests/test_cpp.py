@@ -1,0 +1,195 @@
+"""`dtrace -C`'s preprocessor: dt_cpp() (compiler/cpp.c) over mcpp.
+
+Host: a small driver (compiler/tests/cpp/driver.c) linked with cpp.c runs
+the scripts of compiler/tests/cpp/ through Debian's mcpp.  Guest: the static
+mcpp of the initramfs (/usr/bin/mcpp) and the same driver, cross-built, give
+the same output in every booted guest, with the guest's own ISA macro.
+Set XDT_BLESS=1 to rewrite the expected outputs.
+"""
+import os
+import shutil
+import subprocess
+import tempfile
+
+import pytest
+
+import xdtvm
+
+TOP = os.path.realpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+DIR = os.path.join(TOP, "compiler", "tests", "cpp")
+SRCS = [os.path.join(DIR, "driver.c"), os.path.join(TOP, "compiler", "cpp.c")]
+CFLAGS = ["-std=c11", "-O2", "-Wall", "-Wextra", "-Werror",
+          "-I" + os.path.join(TOP, "compiler")]
+BASIC_ARGS = ["-DKEPT=7", "-DGONE", "-UGONE"]
+ISA_MACRO = {"x86_64": "__x86_64__", "aarch64": "__aarch64__",
+             "riscv64": "__riscv"}
+# Prints which ISA macros are defined (the run-time machine's, via uname).
+ISA_PROBE = "".join(f"#ifdef {m}\nisa {i}\n#endif\n"
+                    for i, m in ISA_MACRO.items())
+
+
+@pytest.fixture(scope="module")
+def driver():
+    d = tempfile.mkdtemp(prefix="xdt-cpp-")
+    out = os.path.join(d, "driver")
+    r = subprocess.run(["gcc"] + CFLAGS + ["-o", out] + SRCS,
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    yield out
+    shutil.rmtree(d, ignore_errors=True)
+
+
+def run(driver, src, name, *args, cwd=DIR, env=None, text=True):
+    """dt_cpp over @src (text, or a file name under @cwd) named @name."""
+    tmp = None
+    if "\n" in src:
+        fd, tmp = tempfile.mkstemp(suffix=".d")
+        with os.fdopen(fd, "w") as f:
+            f.write(src)
+        src = tmp
+    try:
+        return subprocess.run([driver, src, name, *args], cwd=cwd, env=env,
+                              capture_output=True, text=text, timeout=60)
+    finally:
+        if tmp:
+            os.unlink(tmp)
+
+
+def check(actual, expected_path):
+    if os.environ.get("XDT_BLESS"):
+        with open(expected_path, "w") as f:
+            f.write(actual)
+    with open(expected_path) as f:
+        assert actual == f.read(), os.path.basename(expected_path) + " differs"
+
+
+def body(out):
+    """The output's text lines, markers and blank lines left out, white
+    space squeezed."""
+    return [" ".join(ln.split()) for ln in out.splitlines()
+            if ln.strip() and not ln.startswith("#line")]
+
+
+@pytest.mark.host
+def test_basic(driver):
+    """Comments go, D's tokens pass, markers name the script and its header,
+    DTrace's predefined macros and -D/-U hold, the #! line is blanked."""
+    r = run(driver, "basic.d", "basic.d", *BASIC_ARGS)
+    assert r.returncode == 0 and r.stderr == "", r.stderr
+    check(r.stdout, os.path.join(DIR, "basic.d.out"))
+
+
+@pytest.mark.host
+def test_error_names_the_script_line(driver):
+    r = run(driver, "error.d", "error.d")
+    assert r.returncode == 1 and r.stdout == ""
+    assert r.stderr == ("error: error.d:11: error: End of input within #if "
+                        "(#ifdef) section started at line 3\n"), r.stderr
+
+
+@pytest.mark.host
+def test_options_apply_in_order(driver):
+    src = "A B C D E __linux __SUNW_D __unix__\n#include <hdr.h>\n"
+    with tempfile.TemporaryDirectory() as inc:
+        with open(os.path.join(inc, "hdr.h"), "w") as f:
+            f.write("from_hdr\n")
+        r = run(driver, src, "t.d", "-UA", "-DA=3", "-DB=1", "-UB",
+                "-D", "C=5", "-DD(x)=x+1", "-U__linux", "-D__SUNW_D=2",
+                "-U", "__unix__", "-I", inc, "-DE=")
+    assert r.returncode == 0, r.stderr
+    assert body(r.stdout) == ["3 B 5 D __linux 2 __unix__", "from_hdr"], \
+        r.stdout
+
+
+@pytest.mark.host
+def test_line_markers(driver):
+    """Every output line's script line is what the last marker says."""
+    src = ("#define X 1\n/* two\nlines */\n\n\nfirst X\n#if 0\nno\n#endif\n"
+           "second\n")
+    r = run(driver, src, 'we"ird\\.d')
+    assert r.returncode == 0, r.stderr
+    where = {}
+    line = None
+    for ln in r.stdout.splitlines():
+        if ln.startswith("#line "):
+            n, name = ln[6:].split(" ", 1)
+            assert name == '"we\\"ird\\\\.d"', ln
+            line = int(n)
+            continue
+        if ln.strip():
+            where[" ".join(ln.split())] = line
+        line += 1
+    assert where == {"first 1": 6, "second": 10}, r.stdout
+
+
+@pytest.mark.host
+def test_show_includes(driver):
+    with tempfile.TemporaryDirectory() as d:
+        for name, text in {"a.h": '#include "b.h"\n', "b.h": "b\n",
+                           "m.d": '#include "a.h"\n#include "b.h"\nm\n'
+                           }.items():
+            with open(os.path.join(d, name), "w") as f:
+                f.write(text)
+        r = run(driver, "m.d", "m.d", "-H", cwd=d)
+    assert r.returncode == 0
+    assert r.stderr == ". a.h\n.. b.h\n. b.h\n"
+    assert body(r.stdout) == ["b", "b", "m"]
+
+
+@pytest.mark.host
+def test_big_output_does_not_deadlock(driver):
+    """Far more than a pipe holds in both directions at once."""
+    line = "tick-1s { @[probefunc] = count(); printf(\"%d\", N); }\n"
+    src = "#define N 12345\n" + line * 100000
+    r = run(driver, src, "big.d")
+    assert r.returncode == 0, r.stderr[:500]
+    assert r.stdout.count("printf(\"%d\",  12345 );") == 100000
+
+
+@pytest.mark.host
+def test_mcpp_not_found(driver):
+    env = dict(os.environ, XDT_CPP="/nonexistent/mcpp")
+    r = run(driver, "basic.d", "basic.d", env=env)
+    assert r.returncode == 1
+    assert r.stderr.startswith("error: mcpp not found: $XDT_CPP="), r.stderr
+    env = dict(os.environ, PATH="/nonexistent")
+    env.pop("XDT_CPP", None)
+    r = run(driver, "basic.d", "basic.d", env=env)
+    assert r.returncode == 1
+    assert r.stderr.startswith("error: mcpp not found: no mcpp on $PATH"), \
+        r.stderr
+
+
+@pytest.mark.host
+def test_host_isa_macro(driver):
+    r = run(driver, ISA_PROBE, "isa.d")
+    assert r.returncode == 0, r.stderr
+    assert body(r.stdout) == ["isa " + os.uname().machine], r.stdout
+
+
+def test_guest_mcpp(vm):
+    """The initramfs's static mcpp and a cross-built driver in the guest:
+    the same output as on the host, and this ISA's macro alone."""
+    with tempfile.TemporaryDirectory() as d:
+        drv = os.path.join(d, "driver")
+        r = subprocess.run([xdtvm.ISAS[vm.isa]["cross"] + "gcc", "-static"]
+                           + CFLAGS + ["-o", drv] + SRCS,
+                           capture_output=True, text=True)
+        assert r.returncode == 0, r.stderr
+        r = vm.run(["mcpp", "-v"])
+        assert "MCPP V.2" in r.stderr, r
+        vm.run(["mkdir", "-p", "/tmp/cpp"], check=True)
+        vm.put(drv, "/tmp/cpp/driver", mode="755")
+        for f in ("basic.d", "inc.h", "error.d"):
+            vm.put(os.path.join(DIR, f), "/tmp/cpp/" + f)
+        vm.put(ISA_PROBE.encode(), "/tmp/cpp/isa.d")
+    r = vm.run("cd /tmp/cpp && ./driver basic.d basic.d " + " ".join(BASIC_ARGS))
+    assert r.ok and r.stderr == "", r
+    with open(os.path.join(DIR, "basic.d.out")) as f:
+        assert r.stdout == f.read()
+    r = vm.run("cd /tmp/cpp && ./driver error.d error.d")
+    assert r.code == 1 and "error.d:11: error: End of input within #if" \
+        in r.stderr, r
+    r = vm.run("cd /tmp/cpp && ./driver isa.d isa.d")
+    assert r.ok, r
+    assert body(r.stdout) == ["isa " + vm.isa], r.stdout
