@@ -28,6 +28,7 @@ struct node *node_new(enum nkind k, int line, int col)
 	return n;
 }
 
+
 static int ralloc(struct cg *g, struct node *n)
 {
 	for (int r = 1; r < DIF_NREGS; r++) {
@@ -92,28 +93,224 @@ static int strconst(struct cg *g, struct node *n)
 	return off;
 }
 
-static enum dif_op binop(enum tok t)
+static int expr(struct cg *g, struct node *n);
+
+static int setx(struct cg *g, struct node *n, __u64 v)
 {
-	switch (t) {
-	case T_PLUS: return DIF_OP_ADD;
-	case T_MINUS: return DIF_OP_SUB;
-	case T_STAR: return DIF_OP_MUL;
-	case T_DIV: return DIF_OP_SDIV;
-	case T_MOD: return DIF_OP_SREM;
-	case T_AND: return DIF_OP_AND;
-	case T_OR: return DIF_OP_OR;
-	case T_XOR: return DIF_OP_XOR;
-	case T_SHL: return DIF_OP_SLL;
-	case T_SHR: return DIF_OP_SRA;
-	case T_EQ: return DIF_OP_SEQ;
-	case T_NE: return DIF_OP_SNE;
-	case T_LT: case T_GT: return DIF_OP_SLT;
-	case T_LE: case T_GE: return DIF_OP_SLE;
+	int r = ralloc(g, n);
+
+	emit(g, DIF_INSN_I(DIF_OP_SETX, intconst(g, n, v), r));
+	return r;
+}
+
+/* r op= constant */
+static void op_const(struct cg *g, struct node *n, enum dif_op op, int r, __u64 v)
+{
+	int k = setx(g, n, v);
+
+	emit(g, DIF_INSN_R(op, r, k, r));
+	rfree(g, k);
+}
+
+static int is_signed(const struct dtype *t)
+{
+	return type_is_int(t) && t->real->sgn;
+}
+
+/*
+ * Convert the value in @r from type @from to @to: integers narrower than
+ * 64 bits are kept normalized (sign- or zero-extended, as dt_cg_typecast
+ * does), so narrowing or a change of sign shifts up and back down.
+ */
+static void convert(struct cg *g, struct node *n, int r, struct dtype *from,
+		    struct dtype *to)
+{
+	unsigned ts = to->real->size, fs = from->real->size;
+	int sh;
+
+	if (!type_is_int(to) || !type_is_scalar(from))
+		return;
+	if (ts >= 8 || (ts > fs && type_is_int(from)) ||
+	    (ts == fs && type_is_int(from) && is_signed(from) == is_signed(to)))
+		return;
+	sh = setx(g, n, (__u64)(64 - 8 * (int)ts));
+	emit(g, DIF_INSN_R(DIF_OP_SLL, r, sh, r));
+	emit(g, DIF_INSN_R(is_signed(to) ? DIF_OP_SRA : DIF_OP_SRL, r, sh, r));
+	rfree(g, sh);
+}
+
+/* A load of a value of type @t from the address in @r (into @r). */
+static void load(struct cg *g, int r, const struct dtype *t)
+{
+	static const enum dif_op ld[2][9] = {
+		[0] = { [1] = DIF_OP_LDUB, [2] = DIF_OP_LDUH,
+			[4] = DIF_OP_LDUW, [8] = DIF_OP_LDX },
+		[1] = { [1] = DIF_OP_LDSB, [2] = DIF_OP_LDSH,
+			[4] = DIF_OP_LDSW, [8] = DIF_OP_LDX },
+	};
+	unsigned size = t->real->size;
+
+	if (type_is_byref(t))
+		return;		/* the address is the value */
+	if (size != 1 && size != 2 && size != 4 && size != 8)
+		size = 8;
+	emit(g, DIF_INSN_R(ld[is_signed(t)][size], r, 0, r));
+}
+
+static void store(struct cg *g, int addr, int val, const struct dtype *t)
+{
+	static const enum dif_op st[9] = { [1] = DIF_OP_STB, [2] = DIF_OP_STH,
+					   [4] = DIF_OP_STW, [8] = DIF_OP_STX };
+	unsigned size = t->real->size;
+
+	if (size != 1 && size != 2 && size != 4 && size != 8)
+		size = 8;
+	emit(g, DIF_INSN_R(st[size], val, 0, addr));
+}
+
+static enum dif_op var_op(const struct dvar *v, int st)
+{
+	if (v->array)
+		return v->scope == XDT_VAR_THREAD ? (st ? DIF_OP_STTAA : DIF_OP_LDTAA) :
+		       (st ? DIF_OP_STGAA : DIF_OP_LDGAA);
+	switch (v->scope) {
+	case XDT_VAR_THREAD: return st ? DIF_OP_STTS : DIF_OP_LDTS;
+	case XDT_VAR_LOCAL: return st ? DIF_OP_STLS : DIF_OP_LDLS;
+	default: return st ? DIF_OP_STGS : DIF_OP_LDGS;
+	}
+}
+
+/*
+ * An array element's key: every key is evaluated into a register first,
+ * then all are pushed, so a key that itself reads an array (which uses
+ * and empties the tuple stack) cannot interleave with this one.
+ */
+static void push_tuple(struct cg *g, struct node **args, int n)
+{
+	int regs[DT_MAXKEYS];
+
+	for (int i = 0; i < n; i++)
+		regs[i] = expr(g, args[i]);
+	for (int i = 0; i < n; i++) {
+		emit(g, DIF_INSN_R(args[i]->type == XDT_TYPE_STRING ? DIF_OP_PUSHTS :
+				   DIF_OP_PUSHTV, regs[i], 0, 0));
+	}
+	for (int i = n - 1; i >= 0; i--)
+		rfree(g, regs[i]);
+}
+
+/* The address of a memory lvalue (or of by-reference variable storage). */
+static int address(struct cg *g, struct node *n)
+{
+	int r;
+
+	switch (n->k) {
+	case N_DEREF:
+		return expr(g, n->a);
+	case N_MEMBER:
+		r = n->op == T_ARROW ? expr(g, n->a) : address(g, n->a);
+		if (n->mem->off)
+			op_const(g, n, DIF_OP_ADD, r, n->mem->off);
+		return r;
+	default:
+		/* by-reference variables and values: the value is the address */
+		return expr(g, n);
+	}
+}
+
+/* A bit-field's value from the unit loaded in @r. */
+static void bitfield(struct cg *g, struct node *n, int r)
+{
+	const struct dmember *m = n->mem;
+	unsigned ubits = 8 * m->t->real->size;
+	int up = 64 - (int)(m->bitoff + m->bits);
+
+	(void)ubits;
+	/* bits [bitoff, bitoff+bits) of the little-endian unit */
+	op_const(g, n, DIF_OP_SLL, r, (__u64)up);
+	op_const(g, n, is_signed(m->t) ? DIF_OP_SRA : DIF_OP_SRL, r,
+		 (__u64)(64 - m->bits));
+}
+
+static enum dif_op arith_op(struct node *n, enum tok op)
+{
+	int sgn = is_signed(n->t);
+
+	switch (op) {
+	case T_PLUS: case T_ADDEQ: case T_INC: return DIF_OP_ADD;
+	case T_MINUS: case T_SUBEQ: case T_DEC: return DIF_OP_SUB;
+	case T_STAR: case T_MULEQ: return DIF_OP_MUL;
+	case T_DIV: case T_DIVEQ: return sgn ? DIF_OP_SDIV : DIF_OP_UDIV;
+	case T_MOD: case T_MODEQ: return sgn ? DIF_OP_SREM : DIF_OP_UREM;
+	case T_AND: case T_ANDEQ: return DIF_OP_AND;
+	case T_OR: case T_OREQ: return DIF_OP_OR;
+	case T_XOR: case T_XOREQ: return DIF_OP_XOR;
+	case T_SHL: case T_SHLEQ: return DIF_OP_SLL;
+	case T_SHR: case T_SHREQ: return sgn ? DIF_OP_SRA : DIF_OP_SRL;
 	default: return DIF_OP_NOP;
 	}
 }
 
-static int expr(struct cg *g, struct node *n);
+/* pointer +/- integer: scale the integer in @ri by the element size */
+static void scale(struct cg *g, struct node *n, int ri, const struct dtype *pt)
+{
+	const struct dtype *e = pt->real->base;
+	unsigned sz = e && e->real->size ? e->real->size : 1;
+
+	if (sz != 1)
+		op_const(g, n, DIF_OP_MUL, ri, sz);
+}
+
+static int binary(struct cg *g, struct node *n)
+{
+	int r = expr(g, n->a), r2 = expr(g, n->b);
+	const struct dtype *ta = n->a->t->real, *tb = n->b->t->real;
+	int pa = ta->k == TK_PTR || ta->k == TK_ARRAY;
+	int pb = tb->k == TK_PTR || tb->k == TK_ARRAY;
+
+	switch (n->op) {
+	case T_EQ: case T_NE: case T_LT: case T_LE: case T_GT: case T_GE: {
+		int x = r, y = r2, uns = !is_signed(n->ct);
+		enum dif_op op;
+
+		if (n->ct->real->k == TK_STRING) {
+			/* strings compare through scmp's sign, against %r0 */
+			emit(g, DIF_INSN_R(DIF_OP_SCMP, r, r2, r));
+			y = 0;
+			uns = 0;
+		}
+		op = n->op == T_EQ ? DIF_OP_SEQ : n->op == T_NE ? DIF_OP_SNE :
+		     (n->op == T_LT || n->op == T_GT) ? (uns ? DIF_OP_SLTU : DIF_OP_SLT) :
+		     (uns ? DIF_OP_SLEU : DIF_OP_SLE);
+		if (n->op == T_GT || n->op == T_GE)
+			emit(g, DIF_INSN_R(op, y, x, r));
+		else
+			emit(g, DIF_INSN_R(op, x, y, r));
+		break;
+	}
+	case T_PLUS:
+	case T_MINUS:
+		if (pa && pb) {
+			/* pointer difference in elements */
+			unsigned sz = ta->base->real->size ? ta->base->real->size : 1;
+
+			emit(g, DIF_INSN_R(DIF_OP_SUB, r, r2, r));
+			if (sz != 1)
+				op_const(g, n, DIF_OP_SDIV, r, sz);
+			break;
+		}
+		if (pa)
+			scale(g, n, r2, ta->k == TK_ARRAY ? type_ptr(ta->base) : ta);
+		else if (pb)
+			scale(g, n, r, tb->k == TK_ARRAY ? type_ptr(tb->base) : tb);
+		/* fall through */
+	default:
+		emit(g, DIF_INSN_R(arith_op(n, n->op), r, r2, r));
+		break;
+	}
+	rfree(g, r2);
+	return r;
+}
 
 /* a && b, a || b: 0 or 1 in the result register */
 static int logical(struct cg *g, struct node *n)
@@ -135,16 +332,139 @@ static int logical(struct cg *g, struct node *n)
 	return r;
 }
 
+/* Load an lvalue's current value into a new register. */
+static int lv_load(struct cg *g, struct node *lv)
+{
+	int r;
+
+	switch (lv->k) {
+	case N_DVAR: case N_SELF: case N_THIS:
+		r = ralloc(g, lv);
+		emit(g, DIF_INSN_I(var_op(lv->dv, 0), lv->dv->id, r));
+		return r;
+	case N_INDEX:
+		push_tuple(g, lv->args, lv->nargs);
+		r = ralloc(g, lv);
+		emit(g, DIF_INSN_I(var_op(lv->dv, 0), lv->dv->id, r));
+		return r;
+	default:
+		return expr(g, lv);
+	}
+}
+
+/* Store @val (already converted to the lvalue's type) into @lv. */
+static void lv_store(struct cg *g, struct node *lv, int val)
+{
+	int a, u;
+
+	switch (lv->k) {
+	case N_DVAR: case N_SELF: case N_THIS:
+		emit(g, DIF_INSN_I(var_op(lv->dv, 1), lv->dv->id, val));
+		return;
+	case N_INDEX:
+		push_tuple(g, lv->args, lv->nargs);
+		emit(g, DIF_INSN_I(var_op(lv->dv, 1), lv->dv->id, val));
+		return;
+	default:
+		break;
+	}
+	a = address(g, lv);
+	if (type_is_byref(lv->t)) {
+		/* copy the whole value */
+		int sz = setx(g, lv, lv->t->real->size);
+
+		emit(g, DIF_INSN_R(DIF_OP_COPYS, val, sz, a));
+		rfree(g, sz);
+	} else if (lv->k == N_MEMBER && lv->mem->bits) {
+		/* read-modify-write the unit */
+		const struct dmember *m = lv->mem;
+		__u64 mask = (m->bits == 64 ? ~0ULL : ((1ULL << m->bits) - 1)) << m->bitoff;
+		int old = ralloc(g, lv), v2 = ralloc(g, lv);
+
+		emit(g, DIF_INSN_R(DIF_OP_MOV, a, 0, old));
+		load(g, old, m->t);
+		op_const(g, lv, DIF_OP_AND, old, ~mask);
+		emit(g, DIF_INSN_R(DIF_OP_MOV, val, 0, v2));
+		op_const(g, lv, DIF_OP_SLL, v2, m->bitoff);
+		op_const(g, lv, DIF_OP_AND, v2, mask);
+		emit(g, DIF_INSN_R(DIF_OP_OR, old, v2, old));
+		store(g, a, old, m->t);
+		rfree(g, v2);
+		rfree(g, old);
+	} else {
+		store(g, a, val, lv->t);
+	}
+	rfree(g, a);
+	(void)u;
+}
+
+static int assign(struct cg *g, struct node *n)
+{
+	struct node *lv = n->a;
+	int r;
+
+	if (n->op == T_ASSIGN) {
+		r = expr(g, n->b);
+		convert(g, n, r, n->b->t, lv->t);
+	} else {
+		int r2;
+
+		r = lv_load(g, lv);
+		if (lv->k == N_MEMBER && lv->mem->bits)
+			bitfield(g, lv, r);
+		r2 = expr(g, n->b);
+		if (lv->t->real->k == TK_PTR)
+			scale(g, n, r2, lv->t);
+		{
+			/* the operation happens in the promoted types' common type */
+			struct node tmp = *n;
+
+			tmp.t = type_arith(lv->t->real->k == TK_PTR ? dt_ulong : lv->t,
+					   n->b->t);
+			if (n->op == T_SHLEQ || n->op == T_SHREQ)
+				tmp.t = type_promote(lv->t->real->k == TK_PTR ? dt_ulong : lv->t);
+			emit(g, DIF_INSN_R(arith_op(&tmp, n->op), r, r2, r));
+		}
+		rfree(g, r2);
+		convert(g, n, r, type_arith(lv->t->real->k == TK_PTR ? dt_ulong : lv->t,
+					    n->b->t), lv->t);
+	}
+	lv_store(g, lv, r);
+	return r;
+}
+
+static int incdec(struct cg *g, struct node *n)
+{
+	struct node *lv = n->a;
+	int r = lv_load(g, lv), nv;
+	unsigned step = 1;
+
+	if (lv->k == N_MEMBER && lv->mem->bits)
+		bitfield(g, lv, r);
+	if (lv->t->real->k == TK_PTR && lv->t->real->base->real->size)
+		step = lv->t->real->base->real->size;
+	nv = ralloc(g, n);
+	emit(g, DIF_INSN_R(DIF_OP_MOV, r, 0, nv));
+	op_const(g, n, n->op == T_INC ? DIF_OP_ADD : DIF_OP_SUB, nv, step);
+	convert(g, n, nv, type_promote(lv->t), lv->t);
+	lv_store(g, lv, nv);
+	if (n->post) {
+		rfree(g, nv);
+		return r;
+	}
+	emit(g, DIF_INSN_R(DIF_OP_MOV, nv, 0, r));
+	rfree(g, nv);
+	return r;
+}
+
 static int expr(struct cg *g, struct node *n)
 {
 	int r, r2, br, ba;
-	enum dif_op op;
+	long long c;
 
 	switch (n->k) {
 	case N_INT:
-		r = ralloc(g, n);
-		emit(g, DIF_INSN_I(DIF_OP_SETX, intconst(g, n, (__u64)n->ival), r));
-		return r;
+		return setx(g, n, (__u64)n->ival);
 	case N_STR:
 		r = ralloc(g, n);
 		emit(g, DIF_INSN_I(DIF_OP_SETS, strconst(g, n), r));
@@ -153,6 +473,17 @@ static int expr(struct cg *g, struct node *n)
 		r = ralloc(g, n);
 		emit(g, DIF_INSN_I(DIF_OP_LDV, n->var, r));
 		return r;
+	case N_ARGS:
+		if (sema_constval(n->a, &c) && c >= 0 && c < 10) {
+			r = ralloc(g, n);
+			emit(g, DIF_INSN_I(DIF_OP_LDV, DIF_VAR_ARG0 + (int)c, r));
+			return r;
+		}
+		r = expr(g, n->a);
+		emit(g, DIF_INSN_R(DIF_OP_LDARG, r, 0, r));
+		return r;
+	case N_DVAR: case N_SELF: case N_THIS: case N_INDEX:
+		return lv_load(g, n);
 	case N_UN:
 		r = expr(g, n->a);
 		if (n->op == T_MINUS)
@@ -178,51 +509,47 @@ static int expr(struct cg *g, struct node *n)
 		rfree(g, r2);
 		patch(g, ba);
 		return r;
-	case N_LOAD: {
-		static const enum dif_op ld[2][9] = {
-			[0] = { [1] = DIF_OP_LDUB, [2] = DIF_OP_LDUH,
-				[4] = DIF_OP_LDUW, [8] = DIF_OP_LDX },
-			[1] = { [1] = DIF_OP_LDSB, [2] = DIF_OP_LDSH,
-				[4] = DIF_OP_LDSW, [8] = DIF_OP_LDX },
-		};
-		r = expr(g, n->a);
-		emit(g, DIF_INSN_R(ld[!!n->sgn][n->size], r, 0, r));
-		return r;
-	}
 	case N_CAST:
 		r = expr(g, n->a);
-		if (n->size < 8) {
-			/* truncate to the type: shift up, then back with its sign */
-			int sh = 64 - 8 * n->size;
-
-			r2 = ralloc(g, n);
-			emit(g, DIF_INSN_I(DIF_OP_SETX, intconst(g, n, (__u64)sh), r2));
-			emit(g, DIF_INSN_R(DIF_OP_SLL, r, r2, r));
-			emit(g, DIF_INSN_R(n->sgn ? DIF_OP_SRA : DIF_OP_SRL, r, r2, r));
-			rfree(g, r2);
-		}
+		convert(g, n, r, n->a->t, n->ct);
 		return r;
-	case N_BIN:
+	case N_DEREF:
 		r = expr(g, n->a);
-		r2 = expr(g, n->b);
-		op = binop(n->op);
-		{
-			int x = r, y = r2;
-
-			if (n->a->type == XDT_TYPE_STRING) {
-				/* strings compare through scmp's sign, against %r0 */
-				emit(g, DIF_INSN_R(DIF_OP_SCMP, r, r2, r));
-				y = 0;
-			}
-			if (n->op == T_GT || n->op == T_GE)
-				emit(g, DIF_INSN_R(op, y, x, r));
-			else
-				emit(g, DIF_INSN_R(op, x, y, r));
-		}
-		rfree(g, r2);
+		load(g, r, n->t);
 		return r;
+	case N_MEMBER:
+		r = address(g, n);
+		if (n->mem->bits) {
+			load(g, r, n->mem->t);
+			bitfield(g, n, r);
+		} else {
+			load(g, r, n->t);
+		}
+		return r;
+	case N_ADDR:
+		return address(g, n->a);
+	case N_BIN:
+		return binary(g, n);
+	case N_ASSIGN:
+		return assign(g, n);
+	case N_INCDEC:
+		return incdec(g, n);
+	case N_CALL:
+		if (n->var < 0) {	/* alloca */
+			r = expr(g, n->args[0]);
+			emit(g, DIF_INSN_R(DIF_OP_ALLOCS, r, 0, r));
+			return r;
+		}
+		push_tuple(g, n->args, n->nargs);
+		r = ralloc(g, n);
+		emit(g, DIF_INSN_I(DIF_OP_CALL, n->var, r));
+		return r;
+	case N_STRINGOF:
+		return expr(g, n->a);
+	default:
+		dt_cerrt(g->lx, DT_D_CG_EXPR, n->line, n->col,
+			 "expression cannot be compiled");
 	}
-	return 0;
 }
 
 int cg_difo(struct prog *p, struct lexer *lx, struct node *e)
@@ -236,6 +563,20 @@ int cg_difo(struct prog *p, struct lexer *lx, struct node *e)
 	g.d->rtype = e->type;
 	r = expr(&g, e);
 	emit(&g, DIF_INSN_R(DIF_OP_RET, 0, 0, r));
+	return p->ndifos++;
+}
+
+int cg_difo_effects(struct prog *p, struct lexer *lx, struct node **es, int n)
+{
+	struct cg g = { .p = p, .lx = lx };
+
+	p->difos = xrealloc(p->difos, (p->ndifos + 1) * sizeof(*p->difos));
+	g.d = &p->difos[p->ndifos];
+	memset(g.d, 0, sizeof(*g.d));
+	g.d->rtype = XDT_TYPE_INT;
+	for (int i = 0; i < n; i++)
+		rfree(&g, expr(&g, es[i]));
+	emit(&g, DIF_INSN_R(DIF_OP_RET, 0, 0, 0));
 	return p->ndifos++;
 }
 

@@ -150,6 +150,9 @@ static const char *fault_name(__u64 kind)
 	case XDT_FAULT_BADADDR: return "invalid address";
 	case XDT_FAULT_DIVZERO: return "divide-by-zero";
 	case XDT_FAULT_ILLOP: return "illegal operation";
+	case XDT_FAULT_NOSCRATCH: return "out of scratch space";
+	case XDT_FAULT_TUPOFLOW: return "tuple stack overflow";
+	case XDT_FAULT_BADALIGN: return "invalid alignment";
 	default: return "unknown fault";
 	}
 }
@@ -392,6 +395,17 @@ int consume(const struct prog *p, const struct dt_opts *o)
 	fflush(stdout);
 	memset(&st, 0, sizeof(st));
 	if (ioctl(r.fd, XDT_IOC_STATUS, &st) == 0) {
+		if (st.dyndrops) {
+			__u64 clean = st.dyndrops - st.dyndrops_dirty;
+
+			if (clean)
+				fprintf(stderr, "dtrace: %llu dynamic variable drop%s\n",
+					(unsigned long long)clean, clean == 1 ? "" : "s");
+			if (st.dyndrops_dirty)
+				fprintf(stderr, "dtrace: %llu dynamic variable drop%s with non-empty dirty list\n",
+					(unsigned long long)st.dyndrops_dirty,
+					st.dyndrops_dirty == 1 ? "" : "s");
+		}
 		if (st.aggdrops)
 			fprintf(stderr, "dtrace: %llu aggregation drop%s\n",
 				(unsigned long long)st.aggdrops,

@@ -13,8 +13,8 @@
 #include <string.h>
 #include "dt.h"
 
-static const struct { const char *mn; int form; int valid; } ops[256] = {
-#define DIF_DIS(name, val, form, mn, use) [val] = { mn, form, 1 },
+static const struct { const char *mn; int form; int valid; int use; } ops[256] = {
+#define DIF_DIS(name, val, form, mn, use) [val] = { mn, form, 1, use },
 	DIF_OPS(DIF_DIS)
 #undef DIF_DIS
 };
@@ -29,7 +29,16 @@ static const char *const actnames[] = {
 	[XDT_ACT_RECORD] = "record", [XDT_ACT_STRING] = "string",
 	[XDT_ACT_EXIT] = "exit", [XDT_ACT_AGGKEY] = "aggkey",
 	[XDT_ACT_AGG] = "agg", [XDT_ACT_STACK] = "stack",
+	[XDT_ACT_DIFEXPR] = "difexpr",
 };
+
+static const char *const subrnames[] = {
+#define DIF_SNAME(name, idx, str, rt, args) [idx] = str,
+	DIF_SUBRS(DIF_SNAME)
+#undef DIF_SNAME
+};
+
+static const struct prog *cur_prog;
 
 const char *aggfunc_name(int f)
 {
@@ -69,6 +78,28 @@ static void dis_insn(FILE *fp, const struct difo *d, __u32 in)
 	buf[0] = 0;
 	if (!ops[op].valid) {
 		snprintf(buf, sizeof(buf), "%-4s", mn);
+	} else if (ops[op].form == DIF_F_I && (ops[op].use & DIF_U_VAR)) {
+		const struct prog *p = cur_prog;
+		const struct dvar *v = p && idx < (unsigned)p->nvars ? p->vars[idx] : NULL;
+
+		if (ops[op].use & DIF_U_WD)
+			snprintf(buf, sizeof(buf), "%-4s DT_VAR(%u), %%r%u", mn, idx, rd);
+		else
+			snprintf(buf, sizeof(buf), "%-4s %%r%u, DT_VAR(%u)", mn, rd, idx);
+		fputs(buf, fp);
+		if (v)
+			fprintf(fp, "%*s! DT_VAR(%u) = \"%s%s\"", 28 - (int)strlen(buf), "",
+				idx, v->scope == XDT_VAR_THREAD ? "self->" :
+				v->scope == XDT_VAR_LOCAL ? "this->" : "", v->name);
+		fputc('\n', fp);
+		return;
+	} else if (op == DIF_OP_CALL) {
+		snprintf(buf, sizeof(buf), "%-4s DIF_SUBR(%u), %%r%u", mn, idx, rd);
+		fputs(buf, fp);
+		if (idx < DIF_NSUBRS)
+			fprintf(fp, "%*s! %s", 28 - (int)strlen(buf), "", subrnames[idx]);
+		fputc('\n', fp);
+		return;
 	} else if (ops[op].form == DIF_F_I) {
 		const char *fmt = op == DIF_OP_SETX ? "%-4s DT_INTEGER[%u], %%r%u" :
 				  op == DIF_OP_SETS ? "%-4s DT_STRING[%u], %%r%u" :
@@ -87,6 +118,16 @@ static void dis_insn(FILE *fp, const struct difo *d, __u32 in)
 		snprintf(buf, sizeof(buf), "%-4s %%r%u, %%r%u", mn, r1, rd);
 	} else if (op >= DIF_OP_LDSB && op <= DIF_OP_LDX) {
 		snprintf(buf, sizeof(buf), "%-4s [%%r%u], %%r%u", mn, r1, rd);
+	} else if (op >= DIF_OP_STB && op <= DIF_OP_STX) {
+		snprintf(buf, sizeof(buf), "%-4s %%r%u, [%%r%u]", mn, r1, rd);
+	} else if (op == DIF_OP_PUSHTV || op == DIF_OP_PUSHTS) {
+		snprintf(buf, sizeof(buf), "%-4s %%r%u", mn, r1);
+	} else if (op == DIF_OP_FLUSHTS) {
+		snprintf(buf, sizeof(buf), "%s", mn);
+	} else if (op == DIF_OP_ALLOCS || op == DIF_OP_LDARG) {
+		snprintf(buf, sizeof(buf), "%-4s %%r%u, %%r%u", mn, r1, rd);
+	} else if (op == DIF_OP_COPYS) {
+		snprintf(buf, sizeof(buf), "%-4s %%r%u, %%r%u, [%%r%u]", mn, r1, r2, rd);
 	} else {
 		snprintf(buf, sizeof(buf), "%-4s %%r%u, %%r%u, %%r%u", mn, r1, r2, rd);
 	}
@@ -128,6 +169,7 @@ void dis_prog(FILE *fp, const struct prog *p)
 {
 	int i, a;
 
+	cur_prog = p;
 	for (i = 0; i < p->ndifos; i++)
 		dis_difo(fp, p, i);
 	fprintf(fp, "\n");

@@ -40,13 +40,18 @@ enum tok {
 	T_SEMI, T_QUEST, T_COLON, T_ASSIGN,
 	T_OROR, T_ANDAND, T_OR, T_XOR, T_AND, T_EQ, T_NE, T_LT, T_LE, T_GT,
 	T_GE, T_SHL, T_SHR, T_PLUS, T_MINUS, T_STAR, T_DIV, T_MOD, T_NOT,
-	T_TILDE,
+	T_TILDE, T_INC, T_DEC, T_ARROW, T_DOT, T_ELLIPSIS,
+	/* compound assignments, in the order of the operators they apply */
+	T_ADDEQ, T_SUBEQ, T_MULEQ, T_DIVEQ, T_MODEQ, T_ANDEQ, T_OREQ, T_XOREQ,
+	T_SHLEQ, T_SHREQ,
 };
 
 struct token {
 	enum tok t;
 	int line, col;
 	long long ival;
+	int isuns, islong;	/* T_INT: u and l suffixes (islong: 1 l, 2 ll) */
+	int radix;		/* T_INT: 8, 10, 16 (C's typing differs) */
 	char *s;		/* identifier, string literal (unescaped) */
 	size_t len;		/* string literal length */
 	const char *start;	/* in the source, for "near" messages */
@@ -55,6 +60,9 @@ struct token {
 
 struct lexer {
 	const char *name;	/* file name for messages, or <cmdline> */
+	const char *fname;	/* the name line markers (# N "file") give */
+	int lineoff;		/* line markers: reported line - physical line */
+	struct prog *prog;	/* names #pragma D attributes may apply to */
 	const char *src;
 	size_t pos;
 	int line, col;
@@ -66,8 +74,73 @@ void lex_next(struct lexer *lx);
 struct token lex_peek(struct lexer *lx);
 int lex_probedesc(struct lexer *lx, char *out, size_t cap, int *line, int *col);
 void lex_skipspace(struct lexer *lx);
+/*
+ * DTrace's diagnostic tags (-x errtags prints them): the ones xdt raises,
+ * with the conditions of illumos' compiler.  D_SYNTAX is the default.
+ */
+#define DT_ERRTAGS(X) \
+	X(D_SYNTAX) X(D_IDENT_UNDEF) X(D_IDENT_BADREF) X(D_VAR_UNDEF) \
+	X(D_VAR_UNSUP) X(D_DECL_IDRED) X(D_DECL_TYPERED) X(D_DECL_VOIDOBJ) \
+	X(D_DECL_ARRSUB) X(D_DECL_ARRNULL) X(D_DECL_ARRBIG) X(D_DECL_CLASS) \
+	X(D_DECL_COMBO) X(D_DECL_USELESS) X(D_DECL_BFCONST) X(D_DECL_BFSIZE) \
+	X(D_DECL_BFTYPE) X(D_DECL_INCOMPLETE) X(D_DECL_DYNOBJ) \
+	X(D_DECL_LOCASSC) X(D_DECL_SCOPE) X(D_DECL_ENCONST) X(D_DECL_ENOFLOW) \
+	X(D_DECL_MNAME) X(D_DECL_SIGNINT) X(D_DECL_LONGINT) X(D_DECL_VOIDATTR) \
+	X(D_DECL_PROTO_VOID) X(D_DECL_PROTO_TYPE) X(D_DECL_ARRVA) \
+	X(D_DECL_FUNC) X(D_TYPE_ERR) X(D_TYPE_MEMBER) X(D_UNKNOWN) \
+	X(D_OP_INCOMPAT) X(D_OP_INT) X(D_OP_ARITH) X(D_OP_SCALAR) X(D_OP_LVAL) \
+	X(D_OP_WRITE) X(D_OP_PTR) X(D_OP_SOU) X(D_OP_ARRFUN) X(D_OP_VFPTR) \
+	X(D_OP_BFIELD) X(D_OP_DYN) X(D_OP_ACT) X(D_ADDROF_VAR) \
+	X(D_ADDROF_LVAL) X(D_ADDROF_BITFIELD) X(D_CAST) X(D_SIZEOF_TYPE) \
+	X(D_SIZEOF_BITFIELD) X(D_OFFSETOF_TYPE) X(D_OFFSETOF_BITFIELD) \
+	X(D_DEREF_NONPTR) X(D_DEREF_VOID) X(D_ARR_BADREF) X(D_ARR_LOCAL) \
+	X(D_KEY_TYPE) X(D_PROTO_LEN) X(D_PROTO_ARG) X(D_FUNC_UNDEF) \
+	X(D_FUNC_IDENT) X(D_ACT_SPEC) X(D_AGG_FUNC) X(D_AGG_REDEF) \
+	X(D_AGG_SCALAR) X(D_AGG_NULL) X(D_PRINTF_ARG_TYPE) \
+	X(D_PRINTF_ARG_PROTO) X(D_PRINTF_ARG_EXTRA) X(D_PRINTF_FMT_EMPTY) \
+	X(D_PRINTF_DYN_PROTO) X(D_PRINTF_DYN_TYPE) X(D_STACK_SIZE) \
+	X(D_STACK_PROTO) X(D_TRACE_VOID) X(D_TRACE_DYN) X(D_CHR_NL) \
+	X(D_CHR_NULL) X(D_CHR_LONG) X(D_STR_NL) X(D_INT_OFLOW) X(D_INT_DIGIT) \
+	X(D_MACRO_UNDEF) X(D_MACRO_UNUSED) X(D_PDESC_ZERO) X(D_PDESC_INVAL) \
+	X(D_PRAGMA_INVAL) X(D_PRAGMA_UNUSED) X(D_PRAGMA_MALFORM) \
+	X(D_PRAGMA_OPTSET) X(D_PRAGMA_DEPEND) X(D_PRAGCTL_INVAL) \
+	X(D_LVAL_INVAL) X(D_DIV_ZERO) X(D_XLATE_REDECL) X(D_XLATE_TYPE) \
+	X(D_XLATE_SOU) X(D_XLATE_MEMB) X(D_XLATE_NONE) X(D_XLATE_INCOMPAT) \
+	X(D_EMPTY) X(D_COMM_COMM) X(D_STRINGOF_TYPE) X(D_NOREG) X(D_CG_EXPR)
+
+enum dt_errtag {
+#define DT_TAGENUM(t) DT_##t,
+	DT_ERRTAGS(DT_TAGENUM)
+#undef DT_TAGENUM
+	DT_NERRTAGS
+};
+const char *dt_errtag_name(int tag);
+
+/* A compile error, as a value: what dt_cerr() reports. */
+struct dt_error {
+	int tag;			/* enum dt_errtag */
+	char file[256];
+	int line, col;
+	char msg[512];
+	char srcline[512];		/* the source line, for the caret */
+};
+
+/*
+ * Compile errors unwind to the compile entry point (libxdt's, or the
+ * CLI's) through dt_errjmp, as libdtrace's yyerror does: the parser never
+ * exits the process.  A NULL dt_errjmp (no compilation in progress)
+ * prints and exits, for the CLI's own fatal errors.
+ */
+#include <setjmp.h>
+extern jmp_buf *dt_errjmp;
+extern struct dt_error dt_lasterr;
+extern int dt_errtags;			/* -x errtags: tag the message */
+void dt_error_print(const struct dt_error *e, FILE *fp);
+
 _Noreturn void dt_cerr(struct lexer *lx, int line, int col, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
+_Noreturn void dt_cerrt(struct lexer *lx, int tag, int line, int col,
+			const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 _Noreturn void dt_fatal(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void *xzalloc(size_t n);
 void *xrealloc(void *p, size_t n);
@@ -80,6 +153,10 @@ struct dt_env {
 	char **macros;		/* $1.. */
 	long long pid;		/* $pid */
 	long long target;	/* $target, -1 if none */
+	long long ids[8];	/* $ppid $uid $gid $euid $egid $pgid $sid */
+	const char *name0;	/* $0: the script's name */
+	int defaultargs;	/* -x defaultargs: unset $N are 0 / "" */
+	unsigned dynvarsize, cleanrate, stackframes;
 	unsigned strsize;
 };
 
@@ -87,23 +164,127 @@ struct prog;
 void dt_compile(struct prog *p, const struct dt_env *env, const char *name,
 		const char *src);
 
-/* ---- cg.c: AST and code generation ----------------------------------- */
-enum nkind { N_INT, N_STR, N_VAR, N_BIN, N_UN, N_AND, N_OR, N_TERN, N_LOAD,
-	     N_CAST };
+/* ---- types.c: the D type table ------------------------------------------- */
+enum tkind {
+	TK_VOID, TK_INT, TK_FLOAT, TK_PTR, TK_ARRAY, TK_STRING, TK_STRUCT,
+	TK_UNION, TK_ENUM, TK_FUNC,
+};
 
+struct dtype;
+struct dmember {
+	char *name;
+	struct dtype *t;
+	unsigned off;			/* bytes from the start */
+	unsigned bits, bitoff;		/* bit-field: width, LSB offset in the
+					   unit of t->size bytes at off; 0 = not */
+};
+
+struct denum {
+	char *name;
+	long long v;
+};
+
+struct dtype {
+	enum tkind k;
+	char *name;			/* as D prints it */
+	unsigned size, align;
+	int sgn;			/* TK_INT, TK_ENUM */
+	struct dtype *base;		/* TK_PTR, TK_ARRAY: element */
+	unsigned nelem;			/* TK_ARRAY */
+	char *tag;			/* struct/union/enum tag, or NULL */
+	int defined;			/* struct/union/enum body seen */
+	struct dmember *mems;  int nmems;
+	struct denum *ecs;     int necs;
+	struct dtype *ptr;		/* cached pointer-to-this */
+	struct dtype *real;		/* typedef: what it names (else self) */
+};
+
+extern struct dtype *dt_void, *dt_int, *dt_uint, *dt_long, *dt_ulong,
+	*dt_char, *dt_uchar, *dt_string, *dt_int64, *dt_uint64;
+void types_init(unsigned strsize);
+struct dtype *type_named(const char *name);	/* typedefs, base names */
+struct dtype *type_tagged(enum tkind k, const char *tag, int create);
+struct dtype *type_ptr(struct dtype *t);
+struct dtype *type_array(struct dtype *t, unsigned n);
+struct dtype *type_typedef(const char *name, struct dtype *t);
+struct dtype *type_int(unsigned size, int sgn);
+int type_combine(const char **words, int n, struct dtype **out);
+const struct dmember *type_member(const struct dtype *t, const char *name);
+int type_is_int(const struct dtype *t);		/* integer or enum */
+int type_is_scalar(const struct dtype *t);	/* int, enum, pointer */
+int type_is_strlike(const struct dtype *t);	/* string, char *, char[] */
+int type_is_byref(const struct dtype *t);	/* string, array, struct, union */
+int type_compat(const struct dtype *a, const struct dtype *b);
+struct dtype *type_promote(struct dtype *t);
+struct dtype *type_arith(struct dtype *a, struct dtype *b);
+int type_isword(const char *s);			/* a type-starting word */
+void type_enumconst_add(const char *name, long long v, struct dtype *t);
+struct dtype *type_enumconst(const char *name, long long *v);
+
+/* ---- AST --------------------------------------------------------------- */
+enum nkind {
+	N_INT, N_STR, N_IDENT, N_VAR, N_DVAR, N_ARGS, N_BIN, N_UN, N_AND,
+	N_OR, N_TERN, N_CAST, N_DEREF, N_ADDR, N_MEMBER, N_INDEX, N_ASSIGN,
+	N_INCDEC, N_CALL, N_SIZEOF, N_OFFSETOF, N_SELF, N_THIS, N_STRINGOF,
+	N_COMMA, N_LOAD,
+};
+
+struct dvar;
 struct node {
 	enum nkind k;
-	enum tok op;		/* N_BIN, N_UN */
-	int type;		/* XDT_TYPE_INT / XDT_TYPE_STRING */
+	enum tok op;		/* N_BIN, N_UN, N_ASSIGN (= or op=), N_INCDEC,
+				   N_MEMBER (. or ->) */
+	int type;		/* XDT_TYPE_INT / XDT_TYPE_STRING of the value */
+	struct dtype *t;	/* D type, set by the semantic pass */
 	long long ival;
-	char *s;
+	char *s;		/* N_STR text; N_IDENT/N_MEMBER/N_CALL name */
 	size_t slen;
-	int var;		/* enum dif_var */
-	int size, sgn;		/* N_LOAD, N_CAST: bytes and signedness */
+	int var;		/* N_VAR: enum dif_var */
+	int post;		/* N_INCDEC: postfix */
+	int size, sgn;		/* N_LOAD: bytes and signedness */
+	struct dvar *dv;	/* N_DVAR, N_SELF, N_THIS, N_INDEX of an array */
+	const struct dmember *mem;	/* N_MEMBER */
+	struct dtype *ct;	/* N_CAST, N_SIZEOF of a type, N_OFFSETOF */
 	struct node *a, *b, *c;
+	struct node **args;  int nargs;	/* N_CALL, N_INDEX */
 	int line, col;
 };
 
+/* A D variable. */
+struct dvar {
+	char *name;
+	int scope;		/* XDT_VAR_GLOBAL/THREAD/LOCAL */
+	int array;		/* associative */
+	struct dtype *t;	/* value type */
+	int nkeys;
+	struct dtype *keyt[DT_MAXKEYS];
+	int id;			/* index in the program's table */
+	int line, col;		/* where it was declared */
+};
+
+/* An inline: a named, typed expression substituted where it is used. */
+struct dinline {
+	char *name;
+	struct dtype *t;
+	struct node *e;
+};
+
+struct node *node_new(enum nkind k, int line, int col);
+
+/* ---- sema.c: the semantic pass ------------------------------------------- */
+struct sema;
+struct node *sema_expr(struct prog *p, struct lexer *lx, struct node *n);
+/* the lvalue of an assignment: may declare the variable it names */
+struct node *sema_lvalue(struct prog *p, struct lexer *lx, struct node *n,
+			 struct dtype *rt, int declare);
+struct dvar *var_lookup(struct prog *p, int scope, const char *name);
+struct dvar *var_declare(struct prog *p, struct lexer *lx, int scope,
+			 const char *name, struct dtype *t, int nkeys,
+			 struct dtype **keyt, int line, int col);
+int sema_constval(struct node *n, long long *v);
+const char *type_str(const struct dtype *t);
+
+/* ---- cg.c: code generation ----------------------------------------------- */
 /* A DIF object under construction, and in the finished program. */
 struct difo {
 	__u32 *insns;  int ninsns;
@@ -123,6 +304,7 @@ struct outst {
 
 struct recval {
 	int type;		/* XDT_TYPE_INT, XDT_TYPE_STRING, DT_TYPE_STACK */
+	struct dtype *t;	/* the D type recorded (NULL: stack) */
 	unsigned off;		/* from the record header */
 	unsigned nframes;	/* DT_TYPE_STACK: frames (8 bytes each) */
 };
@@ -136,6 +318,7 @@ struct clause {
 	struct recval *recs; int nrecs;
 	unsigned recsize;
 	int src;		/* which -n/-s text it came from */
+	int record;		/* always record (XDT_CLAUSE_RECORD) */
 };
 
 struct agg {
@@ -155,12 +338,18 @@ struct prog {
 	unsigned bufsize;	/* -x bufsize, 0 = the kernel's default */
 	/* per -n/-s source: its description text, full text, is it a file */
 	char **srcdesc;		int nsrc;
+	struct dvar **vars;	int nvars;	/* D variables, by id */
+	struct dinline **inlines; int ninlines;
+	unsigned dynvarsize, scratchsize, cleanrate;	/* 0: the kernel's */
+	int ncond;		/* if/else condition variables made */
 	char **srctext;
 	int *srcfile;
 };
 
 struct node *node_new(enum nkind k, int line, int col);
 int cg_difo(struct prog *p, struct lexer *lx, struct node *e);
+/* one DIF object evaluating each of @es for its effects */
+int cg_difo_effects(struct prog *p, struct lexer *lx, struct node **es, int n);
 int prog_add_action(struct prog *p, __u32 kind, int difo, __u32 arg0, __u32 arg1);
 void prog_layout(struct prog *p);	/* record offsets of every clause */
 

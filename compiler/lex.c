@@ -49,34 +49,86 @@ _Noreturn void dt_fatal(const char *fmt, ...)
 	exit(1);
 }
 
+jmp_buf *dt_errjmp;
+struct dt_error dt_lasterr;
+int dt_errtags;
+
+const char *dt_errtag_name(int tag)
+{
+	static const char *const names[] = {
+#define DT_TAGNAME(t) #t,
+		DT_ERRTAGS(DT_TAGNAME)
+#undef DT_TAGNAME
+	};
+	return tag >= 0 && tag < DT_NERRTAGS ? names[tag] : "D_UNKNOWN";
+}
+
 /*
  * "dtrace: failed to compile script F:L:C: msg", then the source line and a
  * caret under column C (tabs copied so the caret lines up in a terminal).
+ * Under -x errtags, DTrace's "F: [TAG] line L: msg" with the column kept
+ * after the line ("line L:C:"), so scripts that match DTrace's form still
+ * match.
  */
-_Noreturn void dt_cerr(struct lexer *lx, int line, int col, const char *fmt, ...)
+void dt_error_print(const struct dt_error *e, FILE *fp)
 {
-	const char *s = lx->src, *e;
-	va_list ap;
-	int l = 1, i;
+	const char *s = e->srcline;
+	int i;
 
-	fprintf(stderr, "dtrace: failed to compile script %s:%d:%d: ", lx->name,
-		line, col);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
+	if (dt_errtags)
+		fprintf(fp, "dtrace: failed to compile script %s: [%s] line %d:%d: %s\n",
+			e->file, dt_errtag_name(e->tag), e->line, e->col, e->msg);
+	else
+		fprintf(fp, "dtrace: failed to compile script %s:%d:%d: %s\n",
+			e->file, e->line, e->col, e->msg);
+	fprintf(fp, "%s\n", s);
+	for (i = 1; i < e->col && s[i - 1]; i++)
+		fputc(s[i - 1] == '\t' ? '\t' : ' ', fp);
+	fputs("^\n", fp);
+}
+
+static _Noreturn void verr(struct lexer *lx, int tag, int line, int col,
+			   const char *fmt, va_list ap)
+{
+	struct dt_error *e = &dt_lasterr;
+	const char *s = lx->src, *end;
+	int l = 1;
+
+	memset(e, 0, sizeof(*e));
+	e->tag = tag;
+	snprintf(e->file, sizeof(e->file), "%s", lx->fname ? lx->fname : lx->name);
+	e->line = line + lx->lineoff;
+	e->col = col;
+	vsnprintf(e->msg, sizeof(e->msg), fmt, ap);
 	while (l < line && *s) {
 		if (*s++ == '\n')
 			l++;
 	}
-	e = strchr(s, '\n');
-	if (!e)
-		e = s + strlen(s);
-	fprintf(stderr, "%.*s\n", (int)(e - s), s);
-	for (i = 1; i < col && s + i - 1 < e; i++)
-		fputc(s[i - 1] == '\t' ? '\t' : ' ', stderr);
-	fputs("^\n", stderr);
+	end = strchr(s, '\n');
+	if (!end)
+		end = s + strlen(s);
+	snprintf(e->srcline, sizeof(e->srcline), "%.*s", (int)(end - s), s);
+	if (dt_errjmp)
+		longjmp(*dt_errjmp, 1);
+	dt_error_print(e, stderr);
 	exit(1);
+}
+
+_Noreturn void dt_cerr(struct lexer *lx, int line, int col, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	verr(lx, DT_D_SYNTAX, line, col, fmt, ap);
+}
+
+_Noreturn void dt_cerrt(struct lexer *lx, int tag, int line, int col,
+			const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	verr(lx, tag, line, col, fmt, ap);
 }
 
 void lex_init(struct lexer *lx, const char *name, const char *src)
@@ -116,6 +168,111 @@ static void adv(struct lexer *lx)
 	lx->pos++;
 }
 
+/* Only blanks before @lx's position on its line? */
+static int line_start(struct lexer *lx)
+{
+	for (size_t i = lx->pos; i > 0; i--) {
+		char ch = lx->src[i - 1];
+
+		if (ch == '\n')
+			return 1;
+		if (ch != ' ' && ch != '\t')
+			return 0;
+	}
+	return 1;
+}
+
+/* the control line's directive word, after '#' and blanks */
+static const char *directive(struct lexer *lx, size_t *n)
+{
+	const char *p = lx->src + lx->pos + 1;
+
+	while (*p == ' ' || *p == '\t')
+		p++;
+	*n = 0;
+	while (isalnum((unsigned char)p[*n]) || p[*n] == '_')
+		(*n)++;
+	return p;
+}
+
+/*
+ * Control lines D reads without a preprocessor: line markers, #pragma,
+ * #ident, and #! on the first line; anything else (#define, #include, an
+ * indented directive) needs -C.  #pragma D's own commands are checked as
+ * DTrace checks them (options are applied by the consumer's option pass).
+ */
+static int control_ok(struct lexer *lx)
+{
+	size_t n;
+	const char *d = directive(lx, &n);
+
+	if (lx->pos == 0 && lx->src[1] == '!')
+		return 1;
+	if (n == 0 || isdigit((unsigned char)*d))
+		return 1;		/* "# 12 "file"" or a lone '#' */
+	if ((n == 4 && !strncmp(d, "line", 4)) || (n == 5 && !strncmp(d, "ident", 5)))
+		return 1;
+	if (n == 6 && !strncmp(d, "pragma", 6)) {
+		char w[4][64] = { "" };
+		const char *p = d + 6;
+		int nw = 0;
+
+		while (nw < 4) {
+			size_t k = 0;
+
+			while (*p == ' ' || *p == '\t')
+				p++;
+			if (!*p || *p == '\n')
+				break;
+			while (p[k] && !isspace((unsigned char)p[k]))
+				k++;
+			snprintf(w[nw++], sizeof(w[0]), "%.*s", (int)k, p);
+			p += k;
+		}
+		if (nw == 0 || strcmp(w[0], "D"))
+			return 1;	/* not D's: ignored, as DTrace does */
+		if (!strcmp(w[1], "option") || !strcmp(w[1], "binding") ||
+		    !strcmp(w[1], "ident"))
+			return 1;
+		if (!strcmp(w[1], "attributes")) {
+			if (nw < 4)
+				dt_cerrt(lx, DT_D_PRAGMA_MALFORM, lx->line, lx->col,
+					 "malformed #pragma attributes");
+			/* a variable (a provider's name would be too) */
+			if (!strchr(w[3], ':') && lx->prog &&
+			    !var_lookup(lx->prog, XDT_VAR_GLOBAL, w[3]))
+				dt_cerrt(lx, DT_D_PRAGMA_UNUSED, lx->line, lx->col,
+					 "invalid name in #pragma attributes: %s", w[3]);
+			return 1;
+		}
+		if (!strcmp(w[1], "depends_on")) {
+			if (nw < 4)
+				dt_cerrt(lx, DT_D_PRAGMA_MALFORM, lx->line, lx->col,
+					 "malformed #pragma depends_on");
+			if (!strcmp(w[2], "library"))
+				dt_cerrt(lx, DT_D_PRAGMA_DEPEND, lx->line, lx->col,
+					 "failed to resolve dependency: library %s (xdt has no D libraries yet)",
+					 w[3]);
+			if (strcmp(w[2], "provider") && strcmp(w[2], "module"))
+				dt_cerrt(lx, DT_D_PRAGMA_INVAL, lx->line, lx->col,
+					 "invalid class %s specified by #pragma depends_on", w[2]);
+			return 1;
+		}
+		dt_cerrt(lx, DT_D_PRAGMA_INVAL, lx->line, lx->col,
+			 "invalid control directive: #pragma D %s", w[1]);
+	}
+	return 0;
+}
+
+static _Noreturn void control_err(struct lexer *lx)
+{
+	size_t n;
+	const char *d = directive(lx, &n);
+
+	dt_cerrt(lx, DT_D_PRAGCTL_INVAL, lx->line, lx->col,
+		 "invalid control directive: #%.*s", (int)n, d);
+}
+
 void lex_skipspace(struct lexer *lx)
 {
 	for (;;) {
@@ -134,9 +291,40 @@ void lex_skipspace(struct lexer *lx)
 				dt_cerr(lx, line, col, "end-of-file encountered before the end of a comment");
 			adv(lx);
 			adv(lx);
-		} else if ((c == '/' && at(lx, 1) == '/') ||
-			   (c == '#' && lx->col == 1)) {
-			/* // comments, and #! / #pragma lines we ignore */
+		} else if (c == '#' && line_start(lx)) {
+			if (lx->col != 1 || !control_ok(lx))
+				control_err(lx);
+			/*
+			 * "# N "file"" / "#line N "file"": a preprocessor's line
+			 * marker (dtrace -C); #! and #pragma lines are read by
+			 * the option pass and skipped here.
+			 */
+			const char *p = lx->src + lx->pos + 1;
+			char *end;
+			long n;
+
+			while (*p == ' ' || *p == '\t')
+				p++;
+			if (!strncmp(p, "line", 4))
+				p += 4;
+			n = strtol(p, &end, 10);
+			if (end != p && n > 0) {
+				const char *q = end;
+
+				while (*q == ' ' || *q == '\t')
+					q++;
+				if (*q == '"') {
+					const char *e = strchr(q + 1, '"');
+
+					if (e && e - q - 1 > 0 && memchr(q, '\n', (size_t)(e - q)) == NULL)
+						lx->fname = strndup(q + 1, (size_t)(e - q - 1));
+				}
+				/* the next line is line n */
+				lx->lineoff = (int)n - (lx->line + 1);
+			}
+			while (cur(lx) && cur(lx) != '\n')
+				adv(lx);
+		} else if (c == '/' && at(lx, 1) == '/') {
 			while (cur(lx) && cur(lx) != '\n')
 				adv(lx);
 		} else {
@@ -172,6 +360,10 @@ static int escape(struct lexer *lx)
 }
 
 static const struct { const char *s; enum tok t; } puncts[] = {
+	{ "<<=", T_SHLEQ }, { ">>=", T_SHREQ }, { "...", T_ELLIPSIS },
+	{ "++", T_INC }, { "--", T_DEC }, { "->", T_ARROW }, { "+=", T_ADDEQ },
+	{ "-=", T_SUBEQ }, { "*=", T_MULEQ }, { "/=", T_DIVEQ }, { "%=", T_MODEQ },
+	{ "&=", T_ANDEQ }, { "|=", T_OREQ }, { "^=", T_XOREQ }, { ".", T_DOT },
 	{ "||", T_OROR }, { "&&", T_ANDAND }, { "==", T_EQ }, { "!=", T_NE },
 	{ "<=", T_LE }, { ">=", T_GE }, { "<<", T_SHL }, { ">>", T_SHR },
 	{ "(", T_LPAR }, { ")", T_RPAR }, { "{", T_LBRACE }, { "}", T_RBRACE },
@@ -197,14 +389,24 @@ void lex_next(struct lexer *lx)
 	c = cur(lx);
 	if (!c) {
 		t->t = T_EOF;
-	} else if (isalpha(c) || c == '_' || c == '$' || c == '@') {
-		/* identifiers, $macros ($1 $$1 $pid $target) and @aggs */
+	} else if (isalpha(c) || c == '_' || c == '$' || c == '@' ||
+		   (c == '`' && (isalpha(at(lx, 1)) || at(lx, 1) == '_'))) {
+		/*
+		 * identifiers, $macros ($1 $$1 $pid $target), @aggs, and
+		 * scoped names: D`record, vmlinux`jiffies, `jiffies
+		 */
 		t->t = c == '@' ? T_AGG : T_IDENT;
 		adv(lx);
 		if (c == '$' && cur(lx) == '$')
 			adv(lx);
-		while (isalnum(cur(lx)) || cur(lx) == '_')
+		for (;;) {
+			while (isalnum(cur(lx)) || cur(lx) == '_')
+				adv(lx);
+			if (c == '@' || c == '$' || cur(lx) != '`' ||
+			    !(isalpha(at(lx, 1)) || at(lx, 1) == '_'))
+				break;
 			adv(lx);
+		}
 		t->s = strndup(lx->src + start + (c == '@'),
 			       lx->pos - start - (c == '@'));
 	} else if (isdigit(c)) {
@@ -212,10 +414,30 @@ void lex_next(struct lexer *lx)
 
 		errno = 0;
 		t->ival = (long long)strtoull(lx->src + start, &end, 0);
+		t->radix = c != '0' ? 10 : (lx->src[start + 1] == 'x' ||
+					    lx->src[start + 1] == 'X') ? 16 : 8;
+		if (errno == ERANGE)
+			dt_cerrt(lx, DT_D_INT_OFLOW, t->line, t->col,
+				 "integer constant \"%.*s\" is too large",
+				 (int)(end - (lx->src + start)), lx->src + start);
+		if (t->radix == 8) {
+			for (const char *q = lx->src + start; q < end; q++)
+				if (*q == '8' || *q == '9')
+					dt_cerrt(lx, DT_D_INT_DIGIT, t->line, t->col,
+						 "invalid digit '%c' in octal constant", *q);
+			if (isdigit((unsigned char)*end))
+				dt_cerrt(lx, DT_D_INT_DIGIT, t->line, t->col,
+					 "invalid digit '%c' in octal constant", *end);
+		}
 		if (isalpha((unsigned char)*end) || *end == '_') {
 			/* integer suffixes u, l, ul, ll, ull */
-			while (strchr("uUlL", *end) && *end)
+			while (*end && strchr("uUlL", *end)) {
+				if (*end == 'u' || *end == 'U')
+					t->isuns = 1;
+				else
+					t->islong++;
 				end++;
+			}
 		}
 		while (lx->src + lx->pos < end)
 			adv(lx);
@@ -236,7 +458,8 @@ void lex_next(struct lexer *lx)
 			int ch = cur(lx);
 
 			if (!ch || ch == '\n')
-				dt_cerr(lx, t->line, t->col, "newline encountered in string literal");
+				dt_cerrt(lx, DT_D_STR_NL, t->line, t->col,
+					 "newline encountered in string literal");
 			adv(lx);
 			if (ch == '\\')
 				ch = escape(lx);

@@ -11,6 +11,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include "dt.h"
+#include "cpp.h"
 
 static void usage(void)
 {
@@ -22,7 +23,9 @@ static void usage(void)
 		"\t-l  list probes (filtered by -n -P -m -f); -v shows refusals\n"
 		"\t-e  compile only; -S show the DIF; -q quiet\n"
 		"\t-c  run cmd and trace until it exits ($target); -p trace pid\n"
-		"\t-x  bufsize=SIZE[k|m|g] switchrate=N[hz|s|ms|us] strsize=N quiet\n");
+		"\t-x  bufsize=SIZE[k|m|g] switchrate=N[hz|s|ms|us] strsize=N quiet\n"
+		"\t    dynvarsize=SIZE cleanrate=N errtags stackframes=N ...\n"
+		"\t-C  run the C preprocessor (mcpp) first; -D -U -I -H pass to it\n");
 	exit(2);
 }
 
@@ -72,46 +75,161 @@ static long parse_rate(const char *v)
 	return 0;
 }
 
-static void set_option(const char *arg, struct dt_opts *o, struct dt_env *env)
+/*
+ * The options -x and `#pragma D option` take: DTrace's names.  Each
+ * knows how its value is read; the ones xdt does not act on yet are
+ * accepted (scripts set them routinely) and named on stderr once, so
+ * nothing is ignored silently.
+ */
+enum optkind { OPT_FLAG, OPT_SIZE, OPT_RATE, OPT_COUNT, OPT_ANY };
+struct option_ctx {
+	struct dt_opts *o;
+	struct dt_env *env;
+	int *bufsize_set;
+};
+static void opt_apply(const char *name, const char *val, unsigned long long n,
+		      long us, struct option_ctx *c);
+
+static const struct { const char *name; enum optkind kind; int implemented; } options[] = {
+	{ "quiet", OPT_FLAG, 1 }, { "bufsize", OPT_SIZE, 1 },
+	{ "switchrate", OPT_RATE, 1 }, { "strsize", OPT_SIZE, 1 },
+	{ "dynvarsize", OPT_SIZE, 1 }, { "cleanrate", OPT_RATE, 1 },
+	{ "errtags", OPT_FLAG, 1 }, { "defaultargs", OPT_FLAG, 1 },
+	{ "stackframes", OPT_COUNT, 1 }, { "zdefs", OPT_FLAG, 0 },
+	{ "aggrate", OPT_RATE, 0 }, { "aggsize", OPT_SIZE, 0 },
+	{ "bufpolicy", OPT_ANY, 0 }, { "bufresize", OPT_ANY, 0 },
+	{ "cpu", OPT_COUNT, 0 }, { "destructive", OPT_FLAG, 0 },
+	{ "flowindent", OPT_FLAG, 0 }, { "grabanon", OPT_FLAG, 0 },
+	{ "jstackframes", OPT_COUNT, 0 }, { "jstackstrsize", OPT_SIZE, 0 },
+	{ "nspec", OPT_COUNT, 0 }, { "specsize", OPT_SIZE, 0 },
+	{ "stackindent", OPT_COUNT, 0 }, { "statusrate", OPT_RATE, 0 },
+	{ "ustackframes", OPT_COUNT, 0 }, { "aggsortkey", OPT_FLAG, 0 },
+	{ "aggsortkeypos", OPT_COUNT, 0 }, { "aggsortpos", OPT_COUNT, 0 },
+	{ "aggsortrev", OPT_FLAG, 0 }, { "aggpack", OPT_FLAG, 0 },
+	{ "aggzoom", OPT_FLAG, 0 }, { "rawbytes", OPT_FLAG, 0 },
+	{ "droptags", OPT_FLAG, 0 }, { "linkmode", OPT_ANY, 0 },
+	{ "temporal", OPT_FLAG, 0 }, { "oformat", OPT_ANY, 0 },
+	{ "encoding", OPT_ANY, 0 }, { "version", OPT_ANY, 0 },
+	{ "strip", OPT_FLAG, 0 }, { "amin", OPT_ANY, 0 },
+	{ "argref", OPT_FLAG, 0 }, { "core", OPT_ANY, 0 },
+	{ "cpphdrs", OPT_FLAG, 0 }, { "cpppath", OPT_ANY, 0 },
+	{ "ctypes", OPT_ANY, 0 }, { "dtypes", OPT_ANY, 0 },
+	{ "evaltime", OPT_ANY, 0 }, { "iregs", OPT_COUNT, 0 },
+	{ "knodefs", OPT_FLAG, 0 }, { "ldpath", OPT_ANY, 0 },
+	{ "lazyload", OPT_FLAG, 0 }, { "late", OPT_ANY, 0 },
+	{ "modpath", OPT_ANY, 0 }, { "nolibs", OPT_FLAG, 0 },
+	{ "pgmax", OPT_COUNT, 0 }, { "pspec", OPT_FLAG, 0 },
+	{ "stdc", OPT_ANY, 0 }, { "syslibdir", OPT_ANY, 0 },
+	{ "tree", OPT_COUNT, 0 }, { "tregs", OPT_COUNT, 0 },
+	{ "udefs", OPT_FLAG, 0 }, { "verbose", OPT_FLAG, 0 },
+	{ "incdir", OPT_ANY, 0 }, { "define", OPT_ANY, 0 },
+	{ "undef", OPT_ANY, 0 }, { "libdir", OPT_ANY, 0 },
+};
+
+/* Returns 0, or -1 with DTrace's message in @why. */
+static int set_one(const char *opt, const char *val, struct option_ctx *c,
+		   char *why, size_t len)
 {
-	char *dup = xstrdup(arg), *save = NULL, *opt;
+	unsigned long long n = 0;
+	long us = 0;
+	size_t i;
+
+	for (i = 0; i < sizeof(options) / sizeof(options[0]); i++)
+		if (!strcmp(opt, options[i].name))
+			break;
+	if (i == sizeof(options) / sizeof(options[0])) {
+		snprintf(why, len, "failed to set -x %s: Invalid option name", opt);
+		return -1;
+	}
+	switch (options[i].kind) {
+	case OPT_FLAG:
+		if (val && strcmp(val, "") && strcmp(val, "1") && strcmp(val, "set") &&
+		    strcmp(val, "0") && strcmp(val, "unset")) {
+			snprintf(why, len, "failed to set -x %s=%s: Invalid value for specified option",
+				 opt, val);
+			return -1;
+		}
+		n = !(val && (!strcmp(val, "0") || !strcmp(val, "unset")));
+		break;
+	case OPT_SIZE:
+	case OPT_COUNT:
+		if (!val || !*val) {
+			snprintf(why, len, "failed to set -x %s: Invalid value for specified option", opt);
+			return -1;
+		}
+		n = parse_size(val);
+		if (!n || n > (1ULL << 31) ||
+		    (options[i].kind == OPT_COUNT && !isdigit((unsigned char)val[strlen(val) - 1]))) {
+			snprintf(why, len, "failed to set -x %s=%s: Invalid value for specified option",
+				 opt, val);
+			return -1;
+		}
+		break;
+	case OPT_RATE:
+		us = val ? parse_rate(val) : 0;
+		if (us <= 0) {
+			snprintf(why, len, "failed to set -x %s%s%s: Invalid value for specified option",
+				 opt, val ? "=" : "", val ? val : "");
+			return -1;
+		}
+		break;
+	case OPT_ANY:
+		break;
+	}
+	if (!options[i].implemented) {
+		static char warned[128];
+
+		if (!warned[i]) {
+			warned[i] = 1;
+			fprintf(stderr, "dtrace: option %s is not implemented yet; ignored\n", opt);
+		}
+		return 0;
+	}
+	opt_apply(opt, val, n, us, c);
+	return 0;
+}
+
+static void opt_apply(const char *name, const char *val, unsigned long long n,
+		      long us, struct option_ctx *c)
+{
+	(void)val;
+	if (!strcmp(name, "quiet")) {
+		c->o->quiet = (int)n;
+	} else if (!strcmp(name, "errtags")) {
+		dt_errtags = (int)n;
+	} else if (!strcmp(name, "defaultargs")) {
+		c->env->defaultargs = (int)n;
+	} else if (!strcmp(name, "bufsize")) {
+		if (n)
+			c->o->bufsize = (size_t)n;
+		*c->bufsize_set = 1;
+	} else if (!strcmp(name, "switchrate")) {
+		c->o->switchrate_us = us;
+	} else if (!strcmp(name, "strsize")) {
+		/* the kernel copies strsize bytes per string; keep it sane */
+		if (n && n <= 65536)
+			c->env->strsize = (unsigned)n;
+	} else if (!strcmp(name, "dynvarsize")) {
+		c->env->dynvarsize = (unsigned)n;
+	} else if (!strcmp(name, "cleanrate")) {
+		c->env->cleanrate = us ? (unsigned)(1000000 / us) : 0;
+	} else if (!strcmp(name, "stackframes")) {
+		if (n >= 1 && n <= XDT_MAXSTACK)
+			c->env->stackframes = (unsigned)n;
+	}
+}
+
+static void set_option(const char *arg, struct option_ctx *c)
+{
+	char *dup = xstrdup(arg), *save = NULL, *opt, why[256];
 
 	for (opt = strtok_r(dup, ",", &save); opt; opt = strtok_r(NULL, ",", &save)) {
 		char *val = strchr(opt, '=');
-		unsigned long long n;
 
 		if (val)
 			*val++ = 0;
-		if (!strcmp(opt, "quiet") && !val) {
-			o->quiet = 1;
-			continue;
-		}
-		if (strcmp(opt, "bufsize") && strcmp(opt, "switchrate") &&
-		    strcmp(opt, "strsize"))
-			dt_fatal("failed to set -x %s: Invalid option name", opt);
-		if (!val || !*val)
-			dt_fatal("failed to set -x %s: Invalid value for specified option", opt);
-		if (!strcmp(opt, "bufsize")) {
-			n = parse_size(val);
-			if (!n || n > (1ULL << 31))
-				dt_fatal("failed to set -x %s=%s: Invalid value for specified option",
-					 opt, val);
-			o->bufsize = (size_t)n;
-		} else if (!strcmp(opt, "switchrate")) {
-			long us = parse_rate(val);
-
-			if (us <= 0)
-				dt_fatal("failed to set -x %s=%s: Invalid value for specified option",
-					 opt, val);
-			o->switchrate_us = us;
-		} else {
-			n = parse_size(val);
-			/* the kernel copies strsize bytes per string; keep it sane */
-			if (!n || n > 65536)
-				dt_fatal("failed to set -x %s=%s: Invalid value for specified option",
-					 opt, val);
-			env->strsize = (unsigned)n;
-		}
+		if (set_one(opt, val, c, why, sizeof(why)))
+			dt_fatal("%s", why);
 	}
 	free(dup);
 }
@@ -202,22 +320,21 @@ static pid_t spawn(const char *cmd, int *gate)
 }
 
 /*
- * `#pragma D option NAME[=VALUE]` lines set what -x NAME[=VALUE] sets, for
- * the options xdt has (quiet, bufsize, switchrate, strsize); other
- * options are still ignored, as every #pragma line was before (the lexer
- * skips them all).  Applied before the source is compiled, so strsize
- * holds for the whole program.
+ * `#pragma D option NAME[=VALUE]` lines set what -x NAME[=VALUE] sets,
+ * before the source is compiled (so strsize holds for the whole program),
+ * with DTrace's errors for a malformed or unknown one.
  */
-static void apply_pragmas(const char *src, struct dt_opts *o,
-			  struct dt_env *env, int *bufsize_set)
+static void apply_pragmas(const char *src, const char *file, struct option_ctx *c)
 {
 	const char *ln;
+	int line = 0;
 
 	for (ln = src; ln && *ln; ln = strchr(ln, '\n'), ln = ln ? ln + 1 : NULL) {
-		char name[128];
+		char name[256], why[300];
 		const char *s = ln;
 		size_t n;
 
+		line++;
 		if (*s != '#')
 			continue;
 		s += 1 + strspn(s + 1, " \t");
@@ -227,23 +344,47 @@ static void apply_pragmas(const char *src, struct dt_opts *o,
 		if (strncmp(s, "D", 1) || !strchr(" \t", s[1]))
 			continue;
 		s += 1 + strspn(s + 1, " \t");
-		if (strncmp(s, "option", 6) || !strchr(" \t", s[6]))
+		if (strncmp(s, "option", 6) || !strchr(" \t\r\n", s[6]))
 			continue;
 		s += 6 + strspn(s + 6, " \t");
 		n = strcspn(s, " \t\r\n");
-		if (!n || n >= sizeof(name))
-			continue;
+		if (!n || n >= sizeof(name)) {
+			fprintf(stderr, "dtrace: failed to compile script %s: %sline %d: "
+				"malformed #pragma D option\n", file,
+				dt_errtags ? "[D_PRAGMA_MALFORM] " : "", line);
+			exit(1);
+		}
 		memcpy(name, s, n);
 		name[n] = 0;
-		n = strcspn(name, "=");
-		if (!strcmp(name, "quiet") ||
-		    ((n == 7 && !strncmp(name, "bufsize", 7)) ||
-		     (n == 10 && !strncmp(name, "switchrate", 10)) ||
-		     (n == 7 && !strncmp(name, "strsize", 7)))) {
-			set_option(name, o, env);
-			*bufsize_set |= !strncmp(name, "bufsize", 7);
+		{
+			char *val = strchr(name, '=');
+
+			if (val)
+				*val++ = 0;
+			if (set_one(name, val, c, why, sizeof(why))) {
+				fprintf(stderr, "dtrace: failed to compile script %s: %sline %d: "
+					"failed to set option '%s'%s%s: %s\n", file,
+					dt_errtags ? "[D_PRAGMA_OPTSET] " : "", line,
+					name, val ? " to " : "", val ? val : "",
+					strstr(why, "Invalid option name") ?
+					"Invalid option name" : "Invalid value for specified option");
+				exit(1);
+			}
 		}
 	}
+}
+
+/* dtrace -C: the script through the C preprocessor first. */
+static char *preprocess(const char *src, const char *name, char **cppargs, int ncpp)
+{
+	char err[4096];
+	char *out = dt_cpp(src, name, cppargs, ncpp, err, sizeof(err));
+
+	if (!out) {
+		fprintf(stderr, "dtrace: failed to preprocess %s: %s\n", name, err);
+		exit(1);
+	}
+	return out;
 }
 
 int main(int argc, char **argv)
@@ -256,10 +397,13 @@ int main(int argc, char **argv)
 	const char *cmd = NULL, *selftest = NULL;
 	struct { int file; const char *s; } src[64];
 	int bufsize_set = 0, nsrc = 0, list = 0, verbose = 0, compile_only = 0, showdif = 0, c, i;
+	struct option_ctx oc = { &o, &env, &bufsize_set };
+	char *cppargs[128];
+	int ncpp = 0, cpp = 0;
 
 	memset(&lmatch, 0, sizeof(lmatch));
 	memset(&p, 0, sizeof(p));
-	while ((c = getopt(argc, argv, "+n:s:lvqc:p:eSx:P:m:f:X:h")) != -1) {
+	while ((c = getopt(argc, argv, "+n:s:lvqc:p:eSx:P:m:f:X:hCD:U:I:H")) != -1) {
 		switch (c) {
 		case 'n':
 		case 's':
@@ -285,8 +429,21 @@ int main(int argc, char **argv)
 			break;
 		}
 		case 'x':
-			set_option(optarg, &o, &env);
-			bufsize_set |= strstr(optarg, "bufsize") != NULL;
+			set_option(optarg, &oc);
+			break;
+		case 'C': cpp = 1; break;
+		case 'D': case 'U': case 'I': {
+			char *a = xzalloc(strlen(optarg) + 3);
+
+			if (ncpp == 128)
+				dt_fatal("too many -D/-U/-I options");
+			sprintf(a, "-%c%s", c, optarg);
+			cppargs[ncpp++] = a;
+			break;
+		}
+		case 'H':
+			if (ncpp < 128)
+				cppargs[ncpp++] = "-H";
 			break;
 		case 'P': snprintf(lmatch.prov, sizeof(lmatch.prov), "%s", optarg); break;
 		case 'm': snprintf(lmatch.mod, sizeof(lmatch.mod), "%s", optarg); break;
@@ -309,6 +466,15 @@ int main(int argc, char **argv)
 	}
 	env.macros = argv + optind;
 	env.nmacros = argc - optind;
+	env.ids[0] = getpid();
+	env.ids[1] = getppid();
+	env.ids[2] = getuid();
+	env.ids[3] = getgid();
+	env.ids[4] = geteuid();
+	env.ids[5] = getegid();
+	env.ids[6] = getpgid(0);
+	env.ids[7] = getsid(0);
+	env.name0 = nsrc && src[0].file ? src[0].s : "";
 
 	if (list) {
 		if (nsrc > 1 || (nsrc && src[0].file))
@@ -329,20 +495,22 @@ int main(int argc, char **argv)
 	}
 
 	for (i = 0; i < nsrc; i++) {
-		if (src[i].file) {
-			const char *text = read_file(src[i].s);
+		const char *name = src[i].file ? src[i].s : "<cmdline>";
+		const char *text = src[i].file ? read_file(src[i].s) : src[i].s;
 
-			apply_pragmas(text, &o, &env, &bufsize_set);
-			dt_compile(&p, &env, src[i].s, text);
+		if (cpp)
+			text = preprocess(text, name, cppargs, ncpp);
+		apply_pragmas(text, name, &oc);
+		dt_compile(&p, &env, name, text);
+		if (src[i].file) {
 			p.srcdesc[p.nsrc - 1] = xstrdup(src[i].s);
 			p.srcfile[p.nsrc - 1] = 1;
-		} else {
-			apply_pragmas(src[i].s, &o, &env, &bufsize_set);
-			dt_compile(&p, &env, "<cmdline>", src[i].s);
 		}
 	}
 	prog_layout(&p);
 	p.bufsize = bufsize_set ? (unsigned)o.bufsize : 0;
+	p.dynvarsize = env.dynvarsize;
+	p.cleanrate = env.cleanrate;
 	if (showdif)
 		dis_prog(stdout, &p);
 	if (selftest && !strcmp(selftest, "aggs")) {

@@ -1,17 +1,27 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * parse.c - recursive descent over the D subset; types are checked as the
- * tree is built, and each statement is handed to cg.c at once, so the
- * program object grows clause by clause in source order.
+ * parse.c - recursive descent over D: declarations (variables with their
+ * storage classes, struct/union/enum, typedef, inline) and probe clauses.
+ * Each clause's body is parsed whole into statements over untyped
+ * expression trees, then lowered in source order: the semantic pass
+ * (sema.c) types each expression and declares variables on first
+ * assignment, and cg.c emits its DIF.
  *
- *   program   := clause*
- *   clause    := desc (',' desc)* ['/' expr '/'] ['{' stmt (';' stmt)* [';'] '}']
- *   stmt      := trace(expr) | printf("fmt", expr...) | exit(expr)
- *              | stack([const]) | @name ['[' key (',' key)* ']'] = aggfunc([expr])
- *   key       := expr | stack([const])
- *   expr      := C expressions over integers and strings: ?: || && | ^ &
- *                == != < <= > >= << >> + - * / % ! ~ - unary, casts,
- *                *(type *)expr loads, built-in variables, $macros.
+ *   program   := (decl | clause)*
+ *   clause    := desc (',' desc)* ['/' expr '/'] ['{' stmt* '}']
+ *   stmt      := ';' | '{' stmt* '}' | if '(' expr ')' stmt [else stmt]
+ *              | action '(' args ')' | @name ['[' keys ']'] = aggfunc(args)
+ *              | expr                          (each followed by ; or })
+ *   expr      := C's expressions over D's types, with assignment, ?:,
+ *                ++/--, casts, sizeof, offsetof, stringof, self->x,
+ *                this->x, arrays a[k, ...], members . and ->.
+ *
+ * if/else is DTrace's sugar (illumos' dt_sugar.c): a clause with an if is
+ * cut into several clauses for the same probes, run in order by the same
+ * firing; the condition is computed once into a clause-local variable
+ * (this-> values last for the whole firing, across clauses) and each
+ * piece's predicate reads it.  No new kernel mechanism, and each piece
+ * has a fixed record layout.
  */
 #define _GNU_SOURCE
 #include <ctype.h>
@@ -24,20 +34,8 @@ struct parser {
 	struct prog *p;
 	const struct dt_env *env;
 	int in_pred;		/* a '/' followed by '{' ends the predicate */
-	int cl;			/* clause being filled */
+	int cl;			/* clause (piece) being filled, or -1 */
 };
-
-static const char *const varnames[] = {
-#define DIF_VNAME(name, str) str,
-	DIF_VARS(DIF_VNAME)
-#undef DIF_VNAME
-};
-
-static int var_type(int v)
-{
-	return (v >= DIF_VAR_PROBEPROV && v <= DIF_VAR_EXECNAME) ?
-		XDT_TYPE_STRING : XDT_TYPE_INT;
-}
 
 #define TOK(ps) ((ps)->lx.tok)
 
@@ -46,9 +44,10 @@ static _Noreturn void syntax(struct parser *ps)
 	struct token *t = &TOK(ps);
 
 	if (t->t == T_EOF)
-		dt_cerr(&ps->lx, t->line, t->col, "syntax error near end of input");
-	dt_cerr(&ps->lx, t->line, t->col, "syntax error near \"%.*s\"",
-		(int)t->srclen, t->start);
+		dt_cerrt(&ps->lx, DT_D_SYNTAX, t->line, t->col,
+			 "syntax error near end of input");
+	dt_cerrt(&ps->lx, DT_D_SYNTAX, t->line, t->col,
+		 "syntax error near \"%.*s\"", (int)t->srclen, t->start);
 }
 
 static void expect(struct parser *ps, enum tok t)
@@ -58,9 +57,9 @@ static void expect(struct parser *ps, enum tok t)
 	lex_next(&ps->lx);
 }
 
-static const char *type_name(int t)
+static int is_ident(struct parser *ps, const char *s)
 {
-	return t == XDT_TYPE_STRING ? "string" : t == DT_TYPE_STACK ? "stack" : "int";
+	return TOK(ps).t == T_IDENT && !strcmp(TOK(ps).s, s);
 }
 
 /* The actions: statements only, never values. */
@@ -70,7 +69,392 @@ static int is_action(const char *s)
 	       !strcmp(s, "printf") || !strcmp(s, "exit");
 }
 
-/* ---- expressions -------------------------------------------------------- */
+/* Actions DTrace has that xdt does not have yet: say so, not "syntax". */
+static int is_future_action(const char *s)
+{
+	static const char *const fa[] = {
+		"ustack", "jstack", "printa", "tracemem", "print", "printm",
+		"speculate", "commit", "discard", "chill", "raise", "stop",
+		"panic", "breakpoint", "system", "copyout", "copyoutstr",
+		"freopen", "ftruncate", "setopt", "clear", "trunc", "normalize",
+		"denormalize", "pcap",
+	};
+	for (size_t i = 0; i < sizeof(fa) / sizeof(fa[0]); i++)
+		if (!strcmp(s, fa[i]))
+			return 1;
+	return 0;
+}
+
+/* ---- types in declarations and casts ------------------------------------ */
+static struct dtype *specifiers(struct parser *ps, int *storage, int must);
+static struct dtype *declarator(struct parser *ps, struct dtype *base,
+				char **name, int *line, int *col, int abstract);
+
+/* The storage classes DTrace knows; 0 none, else the keyword's code. */
+enum { SC_NONE, SC_SELF, SC_THIS, SC_EXTERN, SC_STATIC, SC_REGISTER,
+       SC_TYPEDEF, SC_INLINE };
+
+static int is_baseword(const char *s)
+{
+	static const char *const w[] = { "char", "short", "int", "long", "signed",
+					 "unsigned", "float", "double", "void" };
+	for (size_t i = 0; i < sizeof(w) / sizeof(w[0]); i++)
+		if (!strcmp(s, w[i]))
+			return 1;
+	return 0;
+}
+
+/* "D`int" and "C`int" name the same type as "int" */
+static const char *unscoped(const char *s)
+{
+	return (s[0] == 'D' || s[0] == 'C') && s[1] == '`' ? s + 2 : s;
+}
+
+static int storage_word(const char *s)
+{
+	if (!strcmp(s, "self")) return SC_SELF;
+	if (!strcmp(s, "this")) return SC_THIS;
+	if (!strcmp(s, "extern")) return SC_EXTERN;
+	if (!strcmp(s, "static")) return SC_STATIC;
+	if (!strcmp(s, "register")) return SC_REGISTER;
+	if (!strcmp(s, "typedef")) return SC_TYPEDEF;
+	if (!strcmp(s, "inline")) return SC_INLINE;
+	return SC_NONE;
+}
+
+static long long const_expr(struct parser *ps, struct node **out);
+static struct node *assign_expr(struct parser *ps);
+static struct dtype *dims(struct parser *ps, struct dtype *t);
+
+/* struct/union body: members laid out as C lays them out. */
+static void sou_body(struct parser *ps, struct dtype *t)
+{
+	/* a bit cursor, so bit-fields pack as C compilers pack them */
+	unsigned long bit = 0;
+	unsigned size = 0, align = 1;
+
+	expect(ps, T_LBRACE);
+	if (t->defined)
+		dt_cerrt(&ps->lx, DT_D_DECL_TYPERED, TOK(ps).line, TOK(ps).col,
+			 "type redeclared: %s", t->name);
+	while (TOK(ps).t != T_RBRACE) {
+		int sc = 0;
+		struct dtype *bt = specifiers(ps, &sc, 1);
+
+		for (;;) {
+			char *name = NULL;
+			int line, col;
+			struct dtype *mt = declarator(ps, bt, &name, &line, &col, 0);
+			struct dmember m = { name, mt, 0, 0, 0 };
+			unsigned msize, malign;
+
+			mt = m.t = dims(ps, mt);
+			msize = mt->real->size;
+			malign = mt->real->align ? mt->real->align : 1;
+			if (mt->real->k == TK_VOID || !msize ||
+			    ((mt->real->k == TK_STRUCT || mt->real->k == TK_UNION) &&
+			     !mt->real->defined))
+				dt_cerrt(&ps->lx, DT_D_DECL_INCOMPLETE, line, col,
+					 "declaration of member %s uses incomplete type %s",
+					 name ? name : "", mt->name);
+			if (name && type_member(t, name))
+				dt_cerrt(&ps->lx, DT_D_DECL_MNAME, line, col,
+					 "member %s redeclared", name);
+			if (TOK(ps).t == T_COLON) {
+				struct node *e;
+				long long bits;
+				unsigned long ub = 8ul * msize;
+
+				lex_next(&ps->lx);
+				bits = const_expr(ps, &e);
+				if (!type_is_int(mt))
+					dt_cerrt(&ps->lx, DT_D_DECL_BFTYPE, e->line, e->col,
+						 "bit-field %s must be of integral type", name ? name : "");
+				if (bits <= 0 || bits > (long long)ub)
+					dt_cerrt(&ps->lx, DT_D_DECL_BFCONST, e->line, e->col,
+						 "bit-field %s width %lld is invalid for %s",
+						 name ? name : "", bits, mt->name);
+				if (t->k == TK_UNION) {
+					m.off = 0;
+					m.bitoff = 0;
+				} else {
+					/* a field never straddles its type's unit */
+					if (bit / ub != (bit + (unsigned long)bits - 1) / ub)
+						bit = (bit + ub - 1) / ub * ub;
+					m.off = (unsigned)(bit / ub * msize);
+					m.bitoff = (unsigned)(bit % ub);
+					bit += (unsigned long)bits;
+				}
+				m.bits = (unsigned)bits;
+			} else if (t->k == TK_UNION) {
+				m.off = 0;
+			} else {
+				unsigned long byte = (bit + 7) / 8;
+
+				byte = (byte + malign - 1) / malign * malign;
+				m.off = (unsigned)byte;
+				bit = (byte + msize) * 8;
+			}
+			if (malign > align)
+				align = malign;
+			if (msize > size)
+				size = msize;
+			if (name) {
+				t->mems = xrealloc(t->mems, (t->nmems + 1) * sizeof(*t->mems));
+				t->mems[t->nmems++] = m;
+			}
+			if (TOK(ps).t != T_COMMA)
+				break;
+			lex_next(&ps->lx);
+		}
+		expect(ps, T_SEMI);
+	}
+	lex_next(&ps->lx);
+	if (t->k == TK_STRUCT)
+		size = (unsigned)((bit + 7) / 8);
+	t->size = (size + align - 1) / align * align;
+	t->align = align;
+	t->defined = 1;
+}
+
+static void enum_body(struct parser *ps, struct dtype *t)
+{
+	long long v = 0;
+
+	expect(ps, T_LBRACE);
+	while (TOK(ps).t != T_RBRACE) {
+		struct token n = TOK(ps);
+		long long old;
+
+		if (n.t != T_IDENT)
+			syntax(ps);
+		if (type_enumconst(n.s, &old))
+			dt_cerrt(&ps->lx, DT_D_DECL_IDRED, n.line, n.col,
+				 "identifier redeclared: %s", n.s);
+		lex_next(&ps->lx);
+		if (TOK(ps).t == T_ASSIGN) {
+			struct node *e;
+
+			lex_next(&ps->lx);
+			v = const_expr(ps, &e);
+			if (v < INT32_MIN || v > INT32_MAX)
+				dt_cerrt(&ps->lx, DT_D_DECL_ENOFLOW, e->line, e->col,
+					 "enumerator '%s' overflows its type", n.s);
+		}
+		if (v > INT32_MAX)
+			dt_cerrt(&ps->lx, DT_D_DECL_ENOFLOW, n.line, n.col,
+				 "enumerator '%s' overflows its type", n.s);
+		type_enumconst_add(n.s, v, t);
+		t->ecs = xrealloc(t->ecs, (t->necs + 1) * sizeof(*t->ecs));
+		t->ecs[t->necs].name = n.s;
+		t->ecs[t->necs++].v = v;
+		v++;
+		if (TOK(ps).t != T_COMMA)
+			break;
+		lex_next(&ps->lx);
+	}
+	expect(ps, T_RBRACE);
+	t->defined = 1;
+}
+
+/*
+ * Declaration specifiers: [storage] qualifiers and type words, or a
+ * struct/union/enum specifier (with or without a body), or a typedef
+ * name.  @must: a type is required (else NULL if none starts here).
+ */
+static struct dtype *specifiers(struct parser *ps, int *storage, int must)
+{
+	const char *words[8];
+	int nw = 0, line = TOK(ps).line, col = TOK(ps).col, r;
+	struct dtype *t = NULL;
+
+	for (;;) {
+		struct token k = TOK(ps);
+		int sc;
+
+		if (k.t != T_IDENT)
+			break;
+		k.s = (char *)unscoped(k.s);
+		if ((sc = storage_word(k.s)) != SC_NONE) {
+			if (!storage)
+				break;
+			if (*storage)
+				dt_cerrt(&ps->lx, DT_D_DECL_CLASS, k.line, k.col,
+					 "more than one storage class specified");
+			/* `this` and `self` are only storage classes before a type */
+			if ((sc == SC_SELF || sc == SC_THIS) &&
+			    lex_peek(&ps->lx).t == T_ARROW)
+				break;
+			*storage = sc;
+			lex_next(&ps->lx);
+			continue;
+		}
+		if (!strcmp(k.s, "const") || !strcmp(k.s, "volatile") ||
+		    !strcmp(k.s, "restrict")) {
+			lex_next(&ps->lx);
+			continue;
+		}
+		if (!strcmp(k.s, "struct") || !strcmp(k.s, "union") ||
+		    !strcmp(k.s, "enum")) {
+			enum tkind tk = k.s[0] == 's' ? TK_STRUCT :
+					k.s[0] == 'u' ? TK_UNION : TK_ENUM;
+			char anon[32];
+			const char *tag;
+
+			if (t || nw)
+				dt_cerrt(&ps->lx, DT_D_DECL_COMBO, k.line, k.col,
+					 "invalid type combination");
+			lex_next(&ps->lx);
+			if (TOK(ps).t == T_IDENT) {
+				tag = TOK(ps).s;
+				/* D`tag and C`tag name the same types as tag */
+				if ((tag[0] == 'D' || tag[0] == 'C') && tag[1] == '`')
+					tag += 2;
+				else if (strchr(tag, '`'))
+					dt_cerrt(&ps->lx, DT_D_UNKNOWN, TOK(ps).line, TOK(ps).col,
+						 "kernel types (%s) need BTF, which xdt does not read yet",
+						 tag);
+				lex_next(&ps->lx);
+			} else if (TOK(ps).t == T_LBRACE) {
+				static int nanon;
+
+				snprintf(anon, sizeof(anon), "<anon%d>", ++nanon);
+				tag = anon;
+			} else {
+				syntax(ps);
+			}
+			t = type_tagged(tk, tag, 0);
+			if (t && t->k != tk)
+				t = NULL;
+			if (!t)
+				t = type_tagged(tk, tag, 1);
+			if (TOK(ps).t == T_LBRACE) {
+				if (tk == TK_ENUM)
+					enum_body(ps, t);
+				else
+					sou_body(ps, t);
+			}
+			continue;
+		}
+		if (t)
+			break;
+		if (is_baseword(k.s)) {
+			if (nw == 8)
+				dt_cerrt(&ps->lx, DT_D_DECL_COMBO, k.line, k.col,
+					 "invalid type combination");
+			words[nw++] = k.s;
+			lex_next(&ps->lx);
+			continue;
+		}
+		/* a typedef name: the type, unless type words came first (then
+		   it is the declarator's name) */
+		if (!nw && type_named(k.s)) {
+			t = type_named(k.s);
+			lex_next(&ps->lx);
+			continue;
+		}
+		break;
+	}
+	if (t)
+		return t;
+	if (!nw) {
+		if (must)
+			syntax(ps);
+		return NULL;
+	}
+	r = type_combine(words, nw, &t);
+	if (r < 0)
+		dt_cerrt(&ps->lx, DT_D_DECL_COMBO, line, col,
+			 "invalid type combination");
+	if (!r)
+		syntax(ps);
+	return t;
+}
+
+/*
+ * A declarator over @base: '*'s, a name (or none, @abstract), array
+ * dimensions; "(*name)" groups are not D's business and are refused.
+ * An associative array's key list is left to the caller (it sees '[').
+ */
+static struct dtype *declarator(struct parser *ps, struct dtype *base,
+				char **name, int *line, int *col, int abstract)
+{
+	struct dtype *t = base;
+
+	while (TOK(ps).t == T_STAR) {
+		t = type_ptr(t);
+		lex_next(&ps->lx);
+		while (is_ident(ps, "const") || is_ident(ps, "volatile") ||
+		       is_ident(ps, "restrict"))
+			lex_next(&ps->lx);
+	}
+	*line = TOK(ps).line;
+	*col = TOK(ps).col;
+	*name = NULL;
+	if (TOK(ps).t == T_IDENT && !abstract) {
+		*name = TOK(ps).s;
+		lex_next(&ps->lx);
+	} else if (!abstract && TOK(ps).t != T_COLON) {
+		syntax(ps);
+	}
+	return t;
+}
+
+/* "[n]" dimensions after a name, innermost last (C order). */
+static struct dtype *dims(struct parser *ps, struct dtype *t)
+{
+	long long n[8];
+	int nd = 0;
+
+	while (TOK(ps).t == T_LBRACK) {
+		struct node *e;
+		struct token lb = TOK(ps);
+
+		lex_next(&ps->lx);
+		if (TOK(ps).t == T_RBRACK)
+			dt_cerrt(&ps->lx, DT_D_DECL_ARRNULL, lb.line, lb.col,
+				 "array declaration requires array dimension");
+		n[nd] = const_expr(ps, &e);
+		if (n[nd] <= 0)
+			dt_cerrt(&ps->lx, DT_D_DECL_ARRSUB, e->line, e->col,
+				 "array dimension must be a positive integer constant");
+		if (n[nd] > (1 << 24))
+			dt_cerrt(&ps->lx, DT_D_DECL_ARRBIG, e->line, e->col,
+				 "array dimension too large");
+		nd++;
+		expect(ps, T_RBRACK);
+		if (nd == 8)
+			break;
+	}
+	while (nd--)
+		t = type_array(t, (unsigned)n[nd]);
+	return t;
+}
+
+/* (type-name) for casts, sizeof, offsetof: specifiers + abstract declarator */
+static struct dtype *type_name_(struct parser *ps)
+{
+	struct dtype *t = specifiers(ps, NULL, 1);
+	char *name;
+	int line, col;
+
+	t = declarator(ps, t, &name, &line, &col, 1);
+	return dims(ps, t);
+}
+
+/* Does a type name start here (after a '(')? */
+static int starts_type(struct parser *ps)
+{
+	struct token t = TOK(ps);
+
+	if (t.t != T_IDENT)
+		return 0;
+	if (!strcmp(t.s, "struct") || !strcmp(t.s, "union") || !strcmp(t.s, "enum"))
+		return 1;
+	return type_isword(unscoped(t.s)) && !var_lookup(ps->p, XDT_VAR_GLOBAL, t.s);
+}
+
+/* ---- expressions (untyped trees; sema.c types them) -------------------- */
 static struct node *expr(struct parser *ps);
 static struct node *unary(struct parser *ps);
 
@@ -78,127 +462,93 @@ static const char *macro(struct parser *ps, const char *name)
 {
 	int n = atoi(name);
 
+	if ((n < 1 || n > ps->env->nmacros) && ps->env->defaultargs)
+		return "";
 	if (n < 1 || n > ps->env->nmacros)
-		dt_cerr(&ps->lx, TOK(ps).line, TOK(ps).col,
-			"macro argument %s is not defined", TOK(ps).s);
+		dt_cerrt(&ps->lx, DT_D_MACRO_UNDEF, TOK(ps).line, TOK(ps).col,
+			 "macro argument %s is not defined", TOK(ps).s);
 	return ps->env->macros[n - 1];
 }
 
-static struct node *ident(struct parser *ps)
+static struct node *macro_var(struct parser *ps)
 {
 	struct token t = TOK(ps);
+	const char *m = t.s + 1;
 	struct node *n;
-	int i;
+	char *end;
+	static const struct { const char *n; int k; } mv[] = {
+		{ "pid", 0 }, { "ppid", 1 }, { "uid", 2 }, { "gid", 3 },
+		{ "euid", 4 }, { "egid", 5 }, { "pgid", 6 }, { "sid", 7 },
+		{ "target", 8 }, { "0", 9 },
+	};
 
-	if (t.s[0] == '$') {
-		const char *m = t.s + 1;
-		char *end;
-
-		if (m[0] == '$' && isdigit((unsigned char)m[1])) {
+	if (m[0] == '$' && isdigit((unsigned char)m[1])) {
+		n = node_new(N_STR, t.line, t.col);
+		n->s = xstrdup(macro(ps, m + 1));
+		n->slen = strlen(n->s);
+		n->type = XDT_TYPE_STRING;
+		lex_next(&ps->lx);
+		return n;
+	}
+	if (m[0] == '$' && !strcmp(m + 1, "0")) {
+		n = node_new(N_STR, t.line, t.col);
+		n->s = xstrdup(ps->env->name0 ? ps->env->name0 : "");
+		n->slen = strlen(n->s);
+		n->type = XDT_TYPE_STRING;
+		lex_next(&ps->lx);
+		return n;
+	}
+	n = node_new(N_INT, t.line, t.col);
+	for (size_t i = 0; i < sizeof(mv) / sizeof(mv[0]); i++) {
+		if (strcmp(m, mv[i].n))
+			continue;
+		if (mv[i].k == 8) {
+			if (ps->env->target < 0)
+				dt_cerrt(&ps->lx, DT_D_MACRO_UNDEF, t.line, t.col,
+					 "$target is only valid with -c or -p");
+			n->ival = ps->env->target;
+		} else if (mv[i].k == 9) {
 			n = node_new(N_STR, t.line, t.col);
-			n->s = xstrdup(macro(ps, m + 1));
+			n->s = xstrdup(ps->env->name0 ? ps->env->name0 : "");
 			n->slen = strlen(n->s);
 			n->type = XDT_TYPE_STRING;
 		} else {
-			n = node_new(N_INT, t.line, t.col);
-			if (!strcmp(m, "pid")) {
-				n->ival = ps->env->pid;
-			} else if (!strcmp(m, "target")) {
-				if (ps->env->target < 0)
-					dt_cerr(&ps->lx, t.line, t.col,
-						"$target is only valid with -c or -p");
-				n->ival = ps->env->target;
-			} else if (isdigit((unsigned char)m[0])) {
-				const char *v = macro(ps, m);
-
-				n->ival = strtoll(v, &end, 0);
-				if (!*v || *end)
-					dt_cerr(&ps->lx, t.line, t.col,
-						"macro argument %s is not an integer (\"%s\"); use $%s for a string",
-						t.s, v, t.s);
-			} else {
-				dt_cerr(&ps->lx, t.line, t.col,
-					"failed to resolve %s: Unknown macro variable", t.s);
-			}
+			n->ival = ps->env->ids[mv[i].k];
 		}
 		lex_next(&ps->lx);
 		return n;
 	}
-	for (i = 0; i < DIF_NVARS; i++) {
-		if (!strcmp(t.s, varnames[i])) {
-			n = node_new(N_VAR, t.line, t.col);
-			n->var = i;
-			n->type = var_type(i);
+	if (isdigit((unsigned char)m[0])) {
+		const char *v = macro(ps, m);
+
+		n->ival = strtoll(v, &end, 0);
+		if ((!*v && !ps->env->defaultargs) || *end)
+			dt_cerrt(&ps->lx, DT_D_MACRO_UNDEF, t.line, t.col,
+				 "macro argument %s is not an integer (\"%s\"); use $%s for a string",
+				 t.s, v, t.s);
+		lex_next(&ps->lx);
+		return n;
+	}
+	dt_cerrt(&ps->lx, DT_D_MACRO_UNDEF, t.line, t.col,
+		 "failed to resolve %s: Unknown macro variable", t.s);
+}
+
+static struct node **arglist(struct parser *ps, int *n, enum tok close)
+{
+	struct node **av = NULL;
+
+	*n = 0;
+	if (TOK(ps).t != close) {
+		for (;;) {
+			av = xrealloc(av, (*n + 1) * sizeof(*av));
+			av[(*n)++] = assign_expr(ps);
+			if (TOK(ps).t != T_COMMA)
+				break;
 			lex_next(&ps->lx);
-			return n;
 		}
 	}
-	if (lex_peek(&ps->lx).t == T_LPAR && is_action(t.s))
-		dt_cerr(&ps->lx, t.line, t.col,
-			"tracing function %s( ) may not be called from a D expression (D program context required)",
-			t.s);
-	if (lex_peek(&ps->lx).t == T_LPAR)
-		dt_cerr(&ps->lx, t.line, t.col, "%s( ) is not a supported function here", t.s);
-	dt_cerr(&ps->lx, t.line, t.col, "failed to resolve %s: Unknown variable name", t.s);
-}
-
-/* Integer type names a cast may use: size in bytes and signedness. */
-static int type_word(const char *s, int *size, int *sgn)
-{
-	static const struct { const char *n; int size, sgn; } tw[] = {
-		{ "char", 1, 1 }, { "short", 2, 1 }, { "int", 4, 1 }, { "long", 8, 1 },
-		{ "int8_t", 1, 1 }, { "int16_t", 2, 1 }, { "int32_t", 4, 1 },
-		{ "int64_t", 8, 1 }, { "uint8_t", 1, 0 }, { "uint16_t", 2, 0 },
-		{ "uint32_t", 4, 0 }, { "uint64_t", 8, 0 }, { "uintptr_t", 8, 0 },
-		{ "intptr_t", 8, 1 }, { "size_t", 8, 0 }, { "ssize_t", 8, 1 },
-		{ "unsigned", 4, 0 }, { "signed", 4, 1 }, { "void", 1, 0 },
-	};
-	for (size_t i = 0; i < sizeof(tw) / sizeof(tw[0]); i++) {
-		if (!strcmp(s, tw[i].n)) {
-			*size = tw[i].size;
-			*sgn = tw[i].sgn;
-			return 1;
-		}
-	}
-	return 0;
-}
-
-/* '(' already seen and the next token is a type word: (type [*...]) expr */
-static struct node *cast(struct parser *ps, int line, int col)
-{
-	int size = 4, sgn = 1, s, g, ptr = 0, words = 0, uns = -1;
-	struct node *n;
-
-	while (TOK(ps).t == T_IDENT && type_word(TOK(ps).s, &s, &g)) {
-		if (!strcmp(TOK(ps).s, "unsigned") || !strcmp(TOK(ps).s, "signed")) {
-			uns = !g;
-		} else if (!strcmp(TOK(ps).s, "long") && words && size == 8) {
-			/* long long */
-		} else {
-			size = s;
-			sgn = g;
-		}
-		words++;
-		lex_next(&ps->lx);
-	}
-	if (uns >= 0)
-		sgn = !uns;
-	while (TOK(ps).t == T_STAR) {
-		ptr++;
-		lex_next(&ps->lx);
-	}
-	expect(ps, T_RPAR);
-	n = node_new(N_CAST, line, col);
-	n->a = unary(ps);
-	if (n->a->type != XDT_TYPE_INT)
-		dt_cerr(&ps->lx, line, col, "invalid cast: operand is a string");
-	n->size = ptr ? 8 : size;
-	n->sgn = ptr ? 0 : sgn;
-	n->var = ptr;		/* pointer depth */
-	n->ival = ptr > 1 ? 8 : size;	/* size of what a load would read */
-	n->slen = ptr > 1 ? 0 : (size_t)sgn;
-	n->type = XDT_TYPE_INT;
-	return n;
+	expect(ps, close);
+	return av;
 }
 
 static struct node *primary(struct parser *ps)
@@ -210,6 +560,23 @@ static struct node *primary(struct parser *ps)
 	case T_INT:
 		n = node_new(N_INT, t.line, t.col);
 		n->ival = t.ival;
+		n->t = NULL;
+		/* C's type of an integer constant: the first that holds it */
+		{
+			unsigned long long v = (unsigned long long)t.ival;
+			int dec = t.radix == 10;
+
+			if (!t.isuns && !t.islong && v <= INT32_MAX)
+				n->t = dt_int;
+			else if (!t.islong && !dec && v <= UINT32_MAX)
+				n->t = t.isuns || v > INT32_MAX ? dt_uint : dt_int;
+			else if (t.isuns && !t.islong && v <= UINT32_MAX)
+				n->t = dt_uint;
+			else if (!t.isuns && v <= INT64_MAX)
+				n->t = t.islong == 2 ? type_named("long long") : dt_long;
+			else
+				n->t = t.islong == 2 ? type_named("unsigned long long") : dt_ulong;
+		}
 		lex_next(&ps->lx);
 		return n;
 	case T_STR:
@@ -218,16 +585,95 @@ static struct node *primary(struct parser *ps)
 		n->slen = t.len;
 		n->type = XDT_TYPE_STRING;
 		lex_next(&ps->lx);
+		/* adjacent string literals concatenate, as in C */
+		while (TOK(ps).t == T_STR) {
+			n->s = xrealloc(n->s, n->slen + TOK(ps).len + 1);
+			memcpy(n->s + n->slen, TOK(ps).s, TOK(ps).len + 1);
+			n->slen += TOK(ps).len;
+			lex_next(&ps->lx);
+		}
 		return n;
 	case T_IDENT:
-		return ident(ps);
+		if (t.s[0] == '$')
+			return macro_var(ps);
+		if ((!strcmp(t.s, "self") || !strcmp(t.s, "this")) &&
+		    lex_peek(&ps->lx).t == T_ARROW) {
+			n = node_new(t.s[0] == 's' ? N_SELF : N_THIS, t.line, t.col);
+			lex_next(&ps->lx);
+			lex_next(&ps->lx);
+			if (TOK(ps).t != T_IDENT)
+				syntax(ps);
+			n->s = TOK(ps).s;
+			lex_next(&ps->lx);
+			return n;
+		}
+		if (!strcmp(t.s, "sizeof")) {
+			n = node_new(N_SIZEOF, t.line, t.col);
+			lex_next(&ps->lx);
+			if (TOK(ps).t == T_LPAR) {
+				lex_next(&ps->lx);
+				if (starts_type(ps)) {
+					n->ct = type_name_(ps);
+				} else {
+					n->a = expr(ps);
+				}
+				expect(ps, T_RPAR);
+			} else {
+				n->a = unary(ps);
+			}
+			return n;
+		}
+		if (!strcmp(t.s, "offsetof")) {
+			n = node_new(N_OFFSETOF, t.line, t.col);
+			lex_next(&ps->lx);
+			expect(ps, T_LPAR);
+			n->ct = type_name_(ps);
+			expect(ps, T_COMMA);
+			if (TOK(ps).t != T_IDENT)
+				syntax(ps);
+			n->s = TOK(ps).s;
+			n->line = TOK(ps).line;
+			n->col = TOK(ps).col;
+			lex_next(&ps->lx);
+			expect(ps, T_RPAR);
+			return n;
+		}
+		if (!strcmp(t.s, "stringof")) {
+			n = node_new(N_STRINGOF, t.line, t.col);
+			lex_next(&ps->lx);
+			if (TOK(ps).t == T_LPAR) {
+				lex_next(&ps->lx);
+				n->a = expr(ps);
+				expect(ps, T_RPAR);
+			} else {
+				n->a = unary(ps);
+			}
+			return n;
+		}
+		n = node_new(N_IDENT, t.line, t.col);
+		n->s = t.s;
+		lex_next(&ps->lx);
+		if (TOK(ps).t == T_LPAR) {
+			if (is_action(t.s))
+				dt_cerrt(&ps->lx, DT_D_ACT_SPEC, t.line, t.col,
+					 "tracing function %s( ) may not be called from a D expression (D program context required)",
+					 t.s);
+			n->k = N_CALL;
+			lex_next(&ps->lx);
+			n->args = arglist(ps, &n->nargs, T_RPAR);
+		}
+		return n;
 	case T_LPAR: {
-		int in_pred = ps->in_pred, s, g;
-		struct token nt = lex_peek(&ps->lx);
+		int in_pred = ps->in_pred;
 
 		lex_next(&ps->lx);
-		if (nt.t == T_IDENT && type_word(nt.s, &s, &g))
-			return cast(ps, t.line, t.col);
+		if (starts_type(ps)) {
+			n = node_new(N_CAST, t.line, t.col);
+			n->ct = type_name_(ps);
+			expect(ps, T_RPAR);
+			n->a = unary(ps);
+			return n;
+		}
 		ps->in_pred = 0;	/* a '/' inside ( ) always divides */
 		n = expr(ps);
 		ps->in_pred = in_pred;
@@ -239,38 +685,80 @@ static struct node *primary(struct parser *ps)
 	}
 }
 
+static struct node *postfix(struct parser *ps)
+{
+	struct node *n = primary(ps), *m;
+
+	for (;;) {
+		struct token t = TOK(ps);
+
+		switch (t.t) {
+		case T_LBRACK:
+			m = node_new(N_INDEX, t.line, t.col);
+			lex_next(&ps->lx);
+			m->a = n;
+			m->args = arglist(ps, &m->nargs, T_RBRACK);
+			if (!m->nargs)
+				syntax(ps);
+			n = m;
+			break;
+		case T_DOT:
+		case T_ARROW:
+			m = node_new(N_MEMBER, t.line, t.col);
+			lex_next(&ps->lx);
+			if (TOK(ps).t != T_IDENT)
+				syntax(ps);
+			m->op = t.t;
+			m->a = n;
+			m->s = TOK(ps).s;
+			lex_next(&ps->lx);
+			n = m;
+			break;
+		case T_INC:
+		case T_DEC:
+			m = node_new(N_INCDEC, t.line, t.col);
+			lex_next(&ps->lx);
+			m->op = t.t;
+			m->post = 1;
+			m->a = n;
+			n = m;
+			break;
+		default:
+			return n;
+		}
+	}
+}
+
 static struct node *unary(struct parser *ps)
 {
 	struct token t = TOK(ps);
-	struct node *n, *a;
+	struct node *n;
 
 	switch (t.t) {
 	case T_MINUS: case T_NOT: case T_TILDE: case T_PLUS:
 		lex_next(&ps->lx);
-		a = unary(ps);
-		if (a->type != XDT_TYPE_INT)
-			dt_cerr(&ps->lx, t.line, t.col,
-				"operator %.*s requires an integer operand",
-				(int)t.srclen, t.start);
-		if (t.t == T_PLUS)
-			return a;
 		n = node_new(N_UN, t.line, t.col);
 		n->op = t.t;
-		n->a = a;
+		n->a = unary(ps);
 		return n;
 	case T_STAR:
 		lex_next(&ps->lx);
-		a = unary(ps);
-		if (a->k != N_CAST || !a->var)
-			dt_cerr(&ps->lx, t.line, t.col,
-				"operator * requires a pointer operand, e.g. *(int *)addr");
-		n = node_new(N_LOAD, t.line, t.col);
-		n->a = a->a;		/* the address; the cast only typed it */
-		n->size = (int)a->ival;
-		n->sgn = (int)a->slen;
+		n = node_new(N_DEREF, t.line, t.col);
+		n->a = unary(ps);
+		return n;
+	case T_AND:
+		lex_next(&ps->lx);
+		n = node_new(N_ADDR, t.line, t.col);
+		n->a = unary(ps);
+		return n;
+	case T_INC: case T_DEC:
+		lex_next(&ps->lx);
+		n = node_new(N_INCDEC, t.line, t.col);
+		n->op = t.t;
+		n->a = unary(ps);
 		return n;
 	default:
-		return primary(ps);
+		return postfix(ps);
 	}
 }
 
@@ -279,15 +767,15 @@ static int prec(enum tok t)
 {
 	switch (t) {
 	case T_OROR: return 1;
-	case T_ANDAND: return 2;
-	case T_OR: return 3;
-	case T_XOR: return 4;
-	case T_AND: return 5;
-	case T_EQ: case T_NE: return 6;
-	case T_LT: case T_LE: case T_GT: case T_GE: return 7;
-	case T_SHL: case T_SHR: return 8;
-	case T_PLUS: case T_MINUS: return 9;
-	case T_STAR: case T_DIV: case T_MOD: return 10;
+	case T_ANDAND: return 3;
+	case T_OR: return 4;
+	case T_XOR: return 5;
+	case T_AND: return 6;
+	case T_EQ: case T_NE: return 7;
+	case T_LT: case T_LE: case T_GT: case T_GE: return 8;
+	case T_SHL: case T_SHR: return 9;
+	case T_PLUS: case T_MINUS: return 10;
+	case T_STAR: case T_DIV: case T_MOD: return 11;
 	default: return 0;
 	}
 }
@@ -298,9 +786,14 @@ static struct node *binary(struct parser *ps, int minprec)
 
 	for (;;) {
 		struct token t = TOK(ps);
-		int pr = prec(t.t);
+		int pr = prec(t.t), xorxor = 0;
 		struct node *r, *n;
 
+		/* D's logical xor ^^ */
+		if (t.t == T_XOR && ps->lx.src[ps->lx.pos] == '^') {
+			pr = 2;
+			xorxor = 1;
+		}
 		if (!pr || pr < minprec)
 			return l;
 		if (t.t == T_DIV && ps->in_pred) {
@@ -310,31 +803,41 @@ static struct node *binary(struct parser *ps, int minprec)
 				return l;	/* the predicate's closing slash */
 		}
 		lex_next(&ps->lx);
+		if (xorxor)
+			lex_next(&ps->lx);
 		r = binary(ps, pr + 1);
 		if (t.t == T_OROR || t.t == T_ANDAND) {
 			n = node_new(t.t == T_OROR ? N_OR : N_AND, t.line, t.col);
+		} else if (xorxor) {
+			/* a ^^ b == (!!a) != (!!b) */
+			struct node *x = node_new(N_UN, t.line, t.col), *y;
+
+			x->op = T_NOT;
+			x->a = node_new(N_UN, t.line, t.col);
+			x->a->op = T_NOT;
+			x->a->a = l;
+			y = node_new(N_UN, t.line, t.col);
+			y->op = T_NOT;
+			y->a = node_new(N_UN, t.line, t.col);
+			y->a->op = T_NOT;
+			y->a->a = r;
+			n = node_new(N_BIN, t.line, t.col);
+			n->op = T_NE;
+			n->a = x;
+			n->b = y;
+			l = n;
+			continue;
 		} else {
 			n = node_new(N_BIN, t.line, t.col);
 			n->op = t.t;
 		}
 		n->a = l;
 		n->b = r;
-		if (pr == 6 || pr == 7) {
-			if (l->type != r->type)
-				dt_cerr(&ps->lx, t.line, t.col,
-					"operands have incompatible types: \"%s\" %.*s \"%s\"",
-					type_name(l->type), (int)t.srclen, t.start,
-					type_name(r->type));
-		} else if (l->type != XDT_TYPE_INT || r->type != XDT_TYPE_INT) {
-			dt_cerr(&ps->lx, t.line, t.col,
-				"operator %.*s requires integer operands",
-				(int)t.srclen, t.start);
-		}
 		l = n;
 	}
 }
 
-static struct node *expr(struct parser *ps)
+static struct node *cond_expr(struct parser *ps)
 {
 	struct node *c = binary(ps, 1), *n;
 	struct token t = TOK(ps);
@@ -342,153 +845,574 @@ static struct node *expr(struct parser *ps)
 	if (t.t != T_QUEST)
 		return c;
 	lex_next(&ps->lx);
-	if (c->type != XDT_TYPE_INT)
-		dt_cerr(&ps->lx, t.line, t.col, "operator ?: requires an integer condition");
 	n = node_new(N_TERN, t.line, t.col);
 	n->a = c;
 	n->b = expr(ps);
 	expect(ps, T_COLON);
-	n->c = expr(ps);
-	if (n->b->type != n->c->type)
-		dt_cerr(&ps->lx, t.line, t.col,
-			"operator ?: operands must have compatible types");
-	n->type = n->b->type;
+	n->c = cond_expr(ps);
 	return n;
 }
 
-/* ---- statements --------------------------------------------------------- */
+static int is_assign(enum tok t)
+{
+	return t == T_ASSIGN || (t >= T_ADDEQ && t <= T_SHREQ);
+}
+
+static struct node *assign_expr(struct parser *ps)
+{
+	struct node *l = cond_expr(ps), *n;
+	struct token t = TOK(ps);
+
+	if (!is_assign(t.t))
+		return l;
+	lex_next(&ps->lx);
+	n = node_new(N_ASSIGN, t.line, t.col);
+	n->op = t.t;
+	n->a = l;
+	n->b = assign_expr(ps);
+	return n;
+}
+
+static struct node *expr(struct parser *ps)
+{
+	struct node *e = assign_expr(ps);
+
+	while (TOK(ps).t == T_COMMA && !ps->in_pred && 0) {
+		/* D has no comma operator outside argument lists */
+	}
+	return e;
+}
+
+static long long const_expr(struct parser *ps, struct node **out)
+{
+	struct node *e = sema_expr(ps->p, &ps->lx, cond_expr(ps));
+	long long v;
+
+	*out = e;
+	if (!type_is_int(e->t) || !sema_constval(e, &v))
+		dt_cerrt(&ps->lx, DT_D_DECL_ARRSUB, e->line, e->col,
+			 "integer constant expression required");
+	return v;
+}
+
+/* ---- declarations -------------------------------------------------------- */
+static int starts_decl(struct parser *ps)
+{
+	struct token t = TOK(ps);
+	const char *after;
+
+	if (t.t != T_IDENT)
+		return 0;
+	after = t.start + t.srclen;
+	/* "BEGIN", "syscall::read:entry", "profile-97" are descriptions */
+	if (*after == ':' || *after == '-' || *after == '*' || *after == '?')
+		return 0;
+	if (storage_word(t.s) != SC_NONE) {
+		/* self->x at the top level is not a declaration either */
+		return lex_peek(&ps->lx).t != T_ARROW;
+	}
+	if (!strcmp(t.s, "translator") || !strcmp(t.s, "provider"))
+		return 1;
+	if (!strcmp(t.s, "struct") || !strcmp(t.s, "union") || !strcmp(t.s, "enum"))
+		return 1;
+	return type_isword(t.s);
+}
+
+static void inline_decl(struct parser *ps, struct dtype *t)
+{
+	char *name;
+	int line, col;
+	struct dinline *in;
+	struct node *e;
+	struct prog *p = ps->p;
+
+	t = declarator(ps, t, &name, &line, &col, 0);
+	t = dims(ps, t);
+	for (int i = 0; i < p->ninlines; i++)
+		if (!strcmp(p->inlines[i]->name, name))
+			dt_cerrt(&ps->lx, DT_D_DECL_IDRED, line, col,
+				 "identifier redeclared: %s", name);
+	if (var_lookup(p, XDT_VAR_GLOBAL, name))
+		dt_cerrt(&ps->lx, DT_D_DECL_IDRED, line, col,
+			 "identifier redeclared: %s", name);
+	expect(ps, T_ASSIGN);
+	e = sema_expr(p, &ps->lx, assign_expr(ps));
+	if (!(type_is_scalar(t) && type_is_scalar(e->t)) &&
+	    !(type_is_strlike(t) && type_is_strlike(e->t)) &&
+	    !type_compat(t, e->t))
+		dt_cerrt(&ps->lx, DT_D_OP_INCOMPAT, e->line, e->col,
+			 "inline %s definition uses incompatible types: \"%s\" = \"%s\"",
+			 name, type_str(t), type_str(e->t));
+	in = xzalloc(sizeof(*in));
+	in->name = name;
+	in->t = t;
+	in->e = e;
+	p->inlines = xrealloc(p->inlines, (p->ninlines + 1) * sizeof(*p->inlines));
+	p->inlines[p->ninlines++] = in;
+	if (TOK(ps).t != T_SEMI)
+		syntax(ps);
+}
+
+/* A function prototype's parameter list, from its '(': checked, then dropped. */
+static void prototype(struct parser *ps)
+{
+	int n = 0, sawvoid = 0;
+
+	expect(ps, T_LPAR);
+	while (TOK(ps).t != T_RPAR) {
+		struct token pt = TOK(ps);
+		struct dtype *t;
+		char *name;
+		int line, col;
+
+		if (TOK(ps).t == T_ELLIPSIS) {
+			lex_next(&ps->lx);
+			n++;
+		} else {
+			t = specifiers(ps, NULL, 1);
+			t = declarator(ps, t, &name, &line, &col, TOK(ps).t != T_IDENT);
+			if (TOK(ps).t == T_LBRACK) {
+				struct lexer save = ps->lx;
+
+				lex_next(&ps->lx);
+				if (starts_type(ps))
+					dt_cerrt(&ps->lx, DT_D_DECL_PROTO_TYPE, pt.line, pt.col,
+						 "prototype parameter %d uses an associative array type", n + 1);
+				ps->lx = save;
+				t = dims(ps, t);
+			}
+			if (t->real->k == TK_VOID && t == t->real)
+				sawvoid = 1;
+			n++;
+			if (sawvoid && n > 1)
+				dt_cerrt(&ps->lx, DT_D_DECL_PROTO_VOID, pt.line, pt.col,
+					 "void must be sole parameter in a prototype");
+		}
+		if (TOK(ps).t != T_COMMA)
+			break;
+		lex_next(&ps->lx);
+	}
+	expect(ps, T_RPAR);
+}
+
+static void declaration(struct parser *ps)
+{
+	int sc = 0;
+	struct dtype *bt;
+	struct token first = TOK(ps);
+
+	if (is_ident(ps, "translator") || is_ident(ps, "provider"))
+		dt_cerrt(&ps->lx, DT_D_SYNTAX, first.line, first.col,
+			 "%s declarations are not supported yet", first.s);
+	bt = specifiers(ps, &sc, 0);
+	if (!bt) {
+		if (!sc)
+			syntax(ps);
+		bt = dt_int;	/* C's implicit int: "self x;" */
+	}
+	if (sc == SC_INLINE) {
+		inline_decl(ps, bt);
+		return;
+	}
+	if (TOK(ps).t == T_SEMI) {
+		/* "struct s { ... };" or "enum e { ... };" declares only a type */
+		if (bt->real->k != TK_STRUCT && bt->real->k != TK_UNION &&
+		    bt->real->k != TK_ENUM)
+			dt_cerrt(&ps->lx, DT_D_DECL_USELESS, first.line, first.col,
+				 "useless declaration");
+		return;		/* the ';' ends it: what follows is read raw */
+	}
+	for (;;) {
+		char *name;
+		int line, col, scope;
+		struct dtype *t = declarator(ps, bt, &name, &line, &col, 0);
+		struct dtype *keyt[DT_MAXKEYS];
+		int nkeys = 0;
+
+		if (TOK(ps).t == T_LPAR) {
+			/*
+			 * A prototype (kernel functions, for documentation in
+			 * DTrace's libraries): nothing to allocate or call.
+			 */
+			prototype(ps);
+			if (TOK(ps).t != T_COMMA && TOK(ps).t != T_SEMI)
+				syntax(ps);
+			if (TOK(ps).t == T_COMMA) {
+				lex_next(&ps->lx);
+				continue;
+			}
+			break;
+		}
+		/* "[type, ...]": associative; "[n]": a scalar array */
+		if (TOK(ps).t == T_LBRACK) {
+			struct lexer save = ps->lx;
+
+			lex_next(&ps->lx);
+			if (starts_type(ps)) {
+				for (;;) {
+					struct token kt = TOK(ps);
+
+					if (nkeys == DT_MAXKEYS)
+						dt_cerrt(&ps->lx, DT_D_DECL_ARRSUB, kt.line, kt.col,
+							 "too many array key types");
+					keyt[nkeys] = type_name_(ps);
+					if (!type_is_scalar(keyt[nkeys]) &&
+					    keyt[nkeys]->real->k != TK_STRING)
+						dt_cerrt(&ps->lx, DT_D_DECL_ARRSUB, kt.line, kt.col,
+							 "associative array key type %s is not supported",
+							 type_str(keyt[nkeys]));
+					nkeys++;
+					if (TOK(ps).t != T_COMMA)
+						break;
+					lex_next(&ps->lx);
+				}
+				expect(ps, T_RBRACK);
+			} else {
+				ps->lx = save;
+				t = dims(ps, t);
+			}
+		}
+		if (sc == SC_TYPEDEF) {
+			if (type_named(name))
+				dt_cerrt(&ps->lx, DT_D_DECL_IDRED, line, col,
+					 "identifier redeclared: %s", name);
+			type_typedef(name, t);
+		} else if (sc == SC_EXTERN) {
+			/* a kernel variable: nothing to allocate (kernel types come with BTF) */
+		} else {
+			scope = sc == SC_SELF ? XDT_VAR_THREAD :
+				sc == SC_THIS ? XDT_VAR_LOCAL : XDT_VAR_GLOBAL;
+			if (t->real->k == TK_VOID)
+				dt_cerrt(&ps->lx, DT_D_DECL_VOIDOBJ, line, col,
+					 "cannot have void object: %s", name);
+			if ((t->real->k == TK_STRUCT || t->real->k == TK_UNION) &&
+			    !t->real->defined)
+				dt_cerrt(&ps->lx, DT_D_DECL_INCOMPLETE, line, col,
+					 "declaration of %s uses incomplete type %s", name, type_str(t));
+			if (nkeys && scope == XDT_VAR_LOCAL)
+				dt_cerrt(&ps->lx, DT_D_DECL_LOCASSC, line, col,
+					 "associative arrays may not be declared as local variables: %s",
+					 name);
+			if (scope != XDT_VAR_GLOBAL && t->real->k == TK_ARRAY)
+				dt_cerrt(&ps->lx, DT_D_DECL_DYNOBJ, line, col,
+					 "%s arrays may not be declared as %s variables",
+					 name, scope == XDT_VAR_LOCAL ? "local" : "thread-local");
+			if (sc == SC_STATIC || sc == SC_REGISTER)
+				dt_cerrt(&ps->lx, DT_D_DECL_CLASS, first.line, first.col,
+					 "invalid storage class for a D variable");
+			var_declare(ps->p, &ps->lx, scope, name, t, nkeys, keyt, line, col);
+		}
+		if (TOK(ps).t != T_COMMA)
+			break;
+		lex_next(&ps->lx);
+	}
+	/* not past the ';': a probe description may follow, read raw */
+	if (TOK(ps).t != T_SEMI)
+		syntax(ps);
+}
+
+/* ---- statements ---------------------------------------------------------- */
+enum skind { S_EXPR, S_IF, S_BLOCK, S_ACTION, S_AGG, S_EMPTY };
+
+struct stmt {
+	enum skind k;
+	struct token tok;	/* action or aggregation name, if */
+	struct node *e;		/* S_EXPR, S_IF condition */
+	struct stmt *body, *els, *next;
+	struct node **args;  int nargs;		/* S_ACTION, S_AGG: function args */
+	struct node **keys;  int nkeys;		/* S_AGG */
+	struct token ftok;			/* S_AGG: the function's name */
+};
+
+static struct stmt *stmt_list(struct parser *ps, enum tok end);
+
+static struct stmt *stmt_new(enum skind k, struct token t)
+{
+	struct stmt *s = xzalloc(sizeof(*s));
+
+	s->k = k;
+	s->tok = t;
+	return s;
+}
+
+/* '@name[keys] = func(args)' (stack() keys are kept as calls) */
+static struct stmt *agg_stmt(struct parser *ps)
+{
+	struct stmt *s = stmt_new(S_AGG, TOK(ps));
+
+	lex_next(&ps->lx);
+	if (TOK(ps).t == T_LBRACK) {
+		lex_next(&ps->lx);
+		for (;;) {
+			if (s->nkeys == DT_MAXKEYS)
+				dt_cerrt(&ps->lx, DT_D_SYNTAX, TOK(ps).line, TOK(ps).col,
+					 "too many aggregation keys");
+			s->keys = xrealloc(s->keys, (s->nkeys + 1) * sizeof(*s->keys));
+			if (is_ident(ps, "stack") && lex_peek(&ps->lx).t == T_LPAR) {
+				struct token st = TOK(ps);
+				struct node *k = node_new(N_CALL, st.line, st.col);
+
+				k->s = st.s;
+				lex_next(&ps->lx);
+				lex_next(&ps->lx);
+				k->args = arglist(ps, &k->nargs, T_RPAR);
+				k->ival = 1;	/* marks a stack() key */
+				if (TOK(ps).t != T_COMMA && TOK(ps).t != T_RBRACK)
+					dt_cerrt(&ps->lx, DT_D_ACT_SPEC, st.line, st.col,
+						 "tracing function stack( ) may not be called from a D expression (D program context required)");
+				s->keys[s->nkeys++] = k;
+			} else {
+				s->keys[s->nkeys++] = assign_expr(ps);
+			}
+			if (TOK(ps).t != T_COMMA)
+				break;
+			lex_next(&ps->lx);
+		}
+		expect(ps, T_RBRACK);
+	}
+	expect(ps, T_ASSIGN);
+	s->ftok = TOK(ps);
+	if (TOK(ps).t != T_IDENT)
+		syntax(ps);
+	lex_next(&ps->lx);
+	expect(ps, T_LPAR);
+	/* stack() as the value is a D expression context */
+	if (is_ident(ps, "stack") && lex_peek(&ps->lx).t == T_LPAR)
+		dt_cerrt(&ps->lx, DT_D_ACT_SPEC, TOK(ps).line, TOK(ps).col,
+			 "tracing function stack( ) may not be called from a D expression (D program context required)");
+	s->args = arglist(ps, &s->nargs, T_RPAR);
+	return s;
+}
+
+static struct stmt *statement(struct parser *ps)
+{
+	struct token t = TOK(ps);
+	struct stmt *s;
+
+	if (t.t == T_SEMI) {
+		lex_next(&ps->lx);
+		return stmt_new(S_EMPTY, t);
+	}
+	if (t.t == T_LBRACE) {
+		lex_next(&ps->lx);
+		s = stmt_new(S_BLOCK, t);
+		s->body = stmt_list(ps, T_RBRACE);
+		lex_next(&ps->lx);
+		return s;
+	}
+	if (t.t == T_IDENT && !strcmp(t.s, "if")) {
+		lex_next(&ps->lx);
+		s = stmt_new(S_IF, t);
+		expect(ps, T_LPAR);
+		s->e = expr(ps);
+		expect(ps, T_RPAR);
+		s->body = statement(ps);
+		if (is_ident(ps, "else")) {
+			lex_next(&ps->lx);
+			s->els = statement(ps);
+		}
+		return s;
+	}
+	if (t.t == T_AGG) {
+		s = agg_stmt(ps);
+	} else if (t.t == T_IDENT && lex_peek(&ps->lx).t == T_LPAR &&
+		   (is_action(t.s) || is_future_action(t.s))) {
+		if (!is_action(t.s))
+			dt_cerrt(&ps->lx, DT_D_SYNTAX, t.line, t.col,
+				 "%s( ) is not a supported action", t.s);
+		s = stmt_new(S_ACTION, t);
+		lex_next(&ps->lx);
+		lex_next(&ps->lx);
+		if (!strcmp(t.s, "stack")) {
+			/* stack()'s argument is checked as a constant later */
+			s->args = arglist(ps, &s->nargs, T_RPAR);
+		} else {
+			s->args = arglist(ps, &s->nargs, T_RPAR);
+		}
+	} else {
+		s = stmt_new(S_EXPR, t);
+		s->e = expr(ps);
+	}
+	if (TOK(ps).t != T_SEMI && TOK(ps).t != T_RBRACE)
+		syntax(ps);
+	if (TOK(ps).t == T_SEMI)
+		lex_next(&ps->lx);
+	return s;
+}
+
+static struct stmt *stmt_list(struct parser *ps, enum tok end)
+{
+	struct stmt *head = NULL, **tail = &head;
+
+	while (TOK(ps).t != end) {
+		if (TOK(ps).t == T_EOF)
+			syntax(ps);
+		*tail = statement(ps);
+		tail = &(*tail)->next;
+	}
+	return head;
+}
+
+/* ---- lowering: statements -> clauses, actions, DIF ----------------------- */
+struct lower {
+	struct parser *ps;
+	const char *desc;	/* the probe description */
+	int line, col, src;
+	int pred;		/* the clause's predicate difo, -1 */
+	struct dvar *guard;	/* this-> variable the current pieces need, or
+				   NULL: the clause predicate (if any) alone */
+	int first;		/* index of the first piece */
+	int npieces;
+	struct node **pend;	/* expression statements not yet emitted */
+	int npend;
+};
+
 static struct clause *CL(struct parser *ps)
 {
 	return &ps->p->clauses[ps->cl];
 }
 
-static void add_act(struct parser *ps, __u32 kind, int difo, __u32 a0, __u32 a1)
+static int new_clause(struct parser *ps, const char *d, int line, int col, int src);
+
+static struct node *var_node(struct dvar *v, int line, int col)
 {
+	struct node *n = node_new(N_THIS, line, col);
+
+	n->s = v->name;
+	return n;
+}
+
+/* A predicate difo reading this->guard. */
+static int guard_pred(struct lower *L, struct dvar *g)
+{
+	struct node *n = sema_expr(L->ps->p, &L->ps->lx, var_node(g, L->line, L->col));
+
+	return cg_difo(L->ps->p, &L->ps->lx, n);
+}
+
+static void flush_exprs(struct lower *L);
+
+/* Start a new piece (clause) for the current guard. */
+static void new_piece(struct lower *L)
+{
+	struct parser *ps = L->ps;
+
+	flush_exprs(L);
+	ps->cl = new_clause(ps, L->desc, L->line, L->col, L->src);
+	CL(ps)->pred = L->guard ? guard_pred(L, L->guard) : L->pred;
+	L->npieces++;
+}
+
+static void need_piece(struct lower *L)
+{
+	if (L->ps->cl < 0)
+		new_piece(L);
+}
+
+static void flush_exprs(struct lower *L)
+{
+	struct parser *ps = L->ps;
+	int d;
+
+	if (!L->npend)
+		return;
+	d = cg_difo_effects(ps->p, &ps->lx, L->pend, L->npend);
+	prog_add_action(ps->p, XDT_ACT_DIFEXPR, d, 0, 0);
+	CL(ps)->nactions++;
+	L->npend = 0;
+}
+
+static void add_act(struct lower *L, __u32 kind, int difo, __u32 a0, __u32 a1)
+{
+	struct parser *ps = L->ps;
+
+	need_piece(L);
+	flush_exprs(L);
 	prog_add_action(ps->p, kind, difo, a0, a1);
 	CL(ps)->nactions++;
 }
 
-static void add_out(struct parser *ps, enum outkind k, char *fmt, int nargs)
+static void add_out(struct lower *L, enum outkind k, char *fmt, int nargs)
 {
-	struct clause *c = CL(ps);
+	struct clause *c;
 
+	need_piece(L);
+	flush_exprs(L);
+	c = CL(L->ps);
 	c->outs = xrealloc(c->outs, (c->nouts + 1) * sizeof(*c->outs));
 	c->outs[c->nouts] = (struct outst){ k, fmt, nargs, c->nrecs };
 	c->nouts++;
 }
 
-/* A value the clause records: its action, and its slot in the record. */
-static void add_rec(struct parser *ps, struct node *e, int exit)
+static int value_type(struct node *e)
 {
-	struct clause *c = CL(ps);
-	int d = cg_difo(ps->p, &ps->lx, e);
+	return type_is_strlike(e->t) ? XDT_TYPE_STRING : XDT_TYPE_INT;
+}
 
-	add_act(ps, exit ? XDT_ACT_EXIT :
-		e->type == XDT_TYPE_STRING ? XDT_ACT_STRING : XDT_ACT_RECORD, d, 0, 0);
+/* A value the clause records: its action, and its slot in the record. */
+static void add_rec(struct lower *L, struct node *e, int exit)
+{
+	struct parser *ps = L->ps;
+	struct clause *c;
+	int d, ty = value_type(e);
+
+	e->type = ty;
+	d = cg_difo(ps->p, &ps->lx, e);
+	add_act(L, exit ? XDT_ACT_EXIT :
+		ty == XDT_TYPE_STRING ? XDT_ACT_STRING : XDT_ACT_RECORD, d, 0, 0);
+	c = CL(ps);
 	c->recs = xrealloc(c->recs, (c->nrecs + 1) * sizeof(*c->recs));
-	c->recs[c->nrecs].type = e->type;
+	c->recs[c->nrecs].type = ty;
+	c->recs[c->nrecs].t = e->t;
 	c->recs[c->nrecs].off = 0;
 	c->recs[c->nrecs].nframes = 0;
 	c->nrecs++;
 }
 
-/* An integer constant expression's value; 0 if @n is not one. */
-static int constval(struct node *n, long long *v)
+/* Values that must be D expressions: not void, not aggregations, typed. */
+static struct node *value(struct lower *L, struct node *e)
 {
-	long long a, b;
-
-	switch (n->k) {
-	case N_INT:
-		*v = n->ival;
-		return 1;
-	case N_UN:
-		if (!constval(n->a, &a))
-			return 0;
-		*v = n->op == T_MINUS ? (long long)(0ULL - (unsigned long long)a) :
-		     n->op == T_TILDE ? ~a : !a;
-		return 1;
-	case N_BIN:
-		if (n->a->type != XDT_TYPE_INT || !constval(n->a, &a) ||
-		    !constval(n->b, &b))
-			return 0;
-		switch (n->op) {
-		case T_PLUS: *v = (long long)((unsigned long long)a + (unsigned long long)b); return 1;
-		case T_MINUS: *v = (long long)((unsigned long long)a - (unsigned long long)b); return 1;
-		case T_STAR: *v = (long long)((unsigned long long)a * (unsigned long long)b); return 1;
-		case T_DIV: case T_MOD:
-			if (!b || (a == INT64_MIN && b == -1))
-				return 0;
-			*v = n->op == T_DIV ? a / b : a % b;
-			return 1;
-		case T_SHL: *v = (long long)((unsigned long long)a << (b & 63)); return 1;
-		case T_SHR: *v = a >> (b & 63); return 1;
-		case T_AND: *v = a & b; return 1;
-		case T_OR: *v = a | b; return 1;
-		case T_XOR: *v = a ^ b; return 1;
-		default: return 0;
-		}
-	default:
-		return 0;
-	}
+	e = sema_expr(L->ps->p, &L->ps->lx, e);
+	if (e->t->real->k == TK_VOID)
+		dt_cerrt(&L->ps->lx, DT_D_TRACE_VOID, e->line, e->col,
+			 "expression has void type");
+	return e;
 }
 
 /*
- * stack([n]) from its '(': the number of frames, DT_STACKFRAMES if none;
- * n must be an integer constant expression, 1..XDT_MAXSTACK.
+ * stack([n]): the number of frames, DT_STACKFRAMES if none; n must be an
+ * integer constant expression, 1..XDT_MAXSTACK.
  */
-static unsigned stack_frames(struct parser *ps)
+static unsigned stack_frames(struct lower *L, struct token t, struct node **av, int n)
 {
+	struct lexer *lx = &L->ps->lx;
 	struct node *e;
-	long long n;
+	long long v;
 
-	expect(ps, T_LPAR);
-	if (TOK(ps).t == T_RPAR) {
-		lex_next(&ps->lx);
-		return DT_STACKFRAMES;
-	}
-	e = expr(ps);
-	if (TOK(ps).t == T_COMMA) {
-		lex_next(&ps->lx);
-		dt_cerr(&ps->lx, TOK(ps).line, TOK(ps).col,
-			"stack( ) prototype mismatch: too many arguments");
-	}
-	expect(ps, T_RPAR);
-	if (e->type != XDT_TYPE_INT || !constval(e, &n) || n <= 0)
-		dt_cerr(&ps->lx, e->line, e->col,
-			"stack( ) size must be a non-zero positive integral constant expression");
-	if (n > XDT_MAXSTACK)
-		dt_cerr(&ps->lx, e->line, e->col,
-			"stack( ) size %lld exceeds the maximum of %d frames", n,
-			XDT_MAXSTACK);
-	return (unsigned)n;
-}
-
-static int args(struct parser *ps, struct node **av, int max)
-{
-	int n = 0;
-
-	expect(ps, T_LPAR);
-	if (TOK(ps).t != T_RPAR) {
-		for (;;) {
-			if (n == max)
-				dt_cerr(&ps->lx, TOK(ps).line, TOK(ps).col,
-					"too many arguments");
-			av[n++] = expr(ps);
-			if (TOK(ps).t != T_COMMA)
-				break;
-			lex_next(&ps->lx);
-		}
-	}
-	expect(ps, T_RPAR);
-	return n;
+	if (n == 0)
+		return L->ps->env->stackframes ? L->ps->env->stackframes : DT_STACKFRAMES;
+	if (n > 1)
+		dt_cerrt(lx, DT_D_STACK_PROTO, av[1]->line, av[1]->col,
+			 "stack( ) prototype mismatch: too many arguments");
+	(void)t;
+	e = sema_expr(L->ps->p, lx, av[0]);
+	if (!type_is_int(e->t) || !sema_constval(e, &v) || v <= 0)
+		dt_cerrt(lx, DT_D_STACK_SIZE, e->line, e->col,
+			 "stack( ) size must be a non-zero positive integral constant expression");
+	if (v > XDT_MAXSTACK)
+		dt_cerrt(lx, DT_D_STACK_SIZE, e->line, e->col,
+			 "stack( ) size %lld exceeds the maximum of %d frames", v,
+			 XDT_MAXSTACK);
+	return (unsigned)v;
 }
 
 /*
  * Check printf() conversions against the argument types, as DTrace does
  * at compile time, so the consumer can trust the record layout.
  */
-static void check_format(struct parser *ps, struct node *ft, struct node **av, int n)
+static void check_format(struct lower *L, struct node *ft, struct node **av, int n)
 {
+	struct lexer *lx = &L->ps->lx;
 	const char *f = ft->s;
 	int conv = 0;
 
@@ -510,25 +1434,28 @@ static void check_format(struct parser *ps, struct node *ft, struct node **av, i
 		while (*f && strchr("hlLqjzt", *f))
 			f++;
 		if (!*f || !strchr("diuxXocsp", *f))
-			dt_cerr(&ps->lx, ft->line, ft->col,
-				"printf( ) format conversion #%d is undefined: %%%c",
-				conv + 1, *f ? *f : ' ');
+			dt_cerrt(lx, DT_D_PRINTF_FMT_EMPTY, ft->line, ft->col,
+				 "printf( ) format conversion #%d is undefined: %%%c",
+				 conv + 1, *f ? *f : ' ');
 		want = *f == 's' ? XDT_TYPE_STRING : XDT_TYPE_INT;
 		if (conv >= n - 1)
-			dt_cerr(&ps->lx, ft->line, ft->col,
-				"printf( ) prototype mismatch: conversion #%d (%%%c) has no argument",
-				conv + 1, *f);
-		if (av[conv + 1]->type != want)
-			dt_cerr(&ps->lx, av[conv + 1]->line, av[conv + 1]->col,
-				"printf( ) argument #%d is incompatible with conversion #%d prototype: %%%c requires %s, argument is %s",
-				conv + 2, conv + 1, *f, type_name(want),
-				type_name(av[conv + 1]->type));
+			dt_cerrt(lx, DT_D_PRINTF_ARG_PROTO, ft->line, ft->col,
+				 "printf( ) prototype mismatch: conversion #%d (%%%c) has no argument",
+				 conv + 1, *f);
+		if ((want == XDT_TYPE_STRING && !type_is_strlike(av[conv + 1]->t)) ||
+		    (want == XDT_TYPE_INT && !type_is_scalar(av[conv + 1]->t)))
+			dt_cerrt(lx, DT_D_PRINTF_ARG_TYPE, av[conv + 1]->line, av[conv + 1]->col,
+				 "printf( ) argument #%d is incompatible with conversion #%d prototype: %%%c requires %s, argument is %s",
+				 conv + 2, conv + 1, *f,
+				 want == XDT_TYPE_STRING ? "string" : "int",
+				 type_is_strlike(av[conv + 1]->t) ? "string" :
+				 type_is_scalar(av[conv + 1]->t) ? "int" : type_str(av[conv + 1]->t));
 		conv++;
 	}
 	if (conv != n - 1)
-		dt_cerr(&ps->lx, av[conv + 1]->line, av[conv + 1]->col,
-			"printf( ) prototype mismatch: %d arguments passed, %d expected",
-			n - 1, conv);
+		dt_cerrt(lx, DT_D_PRINTF_ARG_EXTRA, av[conv + 1]->line, av[conv + 1]->col,
+			 "printf( ) prototype mismatch: %d arguments passed, %d expected",
+			 n - 1, conv);
 }
 
 static const char *const aggfuncs[] = {
@@ -537,60 +1464,59 @@ static const char *const aggfuncs[] = {
 	[XDT_AGG_QUANTIZE] = "quantize",
 };
 
-static void aggstmt(struct parser *ps)
+static const char *keyname(int k)
 {
-	struct token at = TOK(ps), ft;
-	struct node *keys[DT_MAXKEYS], *av[2];
-	int nkeys = 0, n, f, id, i;
+	return k == XDT_TYPE_STRING ? "string" : k == DT_TYPE_STACK ? "stack" : "int";
+}
+
+static void lower_agg(struct lower *L, struct stmt *s)
+{
+	struct parser *ps = L->ps;
+	struct lexer *lx = &ps->lx;
+	struct token at = s->tok, ft = s->ftok;
 	struct prog *p = ps->p;
+	struct node *keys[DT_MAXKEYS], *v = NULL;
+	int ktype[DT_MAXKEYS];
+	unsigned kframes[DT_MAXKEYS];
+	int f, id, i, nkeys = s->nkeys;
 	struct agg *ag;
 
-	lex_next(&ps->lx);
-	if (TOK(ps).t == T_LBRACK) {
-		lex_next(&ps->lx);
-		for (;;) {
-			if (nkeys == DT_MAXKEYS)
-				dt_cerr(&ps->lx, TOK(ps).line, TOK(ps).col,
-					"too many aggregation keys");
-			if (TOK(ps).t == T_IDENT && !strcmp(TOK(ps).s, "stack") &&
-			    lex_peek(&ps->lx).t == T_LPAR) {
-				struct token st = TOK(ps);
+	for (i = 0; i < nkeys; i++) {
+		struct node *k = s->keys[i];
 
-				/* a stack key: no DIF, the kernel records it */
-				keys[nkeys] = node_new(N_INT, st.line, st.col);
-				keys[nkeys]->type = DT_TYPE_STACK;
-				lex_next(&ps->lx);
-				keys[nkeys++]->ival = stack_frames(ps);
-				if (TOK(ps).t != T_COMMA && TOK(ps).t != T_RBRACK)
-					dt_cerr(&ps->lx, st.line, st.col,
-						"tracing function stack( ) may not be called from a D expression (D program context required)");
-			} else {
-				keys[nkeys++] = expr(ps);
-			}
-			if (TOK(ps).t != T_COMMA)
-				break;
-			lex_next(&ps->lx);
+		if (k->k == N_CALL && k->ival == 1) {
+			struct token st = { .line = k->line, .col = k->col };
+
+			ktype[i] = DT_TYPE_STACK;
+			kframes[i] = stack_frames(L, st, k->args, k->nargs);
+			keys[i] = k;
+		} else {
+			keys[i] = value(L, k);
+			if (!type_is_scalar(keys[i]->t) && !type_is_strlike(keys[i]->t))
+				dt_cerrt(lx, DT_D_KEY_TYPE, k->line, k->col,
+					 "aggregation key #%d has a type that cannot be a key: %s",
+					 i + 1, type_str(keys[i]->t));
+			ktype[i] = value_type(keys[i]);
+			kframes[i] = 0;
+			keys[i]->type = ktype[i];
 		}
-		expect(ps, T_RBRACK);
 	}
-	expect(ps, T_ASSIGN);
-	ft = TOK(ps);
-	if (ft.t != T_IDENT)
-		syntax(ps);
 	for (f = XDT_AGG_COUNT; f <= XDT_AGG_QUANTIZE; f++)
 		if (!strcmp(ft.s, aggfuncs[f]))
 			break;
 	if (f > XDT_AGG_QUANTIZE)
-		dt_cerr(&ps->lx, ft.line, ft.col,
-			"%s( ) is not an aggregating function", ft.s);
-	lex_next(&ps->lx);
-	n = args(ps, av, 2);
-	if (n != (f == XDT_AGG_COUNT ? 0 : 1))
-		dt_cerr(&ps->lx, ft.line, ft.col, "%s( ) expects %d argument%s",
-			ft.s, f == XDT_AGG_COUNT ? 0 : 1, f == XDT_AGG_COUNT ? "s" : "");
-	if (n && av[0]->type != XDT_TYPE_INT)
-		dt_cerr(&ps->lx, av[0]->line, av[0]->col,
-			"%s( ) argument #1 must be an integer", ft.s);
+		dt_cerrt(lx, DT_D_AGG_FUNC, ft.line, ft.col,
+			 "%s( ) is not an aggregating function", ft.s);
+	if (s->nargs != (f == XDT_AGG_COUNT ? 0 : 1))
+		dt_cerrt(lx, f == XDT_AGG_COUNT ? DT_D_PROTO_LEN : DT_D_AGG_SCALAR,
+			 ft.line, ft.col, "%s( ) expects %d argument%s",
+			 ft.s, f == XDT_AGG_COUNT ? 0 : 1, f == XDT_AGG_COUNT ? "s" : "");
+	if (s->nargs) {
+		v = value(L, s->args[0]);
+		if (!type_is_scalar(v->t))
+			dt_cerrt(lx, DT_D_AGG_SCALAR, v->line, v->col,
+				 "%s( ) argument #1 must be an integer", ft.s);
+	}
 
 	/* ids in order of first appearance; later uses must agree */
 	for (id = 0; id < p->naggs; id++)
@@ -604,92 +1530,197 @@ static void aggstmt(struct parser *ps)
 		ag->func = f;
 		ag->nkeys = nkeys;
 		for (i = 0; i < nkeys; i++) {
-			ag->keytype[i] = keys[i]->type;
-			if (keys[i]->type == DT_TYPE_STACK)
-				ag->keyframes[i] = (unsigned)keys[i]->ival;
+			ag->keytype[i] = ktype[i];
+			ag->keyframes[i] = kframes[i];
 		}
 	} else {
 		ag = &p->aggs[id];
 		if (ag->func != f)
-			dt_cerr(&ps->lx, ft.line, ft.col,
-				"@%s: aggregation redefined: %s( ) used before, %s( ) here",
-				at.s, aggfuncs[ag->func], ft.s);
+			dt_cerrt(lx, DT_D_AGG_REDEF, ft.line, ft.col,
+				 "@%s: aggregation redefined: %s( ) used before, %s( ) here",
+				 at.s, aggfuncs[ag->func], ft.s);
 		if (ag->nkeys != nkeys)
-			dt_cerr(&ps->lx, at.line, at.col,
-				"@%s: key count mismatch: %d before, %d here",
-				at.s, ag->nkeys, nkeys);
+			dt_cerrt(lx, DT_D_AGG_REDEF, at.line, at.col,
+				 "@%s: key count mismatch: %d before, %d here",
+				 at.s, ag->nkeys, nkeys);
 		for (i = 0; i < nkeys; i++)
-			if (ag->keytype[i] != keys[i]->type)
-				dt_cerr(&ps->lx, keys[i]->line, keys[i]->col,
-					"@%s: key #%d type mismatch: %s before, %s here",
-					at.s, i + 1, type_name(ag->keytype[i]),
-					type_name(keys[i]->type));
-			else if (keys[i]->type == DT_TYPE_STACK &&
-				 ag->keyframes[i] != (unsigned)keys[i]->ival)
-				dt_cerr(&ps->lx, keys[i]->line, keys[i]->col,
-					"@%s: key #%d type mismatch: stack(%u) before, stack(%lld) here",
-					at.s, i + 1, ag->keyframes[i], keys[i]->ival);
+			if (ag->keytype[i] != ktype[i])
+				dt_cerrt(lx, DT_D_AGG_REDEF, keys[i]->line, keys[i]->col,
+					 "@%s: key #%d type mismatch: %s before, %s here",
+					 at.s, i + 1, keyname(ag->keytype[i]), keyname(ktype[i]));
+			else if (ktype[i] == DT_TYPE_STACK && ag->keyframes[i] != kframes[i])
+				dt_cerrt(lx, DT_D_AGG_REDEF, keys[i]->line, keys[i]->col,
+					 "@%s: key #%d type mismatch: stack(%u) before, stack(%u) here",
+					 at.s, i + 1, ag->keyframes[i], kframes[i]);
 	}
 	for (i = 0; i < nkeys; i++) {
-		if (keys[i]->type == DT_TYPE_STACK)
-			add_act(ps, XDT_ACT_AGGKEY, -1, XDT_KEY_STACK,
-				(__u32)keys[i]->ival);
+		if (ktype[i] == DT_TYPE_STACK)
+			add_act(L, XDT_ACT_AGGKEY, -1, XDT_KEY_STACK, kframes[i]);
 		else
-			add_act(ps, XDT_ACT_AGGKEY, cg_difo(p, &ps->lx, keys[i]),
-				keys[i]->type == XDT_TYPE_STRING ?
-				XDT_KEY_STRING : XDT_KEY_INT, 0);
+			add_act(L, XDT_ACT_AGGKEY, cg_difo(p, lx, keys[i]),
+				ktype[i] == XDT_TYPE_STRING ? XDT_KEY_STRING : XDT_KEY_INT, 0);
 	}
-	add_act(ps, XDT_ACT_AGG, n ? cg_difo(p, &ps->lx, av[0]) : -1, id, f);
+	add_act(L, XDT_ACT_AGG, v ? cg_difo(p, lx, v) : -1, id, f);
 }
 
-static void statement(struct parser *ps)
+static void lower_action(struct lower *L, struct stmt *s)
 {
-	struct token t = TOK(ps);
-	struct node *av[DT_MAXARGS + 1];
-	int n, i;
+	struct parser *ps = L->ps;
+	struct lexer *lx = &ps->lx;
+	struct token t = s->tok;
+	struct node **av = s->args;
+	int n = s->nargs, i;
 
-	if (t.t == T_AGG) {
-		aggstmt(ps);
-		return;
-	}
-	if (t.t != T_IDENT)
-		syntax(ps);
-	if (lex_peek(&ps->lx).t != T_LPAR)
-		dt_cerr(&ps->lx, t.line, t.col, "statement has no effect");
-	lex_next(&ps->lx);
 	if (!strcmp(t.s, "trace")) {
-		n = args(ps, av, 1);
 		if (n != 1)
-			dt_cerr(&ps->lx, t.line, t.col, "trace( ) expects 1 argument");
-		add_out(ps, OUT_TRACE, NULL, 1);
-		add_rec(ps, av[0], 0);
+			dt_cerrt(lx, DT_D_PROTO_LEN, t.line, t.col,
+				 "trace( ) expects 1 argument");
+		av[0] = value(L, av[0]);
+		if (!type_is_scalar(av[0]->t) && !type_is_strlike(av[0]->t))
+			dt_cerrt(lx, DT_D_PROTO_ARG, av[0]->line, av[0]->col,
+				 "trace( ) of %s is not supported yet", type_str(av[0]->t));
+		add_out(L, OUT_TRACE, NULL, 1);
+		add_rec(L, av[0], 0);
 	} else if (!strcmp(t.s, "exit")) {
-		n = args(ps, av, 1);
-		if (n != 1 || av[0]->type != XDT_TYPE_INT)
-			dt_cerr(&ps->lx, t.line, t.col, "exit( ) expects 1 integer argument");
-		add_out(ps, OUT_EXIT, NULL, 1);
-		add_rec(ps, av[0], 1);
+		if (n != 1)
+			dt_cerrt(lx, DT_D_PROTO_LEN, t.line, t.col,
+				 "exit( ) expects 1 integer argument");
+		av[0] = value(L, av[0]);
+		if (!type_is_int(av[0]->t))
+			dt_cerrt(lx, DT_D_PROTO_ARG, t.line, t.col,
+				 "exit( ) expects 1 integer argument");
+		add_out(L, OUT_EXIT, NULL, 1);
+		add_rec(L, av[0], 1);
 	} else if (!strcmp(t.s, "stack")) {
 		struct clause *c;
-		unsigned nf = stack_frames(ps);
+		unsigned nf = stack_frames(L, t, av, n);
 
-		add_out(ps, OUT_STACK, NULL, 1);
-		add_act(ps, XDT_ACT_STACK, -1, nf, 0);
+		add_out(L, OUT_STACK, NULL, 1);
+		add_act(L, XDT_ACT_STACK, -1, nf, 0);
 		c = CL(ps);
 		c->recs = xrealloc(c->recs, (c->nrecs + 1) * sizeof(*c->recs));
-		c->recs[c->nrecs] = (struct recval){ DT_TYPE_STACK, 0, nf };
+		c->recs[c->nrecs] = (struct recval){ DT_TYPE_STACK, NULL, 0, nf };
 		c->nrecs++;
-	} else if (!strcmp(t.s, "printf")) {
-		n = args(ps, av, DT_MAXARGS + 1);
+	} else {	/* printf */
 		if (n < 1 || av[0]->k != N_STR)
-			dt_cerr(&ps->lx, t.line, t.col,
-				"printf( ) argument #1 must be a string literal");
-		check_format(ps, av[0], av, n);
-		add_out(ps, OUT_PRINTF, av[0]->s, n - 1);
+			dt_cerrt(lx, DT_D_PRINTF_ARG_PROTO, t.line, t.col,
+				 "printf( ) argument #1 must be a string literal");
 		for (i = 1; i < n; i++)
-			add_rec(ps, av[i], 0);
-	} else {
-		dt_cerr(&ps->lx, t.line, t.col, "%s( ) is not a supported action", t.s);
+			av[i] = value(L, av[i]);
+		check_format(L, av[0], av, n);
+		add_out(L, OUT_PRINTF, av[0]->s, n - 1);
+		CL(ps)->record = 1;
+		for (i = 1; i < n; i++)
+			add_rec(L, av[i], 0);
+	}
+}
+
+/* A clause-local variable for the sugar: this->%name, an int64. */
+static struct dvar *cond_var(struct lower *L, const char *what)
+{
+	char name[32];
+	struct dtype *t = dt_int64;
+
+	snprintf(name, sizeof(name), "%%%s%d", what, ++L->ps->p->ncond);
+	return var_declare(L->ps->p, &L->ps->lx, XDT_VAR_LOCAL, name, t, 0, NULL,
+			   L->line, L->col);
+}
+
+/* this->v = e (a statement of the current piece) */
+static void set_var(struct lower *L, struct dvar *v, struct node *e)
+{
+	struct node *a = node_new(N_ASSIGN, e->line, e->col);
+
+	a->op = T_ASSIGN;
+	a->a = var_node(v, e->line, e->col);
+	a->b = e;
+	need_piece(L);
+	L->pend = xrealloc(L->pend, (L->npend + 1) * sizeof(*L->pend));
+	L->pend[L->npend++] = sema_expr(L->ps->p, &L->ps->lx, a);
+}
+
+static void lower_list(struct lower *L, struct stmt *s);
+
+static void lower_if(struct lower *L, struct stmt *s)
+{
+	struct parser *ps = L->ps;
+	struct dvar *outer = L->guard, *ct, *ce = NULL;
+	struct node *c = sema_expr(ps->p, &ps->lx, s->e), *nz, *neg;
+
+	if (!type_is_scalar(c->t) && !type_is_strlike(c->t))
+		dt_cerrt(&ps->lx, DT_D_OP_SCALAR, c->line, c->col,
+			 "if condition must be of scalar type");
+	need_piece(L);
+	/* the pieces after this if need the current guard as a variable */
+	if (!outer && L->pred >= 0) {
+		struct node *one = node_new(N_INT, s->tok.line, s->tok.col);
+
+		one->ival = 1;
+		one->t = dt_int;
+		outer = cond_var(L, "guard");
+		set_var(L, outer, one);
+		L->guard = outer;
+	}
+	ct = cond_var(L, "cond");
+	nz = node_new(N_UN, c->line, c->col);	/* !!c */
+	nz->op = T_NOT;
+	nz->a = node_new(N_UN, c->line, c->col);
+	nz->a->op = T_NOT;
+	nz->a->a = c;
+	set_var(L, ct, nz);
+	if (s->els) {
+		ce = cond_var(L, "else");
+		neg = node_new(N_UN, c->line, c->col);
+		neg->op = T_NOT;
+		neg->a = var_node(ct, c->line, c->col);
+		set_var(L, ce, neg);
+	}
+	flush_exprs(L);
+	/* then */
+	L->guard = ct;
+	ps->cl = -1;
+	lower_list(L, s->body->k == S_BLOCK ? s->body->body : s->body);
+	flush_exprs(L);
+	if (ce) {
+		L->guard = ce;
+		ps->cl = -1;
+		lower_list(L, s->els->k == S_BLOCK ? s->els->body : s->els);
+		flush_exprs(L);
+	}
+	L->guard = outer;
+	ps->cl = -1;
+}
+
+static void lower_list(struct lower *L, struct stmt *s)
+{
+	for (; s; s = s->next) {
+		switch (s->k) {
+		case S_EMPTY:
+			break;
+		case S_BLOCK:
+			lower_list(L, s->body);
+			break;
+		case S_IF:
+			lower_if(L, s);
+			break;
+		case S_AGG:
+			lower_agg(L, s);
+			break;
+		case S_ACTION:
+			lower_action(L, s);
+			break;
+		case S_EXPR: {
+			struct node *e = sema_expr(L->ps->p, &L->ps->lx, s->e);
+
+			if (e->k != N_ASSIGN && e->k != N_INCDEC && e->k != N_CALL)
+				dt_cerrt(&L->ps->lx, DT_D_EMPTY, s->tok.line, s->tok.col,
+					 "statement has no effect");
+			need_piece(L);
+			L->pend = xrealloc(L->pend, (L->npend + 1) * sizeof(*L->pend));
+			L->pend[L->npend++] = e;
+			break;
+		}
+		}
 	}
 }
 
@@ -707,8 +1738,8 @@ static void desc_macros(struct parser *ps, char *d, size_t cap, int line, int co
 		if (*s == '$') {
 			if (!strncmp(s, "$target", 7)) {
 				if (ps->env->target < 0)
-					dt_cerr(&ps->lx, line, col,
-						"$target is only valid with -c or -p");
+					dt_cerrt(&ps->lx, DT_D_MACRO_UNDEF, line, col,
+						 "$target is only valid with -c or -p");
 				snprintf(num, sizeof(num), "%lld", ps->env->target);
 				rep = num, skip = 7;
 			} else if (!strncmp(s, "$pid", 4)) {
@@ -718,8 +1749,8 @@ static void desc_macros(struct parser *ps, char *d, size_t cap, int line, int co
 				int n = s[1] - '0';
 
 				if (n < 1 || n > ps->env->nmacros)
-					dt_cerr(&ps->lx, line, col,
-						"macro argument $%d is not defined", n);
+					dt_cerrt(&ps->lx, DT_D_MACRO_UNDEF, line, col,
+						 "macro argument $%d is not defined", n);
 				rep = ps->env->macros[n - 1], skip = 2;
 			}
 		}
@@ -734,7 +1765,7 @@ static void desc_macros(struct parser *ps, char *d, size_t cap, int line, int co
 	}
 	out[o] = 0;
 	if (o >= cap)
-		dt_cerr(&ps->lx, line, col, "probe description too long");
+		dt_cerrt(&ps->lx, DT_D_PDESC_INVAL, line, col, "probe description too long");
 	memcpy(d, out, o + 1);
 }
 
@@ -754,8 +1785,8 @@ static void desc_split(struct parser *ps, const char *d, struct xdt_probedesc *p
 		const char *c = strchr(s, ':');
 
 		if (n == 4)
-			dt_cerr(&ps->lx, line, col,
-				"invalid probe description \"%s\": too many fields", d);
+			dt_cerrt(&ps->lx, DT_D_PDESC_INVAL, line, col,
+				 "invalid probe description \"%s\": too many fields", d);
 		parts[n] = s;
 		lens[n++] = c ? (size_t)(c - s) : strlen(s);
 		if (!c)
@@ -766,8 +1797,8 @@ static void desc_split(struct parser *ps, const char *d, struct xdt_probedesc *p
 		int k = 4 - n + i;
 
 		if (lens[i] >= sz[k])
-			dt_cerr(&ps->lx, line, col,
-				"invalid probe description \"%s\": field too long", d);
+			dt_cerrt(&ps->lx, DT_D_PDESC_INVAL, line, col,
+				 "invalid probe description \"%s\": field too long", d);
 		memcpy(f[k], parts[i], lens[i]);
 	}
 }
@@ -778,7 +1809,7 @@ static int new_clause(struct parser *ps, const char *d, int line, int col, int s
 	struct clause *c;
 
 	if (p->nclauses == DT_MAXCLAUSES)
-		dt_cerr(&ps->lx, line, col, "too many clauses");
+		dt_cerrt(&ps->lx, DT_D_SYNTAX, line, col, "too many clauses");
 	p->clauses = xrealloc(p->clauses, (p->nclauses + 1) * sizeof(*c));
 	c = &p->clauses[p->nclauses];
 	memset(c, 0, sizeof(*c));
@@ -793,11 +1824,15 @@ static int new_clause(struct parser *ps, const char *d, int line, int col, int s
 static void clause(struct parser *ps, int src)
 {
 	char descs[16][256];
-	int nd = 0, line, col, i, first;
+	int nd = 0, line, col, i, first, npieces;
+	struct node *pred = NULL;
+	struct stmt *body = NULL;
+	struct lower L;
 
 	for (;;) {
 		if (nd == 16)
-			dt_cerr(&ps->lx, ps->lx.line, ps->lx.col, "too many probe descriptions");
+			dt_cerrt(&ps->lx, DT_D_PDESC_INVAL, ps->lx.line, ps->lx.col,
+				 "too many probe descriptions");
 		if (!lex_probedesc(&ps->lx, descs[nd], sizeof(descs[nd]), &line, &col)) {
 			lex_next(&ps->lx);
 			syntax(ps);
@@ -809,69 +1844,86 @@ static void clause(struct parser *ps, int src)
 			break;
 		lex_next(&ps->lx);	/* the comma */
 	}
-	first = ps->cl = new_clause(ps, descs[0], line, col, src);
 	lex_next(&ps->lx);
 	if (TOK(ps).t == T_DIV) {
-		struct node *e;
-
 		lex_next(&ps->lx);
 		ps->in_pred = 1;
-		e = expr(ps);
+		pred = expr(ps);
 		ps->in_pred = 0;
 		if (TOK(ps).t != T_DIV)
 			syntax(ps);
-		if (e->type != XDT_TYPE_INT)
-			dt_cerr(&ps->lx, e->line, e->col, "predicate must be an integer expression");
-		CL(ps)->pred = cg_difo(ps->p, &ps->lx, e);
 		lex_next(&ps->lx);
 	}
 	if (TOK(ps).t == T_LBRACE) {
 		lex_next(&ps->lx);
-		while (TOK(ps).t != T_RBRACE) {
-			if (TOK(ps).t == T_SEMI) {
-				lex_next(&ps->lx);
-				continue;
-			}
-			statement(ps);
-			if (TOK(ps).t != T_SEMI && TOK(ps).t != T_RBRACE)
-				syntax(ps);
-		}
+		body = stmt_list(ps, T_RBRACE);
 	} else if (TOK(ps).t != T_EOF) {
 		syntax(ps);
 	}
 	/* The next clause's description is read raw, from here. */
 
-	/* "a, b { ... }": one clause per description, same actions and difos */
-	for (i = 1; i < nd; i++) {
-		struct clause *c0, *c;
-		int k = new_clause(ps, descs[i], line, col, src), a;
-
-		c0 = &ps->p->clauses[first];
-		c = &ps->p->clauses[k];
-		c->pred = c0->pred;
-		for (a = 0; a < c0->nactions; a++) {
-			struct xdt_action *x = &ps->p->acts[c0->action0 + a];
-
-			prog_add_action(ps->p, x->kind, x->difo, x->arg0, x->arg1);
-		}
-		c = &ps->p->clauses[k];
-		c0 = &ps->p->clauses[first];
-		c->nactions = c0->nactions;
-		c->outs = c0->outs, c->nouts = c0->nouts;
-		c->recs = c0->recs, c->nrecs = c0->nrecs;
+	memset(&L, 0, sizeof(L));
+	L.ps = ps;
+	L.desc = descs[0];
+	L.line = line;
+	L.col = col;
+	L.src = src;
+	L.pred = -1;
+	if (pred) {
+		pred = sema_expr(ps->p, &ps->lx, pred);
+		if (!type_is_scalar(pred->t) && !type_is_strlike(pred->t))
+			dt_cerrt(&ps->lx, DT_D_OP_SCALAR, pred->line, pred->col,
+				 "predicate must be of scalar type");
+		pred->type = XDT_TYPE_INT;
+		L.pred = cg_difo(ps->p, &ps->lx, pred);
 	}
+	ps->cl = -1;
+	new_piece(&L);		/* the first piece exists even if empty */
+	first = ps->cl;
+	/* DTrace's default action: a clause with no statements traces the probe */
+	CL(ps)->record = body == NULL;
+	lower_list(&L, body);
+	flush_exprs(&L);
+	npieces = ps->p->nclauses - first;
+
+	/* "a, b { ... }": the same pieces again for each description */
+	for (i = 1; i < nd; i++) {
+		for (int k = 0; k < npieces; k++) {
+			struct clause *c0, *c;
+			int n = new_clause(ps, descs[i], line, col, src), a;
+
+			c0 = &ps->p->clauses[first + k];
+			for (a = 0; a < c0->nactions; a++) {
+				struct xdt_action *x = &ps->p->acts[c0->action0 + a];
+
+				prog_add_action(ps->p, x->kind, x->difo, x->arg0, x->arg1);
+			}
+			c = &ps->p->clauses[n];
+			c0 = &ps->p->clauses[first + k];
+			c->pred = c0->pred;
+			c->record = c0->record;
+			c->nactions = c0->nactions;
+			c->outs = c0->outs, c->nouts = c0->nouts;
+			c->recs = c0->recs, c->nrecs = c0->nrecs;
+		}
+	}
+	ps->cl = -1;
 }
 
 void dt_compile(struct prog *p, const struct dt_env *env, const char *name,
 		const char *src)
 {
-	struct parser ps = { .p = p, .env = env };
+	struct parser ps = { .p = p, .env = env, .cl = -1 };
 	const char *e = strpbrk(src, "{/;");
 	size_t n = e ? (size_t)(e - src) : strlen(src);
 	char *d;
 
 	lex_init(&ps.lx, name, src);
-	p->strsize = env->strsize;
+	ps.lx.prog = p;
+	if (!p->strsize) {
+		p->strsize = env->strsize;
+		types_init(env->strsize);
+	}
 	d = xzalloc(n + 1);
 	memcpy(d, src, n);
 	p->srcdesc = xrealloc(p->srcdesc, (p->nsrc + 1) * sizeof(char *));
@@ -885,11 +1937,26 @@ void dt_compile(struct prog *p, const struct dt_env *env, const char *name,
 		lex_skipspace(&ps.lx);
 		if (!ps.lx.src[ps.lx.pos])
 			break;
+		/* a declaration, or a clause's probe description (read raw) */
+		{
+			struct lexer save = ps.lx;
+
+			lex_next(&ps.lx);
+			if (starts_decl(&ps)) {
+				declaration(&ps);
+				continue;
+			}
+			if (TOK(&ps).t == T_SEMI) {
+				continue;
+			}
+			ps.lx = save;
+		}
 		clause(&ps, p->nsrc - 1);
 		if (ps.lx.tok.t == T_EOF)
 			break;
 		/* tok is '}' of the clause just read; its end is our position */
 	}
 	if (!p->nclauses)
-		dt_cerr(&ps.lx, ps.lx.line, ps.lx.col, "no probe description");
+		dt_cerrt(&ps.lx, DT_D_PDESC_ZERO, ps.lx.line, ps.lx.col,
+			 "no probe description");
 }

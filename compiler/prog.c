@@ -5,6 +5,7 @@
  * string arrays are concatenated and each difo records its slices.
  */
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 #include "dt.h"
 
@@ -53,6 +54,12 @@ void *prog_blob(const struct prog *p, size_t *size)
 	off = align8(off + nints * sizeof(__u64));
 	h.strtab_off = (__u32)off;
 	off = align8(off + nstr);
+	h.nvars = (__u32)p->nvars;
+	h.vars_off = (__u32)off;
+	off = align8(off + p->nvars * sizeof(struct xdt_var));
+	h.dynvarsize = p->dynvarsize;
+	h.scratchsize = p->scratchsize;
+	h.cleanrate = p->cleanrate;
 	h.size = (__u32)off;
 
 	blob = xzalloc(off);
@@ -63,6 +70,7 @@ void *prog_blob(const struct prog *p, size_t *size)
 		cl[i].pred = p->clauses[i].pred;
 		cl[i].action0 = (__u32)p->clauses[i].action0;
 		cl[i].nactions = (__u32)p->clauses[i].nactions;
+		cl[i].flags = p->clauses[i].record ? XDT_CLAUSE_RECORD : 0;
 	}
 	if (p->nacts)
 		memcpy(blob + h.actions_off, p->acts, p->nacts * sizeof(struct xdt_action));
@@ -89,6 +97,28 @@ void *prog_blob(const struct prog *p, size_t *size)
 		ninsns += d->ninsns;
 		nints += d->nints;
 		nstr += d->strlen;
+	}
+	for (i = 0; i < p->nvars; i++) {
+		struct xdt_var *v = (struct xdt_var *)(blob + h.vars_off) + i;
+		const struct dvar *dv = p->vars[i];
+		const struct dtype *t = dv->t->real;
+
+		v->scope = (__u16)dv->scope;
+		v->kind = dv->array ? XDT_VAR_ARRAY : XDT_VAR_SCALAR;
+		if (t->k == TK_STRING) {
+			v->flags = XDT_VF_BYREF | XDT_VF_STRING;
+			v->size = p->strsize;
+		} else if (type_is_byref(t)) {
+			v->flags = XDT_VF_BYREF;
+			v->size = (t->size + 7) & ~7u;
+		} else {
+			v->size = 8;
+		}
+		v->nkeys = (__u32)dv->nkeys;
+		for (int k = 0; k < dv->nkeys; k++)
+			if (dv->keyt[k]->real->k == TK_STRING)
+				v->keykinds |= 1u << k;
+		snprintf(v->name, sizeof(v->name), "%s", dv->name);
 	}
 	*size = off;
 	return blob;

@@ -98,7 +98,8 @@ static int __xdt_probe run_clause(struct xdt_cpu *c, struct xdt_state *st,
 		if (!v)
 			return 0;
 	}
-	if (cl->recsize > sizeof(struct xdt_rechdr)) {
+	if (cl->recsize > sizeof(struct xdt_rechdr) ||
+	    (cl->flags & XDT_CLAUSE_RECORD)) {
 		rec = xdt_buf_reserve(c, cl->recsize);
 		if (!rec)
 			return 0;	/* dropped; counted by the buffer */

@@ -158,8 +158,14 @@ struct xdt_clause {
 	__s32 pred;			/* DIF object index, -1 = none */
 	__u32 action0;			/* first action index */
 	__u32 nactions;
-	__u32 pad;
+	__u32 flags;			/* XDT_CLAUSE_* */
 };
+/*
+ * Write a record (the header alone if no action records data) whenever
+ * the clause runs: printf() without arguments, and DTrace's default
+ * action of a clause without statements (the consumer prints the probe).
+ */
+#define XDT_CLAUSE_RECORD	0x1
 
 enum xdt_action_kind {
 	XDT_ACT_RECORD = 1,	/* record the 8-byte integer value */

@@ -10,6 +10,9 @@
  *                       "ret=R errno=E"
  *   sysc exec N         exec itself N times (then exits 0)
  *   sysc spin N         spin in user mode for N iterations (0: forever)
+ *   sysc threads T N    T threads (clone(2) with a shared address space,
+ *                       no libc thread library needed), each makes N
+ *                       one-byte read(2) calls of /dev/zero, all at once
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -17,10 +20,61 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 static char buf[1 << 16];
+
+static volatile int go;
+static long nreads;
+static int zero_fd;
+
+static int reader(void *arg)
+{
+	char c;
+
+	(void)arg;
+	while (!go)
+		;
+	for (long i = 0; i < nreads; i++)
+		if (syscall(SYS_read, zero_fd, &c, 1) != 1)
+			return 1;
+	return 0;
+}
+
+/*
+ * T readers as threads of one process (CLONE_VM | CLONE_THREAD), started
+ * together so they run on every vCPU at once; the main thread waits for
+ * each through CLONE_CHILD_CLEARTID's futex word.
+ */
+static int threads(long t, long n)
+{
+	static char stacks[16][1 << 16];
+	static volatile pid_t tids[16];
+	int flags = CLONE_VM | CLONE_FS | CLONE_FILES | CLONE_SIGHAND |
+		    CLONE_THREAD | CLONE_SYSVSEM | CLONE_CHILD_CLEARTID;
+
+	if (t < 1 || t > 16)
+		return 2;
+	nreads = n;
+	zero_fd = open("/dev/zero", O_RDONLY);
+	if (zero_fd < 0)
+		return 1;
+	for (long i = 0; i < t; i++) {
+		tids[i] = 1;
+		if (clone(reader, stacks[i] + sizeof(stacks[i]), flags, NULL,
+			  NULL, NULL, &tids[i]) < 0)
+			return 1;
+	}
+	go = 1;
+	for (long i = 0; i < t; i++)
+		while (tids[i])
+			syscall(SYS_futex, &tids[i], 0 /* FUTEX_WAIT */, tids[i],
+				NULL, NULL, 0);
+	return 0;
+}
 
 int main(int argc, char **argv)
 {
@@ -48,6 +102,8 @@ int main(int argc, char **argv)
 		printf("ret=%ld errno=%d\n", r, r < 0 ? errno : 0);
 		return 0;
 	}
+	if (!strcmp(argv[1], "threads"))
+		return threads(n, argc > 3 ? atol(argv[3]) : 0);
 	if (!strcmp(argv[1], "spin")) {
 		volatile unsigned long x = 0;
 

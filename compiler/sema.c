@@ -1,0 +1,937 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * sema.c - the semantic pass between parsing and code generation: resolve
+ * every name (built-in variables, D variables of the three scopes, enum
+ * constants, inlines, subroutines), give every expression its D type with
+ * C's promotions and conversions, declare variables on first assignment,
+ * and refuse what DTrace refuses, with its diagnostic tags.  What it
+ * leaves for cg.c is a typed tree in which every operator's signedness,
+ * every member's offset and every variable's id are known.
+ */
+#define _GNU_SOURCE
+#include <stdlib.h>
+#include <string.h>
+#include "dt.h"
+
+static const char *const varnames[] = {
+#define DIF_VNAME(name, str) str,
+	DIF_VARS(DIF_VNAME)
+#undef DIF_VNAME
+};
+
+static const struct { const char *name; int nargs; int rtype; const char *args; } subrs[] = {
+#define DIF_SUB(name, idx, str, rt, args) [idx] = { str, (int)sizeof(args) - 1, rt, args },
+	DIF_SUBRS(DIF_SUB)
+#undef DIF_SUB
+};
+
+static struct dtype *builtin_type(int v)
+{
+	switch (v) {
+	case DIF_VAR_ARG0 ... DIF_VAR_ARG9:
+		return dt_int64;
+	case DIF_VAR_PROBEPROV: case DIF_VAR_PROBEMOD: case DIF_VAR_PROBEFUNC:
+	case DIF_VAR_PROBENAME: case DIF_VAR_EXECNAME:
+		return dt_string;
+	case DIF_VAR_PID: return type_named("pid_t");
+	case DIF_VAR_TID: return type_named("id_t");
+	case DIF_VAR_UID: return type_named("uid_t");
+	case DIF_VAR_CPU: return type_named("processorid_t");
+	case DIF_VAR_TIMESTAMP: case DIF_VAR_VTIMESTAMP:
+		return dt_uint64;
+	case DIF_VAR_WALLTIMESTAMP: return dt_int64;
+	case DIF_VAR_ERRNO: return dt_int;
+	case DIF_VAR_EPID: case DIF_VAR_ID: return dt_uint;
+	default: return dt_int64;
+	}
+}
+
+static const char *tokstr(enum tok t)
+{
+	static const char *const s[] = {
+		[T_OROR] = "||", [T_ANDAND] = "&&", [T_OR] = "|", [T_XOR] = "^",
+		[T_AND] = "&", [T_EQ] = "==", [T_NE] = "!=", [T_LT] = "<",
+		[T_LE] = "<=", [T_GT] = ">", [T_GE] = ">=", [T_SHL] = "<<",
+		[T_SHR] = ">>", [T_PLUS] = "+", [T_MINUS] = "-", [T_STAR] = "*",
+		[T_DIV] = "/", [T_MOD] = "%", [T_NOT] = "!", [T_TILDE] = "~",
+		[T_INC] = "++", [T_DEC] = "--", [T_ASSIGN] = "=", [T_ADDEQ] = "+=",
+		[T_SUBEQ] = "-=", [T_MULEQ] = "*=", [T_DIVEQ] = "/=",
+		[T_MODEQ] = "%=", [T_ANDEQ] = "&=", [T_OREQ] = "|=",
+		[T_XOREQ] = "^=", [T_SHLEQ] = "<<=", [T_SHREQ] = ">>=",
+		[T_DOT] = ".", [T_ARROW] = "->",
+	};
+	return t < sizeof(s) / sizeof(s[0]) && s[t] ? s[t] : "?";
+}
+
+/* ---- variables ------------------------------------------------------------ */
+struct dvar *var_lookup(struct prog *p, int scope, const char *name)
+{
+	for (int i = 0; i < p->nvars; i++)
+		if (p->vars[i]->scope == scope && !strcmp(p->vars[i]->name, name))
+			return p->vars[i];
+	return NULL;
+}
+
+static int is_builtin(const char *name)
+{
+	for (int i = 0; i < DIF_NVARS; i++)
+		if (!strcmp(varnames[i], name))
+			return 1;
+	return !strcmp(name, "args");
+}
+
+struct dvar *var_declare(struct prog *p, struct lexer *lx, int scope,
+			 const char *name, struct dtype *t, int nkeys,
+			 struct dtype **keyt, int line, int col)
+{
+	struct dvar *v;
+	long long ev;
+
+	if (var_lookup(p, scope, name) ||
+	    (scope == XDT_VAR_GLOBAL && (is_builtin(name) ||
+					 type_enumconst(name, &ev))))
+		dt_cerrt(lx, DT_D_DECL_IDRED, line, col,
+			 "identifier redeclared: %s%s", scope == XDT_VAR_THREAD ?
+			 "self->" : scope == XDT_VAR_LOCAL ? "this->" : "", name);
+	if (p->nvars == 0xffff)
+		dt_cerrt(lx, DT_D_NOREG, line, col, "too many variables");
+	v = xzalloc(sizeof(*v));
+	v->name = xstrdup(name);
+	v->scope = scope;
+	v->array = nkeys > 0;
+	v->t = t;
+	v->nkeys = nkeys;
+	for (int i = 0; i < nkeys; i++)
+		v->keyt[i] = keyt[i];
+	v->id = p->nvars;
+	v->line = line;
+	v->col = col;
+	p->vars = xrealloc(p->vars, (p->nvars + 1) * sizeof(*p->vars));
+	p->vars[p->nvars++] = v;
+	return v;
+}
+
+static const char *scope_prefix(int scope)
+{
+	return scope == XDT_VAR_THREAD ? "self->" : scope == XDT_VAR_LOCAL ? "this->" : "";
+}
+
+/* ---- constants -------------------------------------------------------------- */
+int sema_constval(struct node *n, long long *v)
+{
+	long long a, b;
+	int uns;
+
+	switch (n->k) {
+	case N_INT:
+		*v = n->ival;
+		return 1;
+	case N_CAST:
+		if (!type_is_int(n->ct) || !sema_constval(n->a, &a))
+			return 0;
+		if (n->ct->real->size < 8) {
+			int sh = 64 - 8 * (int)n->ct->real->size;
+
+			a = (long long)((unsigned long long)a << sh);
+			a = n->ct->real->sgn ? a >> sh :
+			    (long long)((unsigned long long)a >> sh);
+		}
+		*v = a;
+		return 1;
+	case N_UN:
+		if (!sema_constval(n->a, &a))
+			return 0;
+		*v = n->op == T_MINUS ? (long long)(0ULL - (unsigned long long)a) :
+		     n->op == T_TILDE ? ~a : n->op == T_PLUS ? a : !a;
+		return 1;
+	case N_TERN:
+		if (!sema_constval(n->a, &a))
+			return 0;
+		return sema_constval(a ? n->b : n->c, v);
+	case N_BIN:
+		if (!n->a->t || !type_is_int(n->a->t) || !type_is_int(n->b->t) ||
+		    !sema_constval(n->a, &a) || !sema_constval(n->b, &b))
+			return 0;
+		uns = n->t && type_is_int(n->t) && !n->t->real->sgn;
+		switch (n->op) {
+		case T_PLUS: *v = (long long)((unsigned long long)a + (unsigned long long)b); return 1;
+		case T_MINUS: *v = (long long)((unsigned long long)a - (unsigned long long)b); return 1;
+		case T_STAR: *v = (long long)((unsigned long long)a * (unsigned long long)b); return 1;
+		case T_DIV: case T_MOD:
+			if (!b || (!uns && a == INT64_MIN && b == -1))
+				return 0;
+			if (uns)
+				*v = (long long)(n->op == T_DIV ?
+					(unsigned long long)a / (unsigned long long)b :
+					(unsigned long long)a % (unsigned long long)b);
+			else
+				*v = n->op == T_DIV ? a / b : a % b;
+			return 1;
+		case T_SHL: *v = (long long)((unsigned long long)a << (b & 63)); return 1;
+		case T_SHR:
+			*v = uns ? (long long)((unsigned long long)a >> (b & 63)) : a >> (b & 63);
+			return 1;
+		case T_AND: *v = a & b; return 1;
+		case T_OR: *v = a | b; return 1;
+		case T_XOR: *v = a ^ b; return 1;
+		case T_EQ: *v = a == b; return 1;
+		case T_NE: *v = a != b; return 1;
+		case T_LT: *v = uns ? (unsigned long long)a < (unsigned long long)b : a < b; return 1;
+		case T_LE: *v = uns ? (unsigned long long)a <= (unsigned long long)b : a <= b; return 1;
+		case T_GT: *v = uns ? (unsigned long long)a > (unsigned long long)b : a > b; return 1;
+		case T_GE: *v = uns ? (unsigned long long)a >= (unsigned long long)b : a >= b; return 1;
+		default: return 0;
+		}
+	case N_AND: case N_OR:
+		if (!sema_constval(n->a, &a) || !sema_constval(n->b, &b))
+			return 0;
+		*v = n->k == N_AND ? (a && b) : (a || b);
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+/* ---- expressions ---------------------------------------------------------- */
+static struct node *sem(struct prog *p, struct lexer *lx, struct node *n);
+
+/* The type a variable gets from the value first assigned to it. */
+static struct dtype *decl_type(struct lexer *lx, struct node *rv)
+{
+	struct dtype *t = rv->t;
+
+	if (type_is_strlike(t) && t->real->k != TK_PTR)
+		return dt_string;
+	if (t->real->k == TK_VOID)
+		dt_cerrt(lx, DT_D_DECL_VOIDOBJ, rv->line, rv->col,
+			 "cannot have void object");
+	if (t->real->k == TK_ARRAY)
+		return type_ptr(t->real->base);		/* arrays decay */
+	if (t->real->k == TK_FLOAT)
+		dt_cerrt(lx, DT_D_OP_INCOMPAT, rv->line, rv->col,
+			 "floating-point values are not supported");
+	return t;
+}
+
+static void check_keys(struct prog *p, struct lexer *lx, struct node *n, struct dvar *v)
+{
+	if (n->nargs != v->nkeys)
+		dt_cerrt(lx, DT_D_ARR_BADREF, n->line, n->col,
+			 "%s%s[ ] has %d key%s, %d given", scope_prefix(v->scope),
+			 v->name, v->nkeys, v->nkeys == 1 ? "" : "s", n->nargs);
+	for (int i = 0; i < n->nargs; i++) {
+		struct node *k = n->args[i] = sem(p, lx, n->args[i]);
+		int want_str = v->keyt[i]->real->k == TK_STRING;
+
+		if (want_str ? !type_is_strlike(k->t) :
+		    (!type_is_scalar(k->t) || type_is_strlike(k->t) ?
+		     !(type_is_scalar(k->t) && k->t->real->k != TK_STRING) : 0))
+			dt_cerrt(lx, DT_D_ARR_BADREF, k->line, k->col,
+				 "%s%s[ ] key #%d is incompatible with its prototype: %s expected, %s given",
+				 scope_prefix(v->scope), v->name, i + 1,
+				 type_str(v->keyt[i]), type_str(k->t));
+		k->type = want_str ? XDT_TYPE_STRING : XDT_TYPE_INT;
+	}
+}
+
+/* An associative array element a[...] or self->a[...], or NULL. */
+static struct dvar *array_of(struct prog *p, struct node *base)
+{
+	if (base->k == N_IDENT)
+		return var_lookup(p, XDT_VAR_GLOBAL, base->s);
+	if (base->k == N_SELF)
+		return var_lookup(p, XDT_VAR_THREAD, base->s);
+	return NULL;
+}
+
+static int is_memory_lvalue(struct node *n)
+{
+	return n->k == N_DEREF || (n->k == N_MEMBER && n->op == T_ARROW) ||
+	       (n->k == N_MEMBER && is_memory_lvalue(n->a));
+}
+
+/* an lvalue rooted in D variable storage (writable): x.m, x[i].m, ... */
+static int is_dvar_storage(struct node *n)
+{
+	if (n->k == N_DVAR || n->k == N_THIS)
+		return type_is_byref(n->t);
+	if (n->k == N_MEMBER && n->op == T_DOT)
+		return is_dvar_storage(n->a);
+	if (n->k == N_DEREF && n->a->k == N_BIN && n->a->ival == 1)
+		return is_dvar_storage(n->a->a);	/* array element */
+	return 0;
+}
+
+static struct node *int_node(struct node *at, long long v, struct dtype *t)
+{
+	struct node *n = node_new(N_INT, at->line, at->col);
+
+	n->ival = v;
+	n->t = t;
+	return n;
+}
+
+/* p[i] for a pointer or array p: *(p + i) */
+static struct node *subscript(struct prog *p, struct lexer *lx, struct node *n)
+{
+	struct node *b = sem(p, lx, n->a), *i, *add, *d;
+
+	if (b->t->real->k != TK_PTR && b->t->real->k != TK_ARRAY)
+		dt_cerrt(lx, DT_D_ARR_BADREF, n->line, n->col,
+			 "operator [ ] may not be applied to operand of type \"%s\"",
+			 type_str(b->t));
+	if (n->nargs != 1)
+		dt_cerrt(lx, DT_D_ARR_BADREF, n->line, n->col,
+			 "operator [ ] takes one subscript here");
+	i = sem(p, lx, n->args[0]);
+	if (!type_is_int(i->t))
+		dt_cerrt(lx, DT_D_OP_INT, i->line, i->col,
+			 "operator [ ] requires an integer subscript");
+	if (b->t->real->k == TK_ARRAY) {
+		long long c;
+
+		/* one past the end is an address C allows (&a[n]) */
+		if (sema_constval(i, &c) && (c < 0 || c > (long long)b->t->real->nelem))
+			dt_cerrt(lx, DT_D_ARR_BADREF, i->line, i->col,
+				 "index %lld is out of range for array of %u elements",
+				 c, b->t->real->nelem);
+	}
+	add = node_new(N_BIN, n->line, n->col);
+	add->op = T_PLUS;
+	add->a = b;
+	add->b = i;
+	add->ival = 1;		/* a subscript: the array stays an lvalue */
+	add->t = type_ptr(b->t->real->base);
+	d = node_new(N_DEREF, n->line, n->col);
+	d->a = add;
+	d->t = b->t->real->base;
+	if (d->t->real->k == TK_VOID)
+		dt_cerrt(lx, DT_D_DEREF_VOID, n->line, n->col,
+			 "cannot dereference a pointer to void");
+	return d;
+}
+
+static struct node *member(struct prog *p, struct lexer *lx, struct node *n)
+{
+	struct node *b = sem(p, lx, n->a);
+	struct dtype *st = b->t->real;
+	const struct dmember *m;
+
+	if (n->op == T_ARROW) {
+		if (st->k != TK_PTR)
+			dt_cerrt(lx, DT_D_OP_PTR, n->line, n->col,
+				 "operator -> must be applied to a pointer");
+		st = st->base->real;
+	}
+	if (st->k != TK_STRUCT && st->k != TK_UNION)
+		dt_cerrt(lx, DT_D_OP_SOU, n->line, n->col,
+			 "operator %s cannot be applied to a%s \"%s\"", tokstr(n->op),
+			 n->op == T_ARROW ? " pointer to a non-struct/union" : " non-struct/union",
+			 type_str(n->op == T_ARROW ? b->t->real->base : b->t));
+	if (!st->defined)
+		dt_cerrt(lx, DT_D_DECL_INCOMPLETE, n->line, n->col,
+			 "%s is an incomplete type", st->name);
+	m = type_member(st, n->s);
+	if (!m)
+		dt_cerrt(lx, DT_D_TYPE_MEMBER, n->line, n->col,
+			 "%s is not a member of %s", n->s, st->name);
+	n->a = b;
+	n->mem = m;
+	n->t = m->t;
+	return n;
+}
+
+static struct node *call(struct prog *p, struct lexer *lx, struct node *n)
+{
+	int i, s;
+
+	if (!strcmp(n->s, "alloca")) {
+		/* scratch memory: the ALLOCS op, not a subroutine call */
+		if (n->nargs != 1)
+			dt_cerrt(lx, DT_D_PROTO_LEN, n->line, n->col,
+				 "alloca( ) prototype mismatch: %d args passed, 1 expected",
+				 n->nargs);
+		n->args[0] = sem(p, lx, n->args[0]);
+		if (!type_is_int(n->args[0]->t))
+			dt_cerrt(lx, DT_D_PROTO_ARG, n->args[0]->line, n->args[0]->col,
+				 "alloca( ) argument #1 is incompatible with prototype: integer expected");
+		n->var = -1;
+		n->t = type_ptr(dt_void);
+		return n;
+	}
+	for (s = 0; s < DIF_NSUBRS; s++)
+		if (subrs[s].name && !strcmp(subrs[s].name, n->s))
+			break;
+	if (s == DIF_NSUBRS) {
+		if (!strcmp(n->s, "stack"))
+			dt_cerrt(lx, DT_D_ACT_SPEC, n->line, n->col,
+				 "tracing function stack( ) may not be called from a D expression (D program context required)");
+		dt_cerrt(lx, DT_D_FUNC_UNDEF, n->line, n->col,
+			 "%s( ) is not a supported function here", n->s);
+	}
+	if (n->nargs != subrs[s].nargs)
+		dt_cerrt(lx, DT_D_PROTO_LEN, n->line, n->col,
+			 "%s( ) prototype mismatch: %d arg%s passed, %d expected",
+			 n->s, n->nargs, n->nargs == 1 ? "" : "s", subrs[s].nargs);
+	for (i = 0; i < n->nargs; i++) {
+		struct node *a = n->args[i] = sem(p, lx, n->args[i]);
+		int str = subrs[s].args[i] == 's';
+
+		if (str ? !type_is_strlike(a->t) : !type_is_scalar(a->t))
+			dt_cerrt(lx, DT_D_PROTO_ARG, a->line, a->col,
+				 "%s( ) argument #%d is incompatible with prototype: %s expected, %s given",
+				 n->s, i + 1, str ? "string" : "integer", type_str(a->t));
+		a->type = str ? XDT_TYPE_STRING : XDT_TYPE_INT;
+	}
+	n->var = s;
+	n->t = subrs[s].rtype == XDT_TYPE_STRING ? dt_string : dt_int64;
+	return n;
+}
+
+/* both operands of a comparison: their common type (n->ct), or an error */
+static void compare(struct lexer *lx, struct node *n)
+{
+	struct dtype *a = n->a->t, *b = n->b->t;
+	long long z;
+
+	if (type_is_int(a) && type_is_int(b)) {
+		n->ct = type_arith(a, b);
+	} else if (type_is_strlike(a) && type_is_strlike(b) &&
+		   (a->real->k == TK_STRING || b->real->k == TK_STRING)) {
+		n->ct = dt_string;
+	} else if (a->real->k == TK_PTR && b->real->k == TK_PTR && type_compat(a, b)) {
+		n->ct = dt_ulong;
+	} else if ((a->real->k == TK_PTR && type_is_int(b) && sema_constval(n->b, &z) && !z) ||
+		   (b->real->k == TK_PTR && type_is_int(a) && sema_constval(n->a, &z) && !z)) {
+		n->ct = dt_ulong;
+	} else if ((a->real->k == TK_PTR && type_is_int(b)) ||
+		   (b->real->k == TK_PTR && type_is_int(a))) {
+		n->ct = dt_ulong;	/* D compares pointers with integers freely */
+	} else {
+		dt_cerrt(lx, DT_D_OP_INCOMPAT, n->line, n->col,
+			 "operands have incompatible types: \"%s\" %s \"%s\"",
+			 type_str(a), tokstr(n->op), type_str(b));
+	}
+	n->t = dt_int;
+}
+
+static struct node *binop(struct prog *p, struct lexer *lx, struct node *n)
+{
+	struct dtype *a, *b;
+
+	n->a = sem(p, lx, n->a);
+	n->b = sem(p, lx, n->b);
+	a = n->a->t;
+	b = n->b->t;
+	switch (n->op) {
+	case T_EQ: case T_NE: case T_LT: case T_LE: case T_GT: case T_GE:
+		compare(lx, n);
+		return n;
+	case T_PLUS:
+	case T_MINUS: {
+		int pa = a->real->k == TK_PTR || a->real->k == TK_ARRAY;
+		int pb = b->real->k == TK_PTR || b->real->k == TK_ARRAY;
+
+		if ((pa && a->real->base->real->k == TK_VOID) ||
+		    (pb && b->real->base->real->k == TK_VOID))
+			dt_cerrt(lx, DT_D_OP_INCOMPAT, n->line, n->col,
+				 "operator %s cannot be applied to a void pointer",
+				 tokstr(n->op));
+		if (pa && type_is_int(b)) {
+			n->t = a->real->k == TK_ARRAY ? type_ptr(a->real->base) : a;
+			return n;
+		}
+		if (pb && type_is_int(a) && n->op == T_PLUS) {
+			n->t = b->real->k == TK_ARRAY ? type_ptr(b->real->base) : b;
+			return n;
+		}
+		if (pa && pb && n->op == T_MINUS) {
+			if (!type_compat(a->real->k == TK_ARRAY ? type_ptr(a->real->base) : a,
+					 b->real->k == TK_ARRAY ? type_ptr(b->real->base) : b))
+				dt_cerrt(lx, DT_D_OP_INCOMPAT, n->line, n->col,
+					 "operands have incompatible types: \"%s\" - \"%s\"",
+					 type_str(a), type_str(b));
+			n->t = dt_long;
+			n->ival = 2;	/* pointer difference: divide by the size */
+			return n;
+		}
+	}
+		/* fall through */
+	default:
+		if (!type_is_int(a) || !type_is_int(b))
+			dt_cerrt(lx, n->op == T_PLUS || n->op == T_MINUS ||
+				 n->op == T_STAR || n->op == T_DIV ? DT_D_OP_ARITH : DT_D_OP_INT,
+				 n->line, n->col,
+				 "operator %s requires operands of %s type",
+				 tokstr(n->op), n->op == T_PLUS || n->op == T_MINUS ||
+				 n->op == T_STAR || n->op == T_DIV ? "arithmetic" : "integral");
+		if (n->op == T_SHL || n->op == T_SHR)
+			n->t = type_promote(a);
+		else
+			n->t = type_arith(a, b);
+		if ((n->op == T_DIV || n->op == T_MOD)) {
+			long long z;
+
+			if (sema_constval(n->b, &z) && z == 0)
+				dt_cerrt(lx, DT_D_DIV_ZERO, n->b->line, n->b->col,
+					 "expression contains division by zero");
+		}
+		return n;
+	}
+}
+
+static void assign_check(struct lexer *lx, struct node *n, struct dtype *lt,
+			 struct node *r)
+{
+	struct dtype *rt = r->t;
+	long long z;
+
+	if (type_is_int(lt) && type_is_int(rt))
+		return;
+	if (lt->real->k == TK_PTR && rt->real->k == TK_PTR && type_compat(lt, rt))
+		return;
+	if (lt->real->k == TK_PTR && (type_is_int(rt) || rt->real->k == TK_ARRAY))
+		return;		/* D lets integers (addresses) become pointers */
+	if (type_is_int(lt) && rt->real->k == TK_PTR)
+		return;
+	if (lt->real->k == TK_STRING && type_is_strlike(rt))
+		return;
+	if (type_is_strlike(lt) && lt->real->k == TK_PTR && rt->real->k == TK_STRING)
+		return;		/* a char * to a string's storage */
+	if ((lt->real->k == TK_STRUCT || lt->real->k == TK_UNION) && lt->real == rt->real)
+		return;
+	if (lt->real->k == TK_STRING && type_is_int(rt) && sema_constval(r, &z) && !z)
+		return;
+	dt_cerrt(lx, DT_D_OP_INCOMPAT, n->line, n->col,
+		 "operands have incompatible types: \"%s\" %s \"%s\"",
+		 type_str(lt), tokstr(n->op), type_str(rt));
+}
+
+struct node *sema_lvalue(struct prog *p, struct lexer *lx, struct node *n,
+			 struct dtype *rt, int declare)
+{
+	struct dvar *v;
+	int scope;
+
+	switch (n->k) {
+	case N_IDENT:
+	case N_SELF:
+	case N_THIS:
+		scope = n->k == N_SELF ? XDT_VAR_THREAD : n->k == N_THIS ?
+			XDT_VAR_LOCAL : XDT_VAR_GLOBAL;
+		if (scope == XDT_VAR_GLOBAL && is_builtin(n->s))
+			dt_cerrt(lx, DT_D_OP_WRITE, n->line, n->col,
+				 "operator = cannot be applied to built-in variable %s", n->s);
+		v = var_lookup(p, scope, n->s);
+		if (!v) {
+			long long ev;
+
+			if (scope == XDT_VAR_GLOBAL && type_enumconst(n->s, &ev))
+				dt_cerrt(lx, DT_D_OP_LVAL, n->line, n->col,
+					 "operator = requires modifiable lvalue as an operand");
+			for (int i = 0; i < p->ninlines; i++)
+				if (!strcmp(p->inlines[i]->name, n->s))
+					dt_cerrt(lx, DT_D_OP_LVAL, n->line, n->col,
+						 "operator = requires modifiable lvalue as an operand");
+			if (!declare || !rt)
+				dt_cerrt(lx, DT_D_IDENT_UNDEF, n->line, n->col,
+					 "failed to resolve %s%s: Unknown variable name",
+					 scope_prefix(scope), n->s);
+			v = var_declare(p, lx, scope, n->s, rt, 0, NULL, n->line, n->col);
+		}
+		if (v->array)
+			dt_cerrt(lx, DT_D_ARR_BADREF, n->line, n->col,
+				 "%s%s is an associative array: use %s%s[key]",
+				 scope_prefix(scope), n->s, scope_prefix(scope), n->s);
+		if (v->t->real->k == TK_ARRAY)
+			dt_cerrt(lx, DT_D_OP_LVAL, n->line, n->col,
+				 "operator = requires modifiable lvalue as an operand: %s is an array",
+				 n->s);
+		if (n->k == N_IDENT)
+			n->k = N_DVAR;
+		n->dv = v;
+		n->t = v->t;
+		return n;
+	case N_INDEX:
+		if (n->a->k == N_IDENT || n->a->k == N_SELF) {
+			scope = n->a->k == N_SELF ? XDT_VAR_THREAD : XDT_VAR_GLOBAL;
+			if (n->a->k == N_IDENT && !strcmp(n->a->s, "args"))
+				dt_cerrt(lx, DT_D_OP_WRITE, n->line, n->col,
+					 "operator = cannot be applied to built-in variable args");
+			v = array_of(p, n->a);
+			if (!v && declare && rt) {
+				struct dtype *kt[DT_MAXKEYS];
+
+				if (n->nargs > DT_MAXKEYS)
+					dt_cerrt(lx, DT_D_ARR_BADREF, n->line, n->col,
+						 "too many keys");
+				for (int i = 0; i < n->nargs; i++) {
+					n->args[i] = sem(p, lx, n->args[i]);
+					if (type_is_strlike(n->args[i]->t) &&
+					    n->args[i]->t->real->k != TK_PTR)
+						kt[i] = dt_string;
+					else if (type_is_scalar(n->args[i]->t))
+						kt[i] = n->args[i]->t;
+					else
+						dt_cerrt(lx, DT_D_KEY_TYPE, n->args[i]->line,
+							 n->args[i]->col,
+							 "%s is not a valid associative array key type",
+							 type_str(n->args[i]->t));
+				}
+				v = var_declare(p, lx, scope, n->a->s, rt, n->nargs, kt,
+						n->line, n->col);
+			}
+			if (v && v->array) {
+				check_keys(p, lx, n, v);
+				n->dv = v;
+				n->t = v->t;
+				return n;
+			}
+			if (!v)
+				dt_cerrt(lx, DT_D_IDENT_UNDEF, n->a->line, n->a->col,
+					 "failed to resolve %s%s: Unknown variable name",
+					 scope_prefix(scope), n->a->s);
+		}
+		/*
+		 * Stores through pointers compile, as in DTrace: the kernel
+		 * lets them land only in the program's own variables and
+		 * scratch, and faults ("invalid address") anywhere else.
+		 */
+		return subscript(p, lx, n);
+	case N_MEMBER:
+		return member(p, lx, n);
+	case N_DEREF:
+		n->a = sem(p, lx, n->a);
+		if (n->a->t->real->k != TK_PTR && n->a->t->real->k != TK_ARRAY)
+			dt_cerrt(lx, DT_D_DEREF_NONPTR, n->line, n->col,
+				 "operator * requires a pointer operand");
+		n->t = n->a->t->real->base;
+		if (n->t->real->k == TK_VOID)
+			dt_cerrt(lx, DT_D_DEREF_VOID, n->line, n->col,
+				 "cannot dereference a pointer to void");
+		return n;
+	default:
+		dt_cerrt(lx, DT_D_OP_LVAL, n->line, n->col,
+			 "operator = requires modifiable lvalue as an operand");
+	}
+}
+
+static struct node *resolve_ident(struct prog *p, struct lexer *lx, struct node *n)
+{
+	struct dvar *v;
+	long long ev;
+	struct dtype *et;
+
+	for (int i = 0; i < DIF_NVARS; i++) {
+		if (!strcmp(n->s, varnames[i])) {
+			n->k = N_VAR;
+			n->var = i;
+			n->t = builtin_type(i);
+			return n;
+		}
+	}
+	if ((v = var_lookup(p, XDT_VAR_GLOBAL, n->s))) {
+		if (v->array)
+			dt_cerrt(lx, DT_D_ARR_BADREF, n->line, n->col,
+				 "%s is an associative array: use %s[key]", n->s, n->s);
+		n->k = N_DVAR;
+		n->dv = v;
+		n->t = v->t;
+		return n;
+	}
+	if ((et = type_enumconst(n->s, &ev)))
+		return int_node(n, ev, et);
+	for (int i = 0; i < p->ninlines; i++) {
+		if (!strcmp(p->inlines[i]->name, n->s)) {
+			struct dinline *in = p->inlines[i];
+			struct node *c;
+
+			if (type_compat(in->t, in->e->t) || !type_is_int(in->t))
+				return in->e;
+			c = node_new(N_CAST, n->line, n->col);
+			c->ct = in->t;
+			c->a = in->e;
+			c->t = in->t;
+			return c;
+		}
+	}
+	if (!strcmp(n->s, "args"))
+		dt_cerrt(lx, DT_D_IDENT_UNDEF, n->line, n->col,
+			 "args[ ] must be subscripted");
+	if (!strcmp(n->s, "NULL"))	/* the D library's inline */
+		return int_node(n, 0, type_ptr(dt_void));
+	if (strchr(n->s, '`'))
+		dt_cerrt(lx, DT_D_IDENT_UNDEF, n->line, n->col,
+			 "failed to resolve %s: kernel symbols need BTF, which xdt does not read yet",
+			 n->s);
+	dt_cerrt(lx, DT_D_IDENT_UNDEF, n->line, n->col,
+		 "failed to resolve %s: Unknown variable name", n->s);
+}
+
+static struct node *sem(struct prog *p, struct lexer *lx, struct node *n)
+{
+	struct dvar *v;
+
+	if (n->t && n->k != N_INT)
+		return n;	/* typed already (an inline's body, a rewrite) */
+	switch (n->k) {
+	case N_INT:
+		if (!n->t)
+			n->t = n->ival == (int)n->ival ? dt_int : dt_long;
+		return n;
+	case N_STR:
+		n->t = dt_string;
+		return n;
+	case N_IDENT:
+		return resolve_ident(p, lx, n);
+	case N_SELF:
+	case N_THIS:
+		v = var_lookup(p, n->k == N_SELF ? XDT_VAR_THREAD : XDT_VAR_LOCAL, n->s);
+		if (!v)
+			dt_cerrt(lx, DT_D_IDENT_UNDEF, n->line, n->col,
+				 "failed to resolve %s%s: Unknown variable name",
+				 n->k == N_SELF ? "self->" : "this->", n->s);
+		if (v->array)
+			dt_cerrt(lx, DT_D_ARR_BADREF, n->line, n->col,
+				 "%s%s is an associative array: use %s%s[key]",
+				 scope_prefix(v->scope), n->s, scope_prefix(v->scope), n->s);
+		n->dv = v;
+		n->t = v->t;
+		return n;
+	case N_INDEX:
+		if (n->a->k == N_IDENT && !strcmp(n->a->s, "args")) {
+			if (n->nargs != 1)
+				dt_cerrt(lx, DT_D_ARR_BADREF, n->line, n->col,
+					 "args[ ] takes one subscript");
+			n->k = N_ARGS;
+			n->a = sem(p, lx, n->args[0]);
+			if (!type_is_int(n->a->t))
+				dt_cerrt(lx, DT_D_OP_INT, n->a->line, n->a->col,
+					 "args[ ] subscript must be an integer");
+			{
+				long long c;
+
+				if (sema_constval(n->a, &c) && (c < 0 || c >= 10))
+					dt_cerrt(lx, DT_D_ARR_BADREF, n->a->line, n->a->col,
+						 "index %lld is out of range for args[ ]", c);
+			}
+			n->t = dt_int64;
+			return n;
+		}
+		if (n->a->k == N_IDENT || n->a->k == N_SELF) {
+			v = array_of(p, n->a);
+			if (v && v->array) {
+				check_keys(p, lx, n, v);
+				n->dv = v;
+				n->t = v->t;
+				return n;
+			}
+			if (!v && n->a->k == N_SELF)
+				dt_cerrt(lx, DT_D_IDENT_UNDEF, n->a->line, n->a->col,
+					 "failed to resolve self->%s: Unknown variable name",
+					 n->a->s);
+			if (!v && n->a->k == N_IDENT &&
+			    !type_enumconst(n->a->s, &(long long){0}) &&
+			    !var_lookup(p, XDT_VAR_GLOBAL, n->a->s)) {
+				int inl = 0;
+
+				for (int i = 0; i < p->ninlines; i++)
+					inl |= !strcmp(p->inlines[i]->name, n->a->s);
+				if (!inl)
+					dt_cerrt(lx, DT_D_IDENT_UNDEF, n->a->line, n->a->col,
+						 "failed to resolve %s: Unknown variable name",
+						 n->a->s);
+			}
+		}
+		return subscript(p, lx, n);
+	case N_UN:
+		n->a = sem(p, lx, n->a);
+		if (n->op == T_NOT) {
+			if (!type_is_scalar(n->a->t))
+				dt_cerrt(lx, DT_D_OP_SCALAR, n->line, n->col,
+					 "operator ! requires an operand of scalar type");
+			n->t = dt_int;
+			return n;
+		}
+		if (!type_is_int(n->a->t))
+			dt_cerrt(lx, n->op == T_TILDE ? DT_D_OP_INT : DT_D_OP_ARITH,
+				 n->line, n->col, "operator %s requires an operand of %s type",
+				 tokstr(n->op), n->op == T_TILDE ? "integral" : "arithmetic");
+		n->t = type_promote(n->a->t);
+		if (n->op == T_PLUS)
+			return n->a;
+		return n;
+	case N_BIN:
+		return binop(p, lx, n);
+	case N_AND:
+	case N_OR:
+		n->a = sem(p, lx, n->a);
+		n->b = sem(p, lx, n->b);
+		if (!type_is_scalar(n->a->t) || !type_is_scalar(n->b->t))
+			dt_cerrt(lx, DT_D_OP_SCALAR, n->line, n->col,
+				 "operator %s requires operands of scalar type",
+				 n->k == N_AND ? "&&" : "||");
+		n->t = dt_int;
+		return n;
+	case N_TERN: {
+		struct dtype *a, *b;
+
+		n->a = sem(p, lx, n->a);
+		n->b = sem(p, lx, n->b);
+		n->c = sem(p, lx, n->c);
+		if (!type_is_scalar(n->a->t) && !type_is_strlike(n->a->t))
+			dt_cerrt(lx, DT_D_OP_SCALAR, n->line, n->col,
+				 "operator ?: requires a scalar condition");
+		a = n->b->t;
+		b = n->c->t;
+		if (type_is_int(a) && type_is_int(b))
+			n->t = type_arith(a, b);
+		else if (type_is_strlike(a) && type_is_strlike(b))
+			n->t = a->real->k == TK_STRING ? a : b->real->k == TK_STRING ? b : a;
+		else if (type_compat(a, b))
+			n->t = a;
+		else if (a->real->k == TK_PTR && type_is_int(b))
+			n->t = a;
+		else if (b->real->k == TK_PTR && type_is_int(a))
+			n->t = b;
+		else
+			dt_cerrt(lx, DT_D_OP_INCOMPAT, n->line, n->col,
+				 "operator ?: operands must have compatible types");
+		return n;
+	}
+	case N_CAST: {
+		struct dtype *to = n->ct, *from;
+
+		n->a = sem(p, lx, n->a);
+		from = n->a->t;
+		if (to->real->k == TK_VOID ||
+		    (type_is_scalar(to) && (type_is_scalar(from) || from->real->k == TK_ARRAY)) ||
+		    (to->real->k == TK_STRING && (type_is_strlike(from) || type_is_scalar(from))) ||
+		    type_compat(to, from)) {
+			n->t = to;
+			return n;
+		}
+		dt_cerrt(lx, DT_D_CAST, n->line, n->col,
+			 "invalid cast expression: \"%s\" to \"%s\"",
+			 type_str(from), type_str(to));
+	}
+	case N_DEREF:
+		n->a = sem(p, lx, n->a);
+		if (n->a->t->real->k != TK_PTR && n->a->t->real->k != TK_ARRAY)
+			dt_cerrt(lx, DT_D_DEREF_NONPTR, n->line, n->col,
+				 "operator * requires a pointer operand, e.g. *(int *)addr");
+		n->t = n->a->t->real->base;
+		if (n->t->real->k == TK_VOID)
+			dt_cerrt(lx, DT_D_DEREF_VOID, n->line, n->col,
+				 "cannot dereference a pointer to void");
+		return n;
+	case N_ADDR:
+		n->a = sem(p, lx, n->a);
+		if (n->a->k == N_MEMBER && n->a->mem->bits)
+			dt_cerrt(lx, DT_D_ADDROF_BITFIELD, n->line, n->col,
+				 "cannot take address of bit-field");
+		if (n->a->k == N_DVAR || n->a->k == N_SELF || n->a->k == N_THIS ||
+		    n->a->k == N_INDEX || n->a->k == N_VAR || n->a->k == N_ARGS) {
+			if (!(n->a->k == N_DVAR && type_is_byref(n->a->t)))
+				dt_cerrt(lx, DT_D_ADDROF_VAR, n->line, n->col,
+					 "cannot take address of dynamic variable");
+		} else if (!is_memory_lvalue(n->a) && !is_dvar_storage(n->a)) {
+			dt_cerrt(lx, DT_D_ADDROF_LVAL, n->line, n->col,
+				 "unacceptable operand for unary & operator");
+		}
+		n->t = type_ptr(n->a->t);
+		return n;
+	case N_MEMBER:
+		return member(p, lx, n);
+	case N_ASSIGN: {
+		struct dtype *lt;
+
+		n->b = sem(p, lx, n->b);
+		if (n->op == T_ASSIGN) {
+			struct dtype *dt = NULL;
+
+			/* an undeclared variable is declared by its first value */
+			if (n->a->k == N_IDENT || n->a->k == N_SELF || n->a->k == N_THIS ||
+			    n->a->k == N_INDEX)
+				dt = decl_type(lx, n->b);
+			n->a = sema_lvalue(p, lx, n->a, dt, 1);
+		} else {
+			/* x op= e on a new variable declares it an int, as ++ does */
+			n->a = sema_lvalue(p, lx, n->a, dt_int, 1);
+		}
+		lt = n->a->t;
+		if (n->op == T_ASSIGN) {
+			assign_check(lx, n, lt, n->b);
+		} else if (!(type_is_int(lt) && type_is_int(n->b->t)) &&
+			   !(lt->real->k == TK_PTR && type_is_int(n->b->t) &&
+			     (n->op == T_ADDEQ || n->op == T_SUBEQ))) {
+			dt_cerrt(lx, DT_D_OP_ARITH, n->line, n->col,
+				 "operator %s requires operands of arithmetic type",
+				 tokstr(n->op));
+		}
+		if (n->a->k == N_MEMBER && n->a->mem->bits && type_is_byref(lt))
+			dt_cerrt(lx, DT_D_OP_BFIELD, n->line, n->col, "invalid bit-field");
+		n->t = lt;
+		return n;
+	}
+	case N_INCDEC:
+		/* DTrace declares an unknown variable an int on first ++ / -- */
+		n->a = sema_lvalue(p, lx, n->a, dt_int, 1);
+		if (!type_is_scalar(n->a->t))
+			dt_cerrt(lx, DT_D_OP_SCALAR, n->line, n->col,
+				 "operator %s requires an operand of scalar type",
+				 tokstr(n->op));
+		n->t = n->a->t;
+		return n;
+	case N_CALL:
+		return call(p, lx, n);
+	case N_SIZEOF: {
+		struct dtype *t = n->ct;
+
+		if (!t) {
+			n->a = sem(p, lx, n->a);
+			if (n->a->k == N_MEMBER && n->a->mem->bits)
+				dt_cerrt(lx, DT_D_SIZEOF_BITFIELD, n->line, n->col,
+					 "cannot apply sizeof to a bit-field");
+			t = n->a->t;
+		}
+		if (t->real->k == TK_VOID || t->real->k == TK_FUNC ||
+		    ((t->real->k == TK_STRUCT || t->real->k == TK_UNION) && !t->real->defined))
+			dt_cerrt(lx, DT_D_SIZEOF_TYPE, n->line, n->col,
+				 "cannot apply sizeof to an expression of type %s", type_str(t));
+		return int_node(n, t->real->size, type_named("size_t"));
+	}
+	case N_OFFSETOF: {
+		struct dtype *t = n->ct->real;
+		const struct dmember *m;
+
+		if (t->k != TK_STRUCT && t->k != TK_UNION)
+			dt_cerrt(lx, DT_D_OFFSETOF_TYPE, n->line, n->col,
+				 "offsetof( ) first argument must be a struct or union type");
+		m = type_member(t, n->s);
+		if (!m)
+			dt_cerrt(lx, DT_D_TYPE_MEMBER, n->line, n->col,
+				 "%s is not a member of %s", n->s, t->name);
+		if (m->bits)
+			dt_cerrt(lx, DT_D_OFFSETOF_BITFIELD, n->line, n->col,
+				 "offsetof( ) cannot be applied to a bit-field member");
+		return int_node(n, m->off, type_named("size_t"));
+	}
+	case N_STRINGOF:
+		n->a = sem(p, lx, n->a);
+		if (!type_is_scalar(n->a->t) && !type_is_strlike(n->a->t))
+			dt_cerrt(lx, DT_D_STRINGOF_TYPE, n->line, n->col,
+				 "stringof( ) operand must be a pointer, integer or string");
+		n->t = dt_string;
+		return n;
+	default:
+		dt_cerrt(lx, DT_D_SYNTAX, n->line, n->col, "unsupported expression");
+	}
+}
+
+struct node *sema_expr(struct prog *p, struct lexer *lx, struct node *n)
+{
+	n = sem(p, lx, n);
+	n->type = type_is_strlike(n->t) ? XDT_TYPE_STRING : XDT_TYPE_INT;
+	return n;
+}

@@ -1,0 +1,385 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * types.c - the D type table: C's integer types of every width (LP64, as
+ * every ISA xdt runs on), pointers, arrays, D's string, and the structs,
+ * unions, enums and typedefs a script declares.  One namespace for typedef
+ * and base names, one per tag kind (struct/union/enum), as in C.
+ *
+ * A typedef is its own struct dtype (so messages print the name the
+ * script used) whose @real points at the type it names; every predicate
+ * below looks through it.
+ */
+#define _GNU_SOURCE
+#include <stdlib.h>
+#include <string.h>
+#include "dt.h"
+
+struct dtype *dt_void, *dt_int, *dt_uint, *dt_long, *dt_ulong, *dt_char,
+	*dt_uchar, *dt_string, *dt_int64, *dt_uint64;
+
+struct tnode {
+	char *name;
+	enum tkind tagk;	/* TK_VOID: a plain name; else a tag of that kind */
+	struct dtype *t;
+	struct tnode *next;
+};
+static struct tnode *names;
+
+static struct dtype *tnew(enum tkind k, const char *name, unsigned size, int sgn)
+{
+	struct dtype *t = xzalloc(sizeof(*t));
+
+	t->k = k;
+	t->name = xstrdup(name);
+	t->size = size;
+	t->align = size ? (size > 8 ? 8 : size) : 1;
+	t->sgn = sgn;
+	t->real = t;
+	return t;
+}
+
+static void bind(const char *name, enum tkind tagk, struct dtype *t)
+{
+	struct tnode *n = xzalloc(sizeof(*n));
+
+	n->name = xstrdup(name);
+	n->tagk = tagk;
+	n->t = t;
+	n->next = names;
+	names = n;
+}
+
+static struct dtype *find(const char *name, enum tkind tagk)
+{
+	for (struct tnode *n = names; n; n = n->next)
+		if (n->tagk == tagk && !strcmp(n->name, name))
+			return n->t;
+	return NULL;
+}
+
+struct dtype *type_int(unsigned size, int sgn)
+{
+	switch (size) {
+	case 1: return sgn ? dt_char : dt_uchar;
+	case 2: return type_named(sgn ? "short" : "unsigned short");
+	case 4: return sgn ? dt_int : dt_uint;
+	default: return sgn ? dt_long : dt_ulong;
+	}
+}
+
+void types_init(unsigned strsize)
+{
+	static const struct { const char *n; unsigned size; int sgn; } ints[] = {
+		{ "char", 1, 1 }, { "signed char", 1, 1 }, { "unsigned char", 1, 0 },
+		{ "short", 2, 1 }, { "unsigned short", 2, 0 },
+		{ "int", 4, 1 }, { "unsigned int", 4, 0 },
+		{ "long", 8, 1 }, { "unsigned long", 8, 0 },
+		{ "long long", 8, 1 }, { "unsigned long long", 8, 0 },
+	};
+	/* the typedefs DTrace's D library has on every platform */
+	static const struct { const char *n, *of; } tdefs[] = {
+		{ "int8_t", "signed char" }, { "int16_t", "short" },
+		{ "int32_t", "int" }, { "int64_t", "long long" },
+		{ "uint8_t", "unsigned char" }, { "uint16_t", "unsigned short" },
+		{ "uint32_t", "unsigned int" }, { "uint64_t", "unsigned long long" },
+		{ "intptr_t", "long" }, { "uintptr_t", "unsigned long" },
+		{ "ssize_t", "long" }, { "size_t", "unsigned long" },
+		{ "ptrdiff_t", "long" }, { "off_t", "long" }, { "off64_t", "long" },
+		{ "pid_t", "int" }, { "id_t", "int" }, { "uid_t", "unsigned int" },
+		{ "gid_t", "unsigned int" }, { "dev_t", "unsigned long" },
+		{ "ino_t", "unsigned long" }, { "mode_t", "unsigned int" },
+		{ "time_t", "long" }, { "clock_t", "long" },
+		{ "hrtime_t", "long long" }, { "processorid_t", "int" },
+		{ "uchar_t", "unsigned char" }, { "ushort_t", "unsigned short" },
+		{ "uint_t", "unsigned int" }, { "ulong_t", "unsigned long" },
+		{ "u_longlong_t", "unsigned long long" },
+		{ "longlong_t", "long long" }, { "boolean_t", "int" },
+		{ "zoneid_t", "int" }, { "taskid_t", "int" },
+		{ "projid_t", "int" }, { "major_t", "unsigned int" },
+		{ "minor_t", "unsigned int" }, { "psetid_t", "int" },
+	};
+	struct dtype *t;
+
+	names = NULL;
+	for (size_t i = 0; i < sizeof(ints) / sizeof(ints[0]); i++)
+		bind(ints[i].n, TK_VOID, tnew(TK_INT, ints[i].n, ints[i].size,
+					       ints[i].sgn));
+	dt_char = find("char", TK_VOID);
+	dt_uchar = find("unsigned char", TK_VOID);
+	dt_int = find("int", TK_VOID);
+	dt_uint = find("unsigned int", TK_VOID);
+	dt_long = find("long", TK_VOID);
+	dt_ulong = find("unsigned long", TK_VOID);
+	dt_void = tnew(TK_VOID, "void", 0, 0);
+	bind("void", TK_VOID, dt_void);
+	bind("float", TK_VOID, tnew(TK_FLOAT, "float", 4, 1));
+	bind("double", TK_VOID, tnew(TK_FLOAT, "double", 8, 1));
+	bind("long double", TK_VOID, tnew(TK_FLOAT, "long double", 16, 1));
+	dt_string = tnew(TK_STRING, "string", strsize, 0);
+	dt_string->align = 1;
+	bind("string", TK_VOID, dt_string);
+	for (size_t i = 0; i < sizeof(tdefs) / sizeof(tdefs[0]); i++)
+		type_typedef(tdefs[i].n, find(tdefs[i].of, TK_VOID));
+	dt_int64 = find("int64_t", TK_VOID);
+	dt_uint64 = find("uint64_t", TK_VOID);
+	t = type_ptr(dt_char);
+	type_typedef("caddr_t", t);
+	type_typedef("uintptr_t", dt_ulong);
+}
+
+struct dtype *type_named(const char *name)
+{
+	return find(name, TK_VOID);
+}
+
+struct dtype *type_tagged(enum tkind k, const char *tag, int create)
+{
+	struct dtype *t = find(tag, k);
+	char buf[300];
+
+	if (t || !create)
+		return t;
+	snprintf(buf, sizeof(buf), "%s %s", k == TK_STRUCT ? "struct" :
+		 k == TK_UNION ? "union" : "enum", tag);
+	t = tnew(k, buf, k == TK_ENUM ? 4 : 0, 1);
+	t->tag = xstrdup(tag);
+	bind(tag, k, t);
+	return t;
+}
+
+struct dtype *type_ptr(struct dtype *t)
+{
+	char buf[300];
+
+	if (t->ptr)
+		return t->ptr;
+	snprintf(buf, sizeof(buf), "%s%s*", t->name,
+		 t->name[strlen(t->name) - 1] == '*' ? "" : " ");
+	t->ptr = tnew(TK_PTR, buf, 8, 0);
+	t->ptr->base = t;
+	return t->ptr;
+}
+
+struct dtype *type_array(struct dtype *t, unsigned n)
+{
+	char buf[300];
+	struct dtype *a;
+
+	snprintf(buf, sizeof(buf), "%s [%u]", t->name, n);
+	a = tnew(TK_ARRAY, buf, t->real->size * n, 0);
+	a->align = t->real->align;
+	a->base = t;
+	a->nelem = n;
+	return a;
+}
+
+struct dtype *type_typedef(const char *name, struct dtype *t)
+{
+	struct dtype *d = xzalloc(sizeof(*d));
+
+	*d = *t->real;
+	d->name = xstrdup(name);
+	d->real = t->real;
+	d->ptr = NULL;
+	bind(name, TK_VOID, d);
+	return d;
+}
+
+static int is_intword(const char *s)
+{
+	return !strcmp(s, "char") || !strcmp(s, "short") || !strcmp(s, "int") ||
+	       !strcmp(s, "long") || !strcmp(s, "signed") ||
+	       !strcmp(s, "unsigned") || !strcmp(s, "float") ||
+	       !strcmp(s, "double") || !strcmp(s, "void");
+}
+
+int type_isword(const char *s)
+{
+	return is_intword(s) || !strcmp(s, "struct") || !strcmp(s, "union") ||
+	       !strcmp(s, "enum") || !strcmp(s, "const") ||
+	       !strcmp(s, "volatile") || !strcmp(s, "restrict") ||
+	       type_named(s) != NULL;
+}
+
+/*
+ * C's base type from a run of words ("unsigned long long", "short int",
+ * a typedef name).  0 if the words do not make a type; -1 for a
+ * combination C refuses ("signed unsigned", "long char": D_DECL_COMBO).
+ */
+int type_combine(const char **w, int n, struct dtype **out)
+{
+	int sgn = -1, lng = 0, shrt = 0, base = 0;	/* base: 1 char 2 int 3 float 4 double 5 void */
+	char buf[64];
+
+	if (n == 1 && !is_intword(w[0])) {
+		*out = type_named(w[0]);
+		return *out != NULL;
+	}
+	for (int i = 0; i < n; i++) {
+		const char *s = w[i];
+
+		if (!strcmp(s, "signed") || !strcmp(s, "unsigned")) {
+			if (sgn >= 0)
+				return -1;
+			sgn = !strcmp(s, "signed");
+		} else if (!strcmp(s, "long")) {
+			if (++lng > 2 || shrt)
+				return -1;
+		} else if (!strcmp(s, "short")) {
+			if (shrt || lng)
+				return -1;
+			shrt = 1;
+		} else {
+			int b = !strcmp(s, "char") ? 1 : !strcmp(s, "int") ? 2 :
+				!strcmp(s, "float") ? 3 : !strcmp(s, "double") ? 4 :
+				!strcmp(s, "void") ? 5 : 0;
+
+			if (!b || base)
+				return -1;
+			base = b;
+		}
+	}
+	if ((base == 1 && (lng || shrt)) || (base >= 3 && (sgn >= 0 || shrt)) ||
+	    (base == 3 && lng) || (base == 5 && (lng || sgn >= 0)) ||
+	    (base == 4 && lng > 1))
+		return -1;
+	if (base == 5) {
+		*out = dt_void;
+		return 1;
+	}
+	if (base == 3 || base == 4) {
+		*out = type_named(base == 3 ? "float" : lng ? "long double" : "double");
+		return 1;
+	}
+	if (base == 1) {
+		*out = sgn < 0 ? dt_char : sgn ? type_named("signed char") : dt_uchar;
+		return 1;
+	}
+	snprintf(buf, sizeof(buf), "%s%s", sgn == 0 ? "unsigned " : "",
+		 shrt ? "short" : lng == 2 ? "long long" : lng ? "long" : "int");
+	*out = type_named(buf);
+	return 1;
+}
+
+const struct dmember *type_member(const struct dtype *t, const char *name)
+{
+	t = t->real;
+	for (int i = 0; i < t->nmems; i++)
+		if (!strcmp(t->mems[i].name, name))
+			return &t->mems[i];
+	return NULL;
+}
+
+int type_is_int(const struct dtype *t)
+{
+	return t->real->k == TK_INT || t->real->k == TK_ENUM;
+}
+
+int type_is_scalar(const struct dtype *t)
+{
+	return type_is_int(t) || t->real->k == TK_PTR;
+}
+
+int type_is_strlike(const struct dtype *t)
+{
+	t = t->real;
+	return t->k == TK_STRING ||
+	       ((t->k == TK_PTR || t->k == TK_ARRAY) && t->base->real->k == TK_INT &&
+		t->base->real->size == 1);
+}
+
+int type_is_byref(const struct dtype *t)
+{
+	t = t->real;
+	return t->k == TK_STRING || t->k == TK_ARRAY || t->k == TK_STRUCT ||
+	       t->k == TK_UNION;
+}
+
+/* Same type, looking through typedefs (and pointers to the same type). */
+int type_compat(const struct dtype *a, const struct dtype *b)
+{
+	a = a->real;
+	b = b->real;
+	if (a == b)
+		return 1;
+	if (a->k != b->k)
+		return 0;
+	switch (a->k) {
+	case TK_INT:
+		return a->size == b->size && a->sgn == b->sgn;
+	case TK_PTR:
+		return a->base->real->k == TK_VOID || b->base->real->k == TK_VOID ||
+		       type_compat(a->base, b->base);
+	case TK_ARRAY:
+		return a->nelem == b->nelem && type_compat(a->base, b->base);
+	case TK_STRING:
+	case TK_VOID:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+/* C's integer promotion: everything narrower than int becomes int. */
+struct dtype *type_promote(struct dtype *t)
+{
+	if (t->real->k == TK_ENUM)
+		return dt_int;
+	if (t->real->k == TK_INT && t->real->size < 4)
+		return dt_int;
+	return t;
+}
+
+/* C's usual arithmetic conversions, LP64. */
+struct dtype *type_arith(struct dtype *a, struct dtype *b)
+{
+	struct dtype *x = type_promote(a)->real, *y = type_promote(b)->real;
+
+	if (x->size != y->size) {
+		struct dtype *big = x->size > y->size ? x : y;
+
+		/* the wider type holds every value of the narrower */
+		return big == x ? type_promote(a) : type_promote(b);
+	}
+	if (!x->sgn)
+		return type_promote(a);
+	if (!y->sgn)
+		return type_promote(b);
+	return type_promote(a);
+}
+
+const char *type_str(const struct dtype *t)
+{
+	return t ? t->name : "?";
+}
+
+/* Enum constants share the identifier namespace of D variables. */
+struct econst {
+	char *name;
+	long long v;
+	struct dtype *t;
+	struct econst *next;
+};
+static struct econst *econsts;
+
+void type_enumconst_add(const char *name, long long v, struct dtype *t)
+{
+	struct econst *e = xzalloc(sizeof(*e));
+
+	e->name = xstrdup(name);
+	e->v = v;
+	e->t = t;
+	e->next = econsts;
+	econsts = e;
+}
+
+struct dtype *type_enumconst(const char *name, long long *v)
+{
+	for (struct econst *e = econsts; e; e = e->next) {
+		if (!strcmp(e->name, name)) {
+			*v = e->v;
+			return e->t;
+		}
+	}
+	return NULL;
+}
