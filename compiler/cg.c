@@ -546,6 +546,37 @@ static int expr(struct cg *g, struct node *n)
 		return r;
 	case N_STRINGOF:
 		return expr(g, n->a);
+	case N_XLATE: {
+		/*
+		 * A whole translated struct: in zeroed scratch, each member the
+		 * translator defines stored at its offset.
+		 */
+		const struct dtype *o = n->ct->real->k == TK_PTR ?
+			n->ct->real->base->real : n->ct->real;
+
+		r = setx(g, n, o->size);
+		emit(g, DIF_INSN_R(DIF_OP_ALLOCS, r, 0, r));
+		for (int i = 0; i < n->nargs; i++) {
+			const struct dmember *m = type_member(o, n->xl->mnames[i]);
+			int v = expr(g, n->args[i]), a = ralloc(g, n);
+
+			emit(g, DIF_INSN_R(DIF_OP_MOV, r, 0, a));
+			if (m->off)
+				op_const(g, n, DIF_OP_ADD, a, m->off);
+			if (type_is_byref(m->t)) {
+				int sz = setx(g, n, m->t->real->size);
+
+				emit(g, DIF_INSN_R(DIF_OP_COPYS, v, sz, a));
+				rfree(g, sz);
+			} else {
+				convert(g, n, v, n->args[i]->t, m->t);
+				store(g, a, v, m->t);
+			}
+			rfree(g, a);
+			rfree(g, v);
+		}
+		return r;
+	}
 	default:
 		dt_cerrt(g->lx, DT_D_CG_EXPR, n->line, n->col,
 			 "expression cannot be compiled");

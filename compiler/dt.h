@@ -226,7 +226,7 @@ enum nkind {
 	N_INT, N_STR, N_IDENT, N_VAR, N_DVAR, N_ARGS, N_BIN, N_UN, N_AND,
 	N_OR, N_TERN, N_CAST, N_DEREF, N_ADDR, N_MEMBER, N_INDEX, N_ASSIGN,
 	N_INCDEC, N_CALL, N_SIZEOF, N_OFFSETOF, N_SELF, N_THIS, N_STRINGOF,
-	N_COMMA, N_LOAD,
+	N_COMMA, N_LOAD, N_XLATE,
 };
 
 struct dvar;
@@ -246,7 +246,9 @@ struct node {
 	const struct dmember *mem;	/* N_MEMBER */
 	struct dtype *ct;	/* N_CAST, N_SIZEOF of a type, N_OFFSETOF */
 	struct node *a, *b, *c;
-	struct node **args;  int nargs;	/* N_CALL, N_INDEX */
+	struct node **args;  int nargs;	/* N_CALL, N_INDEX; N_XLATE: each
+					   output member's value, or NULL */
+	struct dxlator *xl;	/* N_XLATE */
 	int line, col;
 };
 
@@ -260,6 +262,21 @@ struct dvar {
 	struct dtype *keyt[DT_MAXKEYS];
 	int id;			/* index in the program's table */
 	int line, col;		/* where it was declared */
+};
+
+/*
+ * A translator (DTrace's stable-type mechanism): for each member of the
+ * output struct/union it defines, an expression over the input, kept
+ * untyped and typed anew at each xlate<>() with the input bound to the
+ * parameter's name.
+ */
+struct dxlator {
+	struct dtype *out, *in;
+	char *param;
+	int nmems;
+	char **mnames;
+	struct node **mexprs;
+	int line, col;
 };
 
 /* An inline: a named, typed expression substituted where it is used. */
@@ -282,6 +299,9 @@ struct dvar *var_declare(struct prog *p, struct lexer *lx, int scope,
 			 const char *name, struct dtype *t, int nkeys,
 			 struct dtype **keyt, int line, int col);
 int sema_constval(struct node *n, long long *v);
+void sema_xlator_check(struct prog *p, struct lexer *lx, struct dxlator *x);
+int sema_reserved(const char *name);	/* a built-in variable or function */
+struct node *node_clone(const struct node *n);
 const char *type_str(const struct dtype *t);
 
 /* ---- cg.c: code generation ----------------------------------------------- */
@@ -340,6 +360,7 @@ struct prog {
 	char **srcdesc;		int nsrc;
 	struct dvar **vars;	int nvars;	/* D variables, by id */
 	struct dinline **inlines; int ninlines;
+	struct dxlator **xlators; int nxlators;
 	unsigned dynvarsize, scratchsize, cleanrate;	/* 0: the kernel's */
 	int ncond;		/* if/else condition variables made */
 	char **srctext;

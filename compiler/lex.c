@@ -182,6 +182,34 @@ static int line_start(struct lexer *lx)
 	return 1;
 }
 
+/* DTrace's attribute triple: name-stability/data-stability/class */
+static int attr_ok(const char *a)
+{
+	static const char *const stab[] = { "Internal", "Private", "Obsolete",
+		"External", "Unstable", "Evolving", "Stable", "Standard" };
+	static const char *const cls[] = { "Unknown", "CPU", "Platform",
+		"Group", "ISA", "Common" };
+	char buf[64], *part[3], *save = NULL;
+	int n = 0;
+
+	snprintf(buf, sizeof(buf), "%s", a);
+	for (char *s = strtok_r(buf, "/", &save); s && n < 3; s = strtok_r(NULL, "/", &save))
+		part[n++] = s;
+	if (n != 3)
+		return 0;
+	for (int i = 0; i < 3; i++) {
+		const char *const *tab = i < 2 ? stab : cls;
+		size_t nt = i < 2 ? 8 : 6, k;
+
+		for (k = 0; k < nt; k++)
+			if (!strcmp(part[i], tab[k]))
+				break;
+		if (k == nt)
+			return 0;
+	}
+	return 1;
+}
+
 /* the control line's directive word, after '#' and blanks */
 static const char *directive(struct lexer *lx, size_t *n)
 {
@@ -238,6 +266,9 @@ static int control_ok(struct lexer *lx)
 			if (nw < 4)
 				dt_cerrt(lx, DT_D_PRAGMA_MALFORM, lx->line, lx->col,
 					 "malformed #pragma attributes");
+			if (!attr_ok(w[2]))
+				dt_cerrt(lx, DT_D_PRAGMA_INVAL, lx->line, lx->col,
+					 "invalid attributes specified by #pragma attributes: %s", w[2]);
 			/* a variable (a provider's name would be too) */
 			if (!strchr(w[3], ':') && lx->prog &&
 			    !var_lookup(lx->prog, XDT_VAR_GLOBAL, w[3]))
@@ -389,8 +420,7 @@ void lex_next(struct lexer *lx)
 	c = cur(lx);
 	if (!c) {
 		t->t = T_EOF;
-	} else if (isalpha(c) || c == '_' || c == '$' || c == '@' ||
-		   (c == '`' && (isalpha(at(lx, 1)) || at(lx, 1) == '_'))) {
+	} else if (isalpha(c) || c == '_' || c == '$' || c == '@' || c == '`') {
 		/*
 		 * identifiers, $macros ($1 $$1 $pid $target), @aggs, and
 		 * scoped names: D`record, vmlinux`jiffies, `jiffies

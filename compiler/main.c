@@ -126,6 +126,16 @@ static const struct { const char *name; enum optkind kind; int implemented; } op
 	{ "undef", OPT_ANY, 0 }, { "libdir", OPT_ANY, 0 },
 };
 
+static char unimplemented[sizeof(options) / sizeof(options[0])];
+
+static void warn_unimplemented(void)
+{
+	for (size_t i = 0; i < sizeof(options) / sizeof(options[0]); i++)
+		if (unimplemented[i])
+			fprintf(stderr, "dtrace: option %s is not implemented yet; ignored\n",
+				options[i].name);
+}
+
 /* Returns 0, or -1 with DTrace's message in @why. */
 static int set_one(const char *opt, const char *val, struct option_ctx *c,
 		   char *why, size_t len)
@@ -177,12 +187,8 @@ static int set_one(const char *opt, const char *val, struct option_ctx *c,
 		break;
 	}
 	if (!options[i].implemented) {
-		static char warned[128];
-
-		if (!warned[i]) {
-			warned[i] = 1;
-			fprintf(stderr, "dtrace: option %s is not implemented yet; ignored\n", opt);
-		}
+		/* said once, after compiling: a compile error comes first */
+		unimplemented[i] = 1;
 		return 0;
 	}
 	opt_apply(opt, val, n, us, c);
@@ -508,6 +514,7 @@ int main(int argc, char **argv)
 		}
 	}
 	prog_layout(&p);
+	warn_unimplemented();
 	p.bufsize = bufsize_set ? (unsigned)o.bufsize : 0;
 	p.dynvarsize = env.dynvarsize;
 	p.cleanrate = env.cleanrate;

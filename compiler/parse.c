@@ -35,6 +35,7 @@ struct parser {
 	const struct dt_env *env;
 	int in_pred;		/* a '/' followed by '{' ends the predicate */
 	int cl;			/* clause (piece) being filled, or -1 */
+	int in_typename;	/* parsing a cast's or sizeof's type */
 };
 
 #define TOK(ps) ((ps)->lx.tok)
@@ -123,6 +124,7 @@ static int storage_word(const char *s)
 }
 
 static long long const_expr(struct parser *ps, struct node **out);
+static long long const_expr_tag(struct parser *ps, struct node **out, int tag);
 static struct node *assign_expr(struct parser *ps);
 static struct dtype *dims(struct parser *ps, struct dtype *t);
 
@@ -158,8 +160,9 @@ static void sou_body(struct parser *ps, struct dtype *t)
 					 "declaration of member %s uses incomplete type %s",
 					 name ? name : "", mt->name);
 			if (name && type_member(t, name))
-				dt_cerrt(&ps->lx, DT_D_DECL_MNAME, line, col,
-					 "member %s redeclared", name);
+				dt_cerrt(&ps->lx, DT_D_UNKNOWN, line, col,
+					 "failed to define member %s: member already defined in %s",
+					 name, t->name);
 			if (TOK(ps).t == T_COLON) {
 				struct node *e;
 				long long bits;
@@ -228,6 +231,11 @@ static void enum_body(struct parser *ps, struct dtype *t)
 
 		if (n.t != T_IDENT)
 			syntax(ps);
+		for (int i = 0; i < t->necs; i++)
+			if (!strcmp(t->ecs[i].name, n.s))
+				dt_cerrt(&ps->lx, DT_D_UNKNOWN, n.line, n.col,
+					 "failed to define %s: enumerator already defined in %s",
+					 n.s, t->name);
 		if (type_enumconst(n.s, &old))
 			dt_cerrt(&ps->lx, DT_D_DECL_IDRED, n.line, n.col,
 				 "identifier redeclared: %s", n.s);
@@ -236,7 +244,7 @@ static void enum_body(struct parser *ps, struct dtype *t)
 			struct node *e;
 
 			lex_next(&ps->lx);
-			v = const_expr(ps, &e);
+			v = const_expr_tag(ps, &e, DT_D_DECL_ENCONST);
 			if (v < INT32_MIN || v > INT32_MAX)
 				dt_cerrt(&ps->lx, DT_D_DECL_ENOFLOW, e->line, e->col,
 					 "enumerator '%s' overflows its type", n.s);
@@ -301,6 +309,14 @@ static struct dtype *specifiers(struct parser *ps, int *storage, int must)
 			char anon[32];
 			const char *tag;
 
+			for (int i = 0; i < nw; i++) {
+				if (!strcmp(words[i], "signed") || !strcmp(words[i], "unsigned"))
+					dt_cerrt(&ps->lx, DT_D_DECL_SIGNINT, k.line, k.col,
+						 "invalid type combination: %s %s", words[i], k.s);
+				if (!strcmp(words[i], "long") || !strcmp(words[i], "short"))
+					dt_cerrt(&ps->lx, DT_D_DECL_LONGINT, k.line, k.col,
+						 "invalid type combination: %s %s", words[i], k.s);
+			}
 			if (t || nw)
 				dt_cerrt(&ps->lx, DT_D_DECL_COMBO, k.line, k.col,
 					 "invalid type combination");
@@ -311,7 +327,7 @@ static struct dtype *specifiers(struct parser *ps, int *storage, int must)
 				if ((tag[0] == 'D' || tag[0] == 'C') && tag[1] == '`')
 					tag += 2;
 				else if (strchr(tag, '`'))
-					dt_cerrt(&ps->lx, DT_D_UNKNOWN, TOK(ps).line, TOK(ps).col,
+					dt_cerrt(&ps->lx, DT_D_SYNTAX, TOK(ps).line, TOK(ps).col,
 						 "kernel types (%s) need BTF, which xdt does not read yet",
 						 tag);
 				lex_next(&ps->lx);
@@ -364,7 +380,10 @@ static struct dtype *specifiers(struct parser *ps, int *storage, int must)
 	}
 	r = type_combine(words, nw, &t);
 	if (r < 0)
-		dt_cerrt(&ps->lx, DT_D_DECL_COMBO, line, col,
+		dt_cerrt(&ps->lx, r == -5 ? DT_D_DECL_COMBO :
+			 ps->in_typename ? DT_D_UNKNOWN :
+			 r == -2 ? DT_D_DECL_SIGNINT : r == -3 ? DT_D_DECL_LONGINT :
+			 r == -4 ? DT_D_DECL_VOIDATTR : DT_D_DECL_COMBO, line, col,
 			 "invalid type combination");
 	if (!r)
 		syntax(ps);
@@ -434,10 +453,14 @@ static struct dtype *dims(struct parser *ps, struct dtype *t)
 /* (type-name) for casts, sizeof, offsetof: specifiers + abstract declarator */
 static struct dtype *type_name_(struct parser *ps)
 {
-	struct dtype *t = specifiers(ps, NULL, 1);
+	struct dtype *t;
 	char *name;
 	int line, col;
 
+	/* in a cast, a bad type is an unknown type (DTrace looks it up) */
+	ps->in_typename++;
+	t = specifiers(ps, NULL, 1);
+	ps->in_typename--;
 	t = declarator(ps, t, &name, &line, &col, 1);
 	return dims(ps, t);
 }
@@ -638,6 +661,17 @@ static struct node *primary(struct parser *ps)
 			expect(ps, T_RPAR);
 			return n;
 		}
+		if (!strcmp(t.s, "xlate") && lex_peek(&ps->lx).t == T_LT) {
+			n = node_new(N_XLATE, t.line, t.col);
+			lex_next(&ps->lx);
+			lex_next(&ps->lx);
+			n->ct = type_name_(ps);
+			expect(ps, T_GT);
+			expect(ps, T_LPAR);
+			n->a = expr(ps);
+			expect(ps, T_RPAR);
+			return n;
+		}
 		if (!strcmp(t.s, "stringof")) {
 			n = node_new(N_STRINGOF, t.line, t.col);
 			lex_next(&ps->lx);
@@ -654,10 +688,6 @@ static struct node *primary(struct parser *ps)
 		n->s = t.s;
 		lex_next(&ps->lx);
 		if (TOK(ps).t == T_LPAR) {
-			if (is_action(t.s))
-				dt_cerrt(&ps->lx, DT_D_ACT_SPEC, t.line, t.col,
-					 "tracing function %s( ) may not be called from a D expression (D program context required)",
-					 t.s);
 			n->k = N_CALL;
 			lex_next(&ps->lx);
 			n->args = arglist(ps, &n->nargs, T_RPAR);
@@ -883,16 +913,21 @@ static struct node *expr(struct parser *ps)
 	return e;
 }
 
-static long long const_expr(struct parser *ps, struct node **out)
+static long long const_expr_tag(struct parser *ps, struct node **out, int tag)
 {
 	struct node *e = sema_expr(ps->p, &ps->lx, cond_expr(ps));
 	long long v;
 
 	*out = e;
 	if (!type_is_int(e->t) || !sema_constval(e, &v))
-		dt_cerrt(&ps->lx, DT_D_DECL_ARRSUB, e->line, e->col,
+		dt_cerrt(&ps->lx, tag, e->line, e->col,
 			 "integer constant expression required");
 	return v;
+}
+
+static long long const_expr(struct parser *ps, struct node **out)
+{
+	return const_expr_tag(ps, out, DT_D_DECL_ARRSUB);
 }
 
 /* ---- declarations -------------------------------------------------------- */
@@ -932,7 +967,7 @@ static void inline_decl(struct parser *ps, struct dtype *t)
 		if (!strcmp(p->inlines[i]->name, name))
 			dt_cerrt(&ps->lx, DT_D_DECL_IDRED, line, col,
 				 "identifier redeclared: %s", name);
-	if (var_lookup(p, XDT_VAR_GLOBAL, name))
+	if (var_lookup(p, XDT_VAR_GLOBAL, name) || sema_reserved(name))
 		dt_cerrt(&ps->lx, DT_D_DECL_IDRED, line, col,
 			 "identifier redeclared: %s", name);
 	expect(ps, T_ASSIGN);
@@ -951,6 +986,52 @@ static void inline_decl(struct parser *ps, struct dtype *t)
 	p->inlines[p->ninlines++] = in;
 	if (TOK(ps).t != T_SEMI)
 		syntax(ps);
+}
+
+/*
+ * translator OUT < IN name > { member = expr; ... };
+ * The member expressions are kept as parsed; sema.c checks them now with
+ * the parameter bound to a value of the input type, and types them again
+ * at every xlate<>().
+ */
+static void translator_decl(struct parser *ps)
+{
+	struct dxlator *x = xzalloc(sizeof(*x));
+	struct token t = TOK(ps);
+	struct prog *p = ps->p;
+	char *name;
+	int line, col;
+
+	x->line = t.line;
+	x->col = t.col;
+	lex_next(&ps->lx);
+	x->out = type_name_(ps);
+	expect(ps, T_LT);
+	x->in = specifiers(ps, NULL, 1);
+	x->in = declarator(ps, x->in, &name, &line, &col, 0);
+	x->param = name;
+	expect(ps, T_GT);
+	expect(ps, T_LBRACE);
+	while (TOK(ps).t != T_RBRACE) {
+		struct token m = TOK(ps);
+
+		if (m.t != T_IDENT)
+			syntax(ps);
+		lex_next(&ps->lx);
+		expect(ps, T_ASSIGN);
+		x->mnames = xrealloc(x->mnames, (x->nmems + 1) * sizeof(char *));
+		x->mexprs = xrealloc(x->mexprs, (x->nmems + 1) * sizeof(struct node *));
+		x->mnames[x->nmems] = m.s;
+		x->mexprs[x->nmems] = assign_expr(ps);
+		x->nmems++;
+		expect(ps, T_SEMI);
+	}
+	lex_next(&ps->lx);
+	if (TOK(ps).t != T_SEMI)
+		syntax(ps);
+	sema_xlator_check(p, &ps->lx, x);
+	p->xlators = xrealloc(p->xlators, (p->nxlators + 1) * sizeof(*p->xlators));
+	p->xlators[p->nxlators++] = x;
 }
 
 /* A function prototype's parameter list, from its '(': checked, then dropped. */
@@ -1001,9 +1082,13 @@ static void declaration(struct parser *ps)
 	struct dtype *bt;
 	struct token first = TOK(ps);
 
-	if (is_ident(ps, "translator") || is_ident(ps, "provider"))
+	if (is_ident(ps, "translator")) {
+		translator_decl(ps);
+		return;
+	}
+	if (is_ident(ps, "provider"))
 		dt_cerrt(&ps->lx, DT_D_SYNTAX, first.line, first.col,
-			 "%s declarations are not supported yet", first.s);
+			 "provider declarations are not supported yet (USDT)");
 	bt = specifiers(ps, &sc, 0);
 	if (!bt) {
 		if (!sc)
@@ -1125,6 +1210,7 @@ struct stmt {
 };
 
 static struct stmt *stmt_list(struct parser *ps, enum tok end);
+static void translator_decl(struct parser *ps);
 
 static struct stmt *stmt_new(enum skind k, struct token t)
 {
@@ -1916,6 +2002,7 @@ void dt_compile(struct prog *p, const struct dt_env *env, const char *name,
 	struct parser ps = { .p = p, .env = env, .cl = -1 };
 	const char *e = strpbrk(src, "{/;");
 	size_t n = e ? (size_t)(e - src) : strlen(src);
+	int ndecls = 0;
 	char *d;
 
 	lex_init(&ps.lx, name, src);
@@ -1944,6 +2031,7 @@ void dt_compile(struct prog *p, const struct dt_env *env, const char *name,
 			lex_next(&ps.lx);
 			if (starts_decl(&ps)) {
 				declaration(&ps);
+				ndecls++;
 				continue;
 			}
 			if (TOK(&ps).t == T_SEMI) {
@@ -1956,7 +2044,8 @@ void dt_compile(struct prog *p, const struct dt_env *env, const char *name,
 			break;
 		/* tok is '}' of the clause just read; its end is our position */
 	}
-	if (!p->nclauses)
-		dt_cerrt(&ps.lx, DT_D_PDESC_ZERO, ps.lx.line, ps.lx.col,
-			 "no probe description");
+	/* declarations alone are a program (a library); nothing at all is not */
+	if (!p->nclauses && !p->nvars && !p->ninlines && !p->nxlators && !ndecls)
+		dt_cerrt(&ps.lx, DT_D_EMPTY, ps.lx.line, ps.lx.col,
+			 "empty D program translation unit");
 }

@@ -72,12 +72,45 @@ struct dvar *var_lookup(struct prog *p, int scope, const char *name)
 	return NULL;
 }
 
+/* The actions: D functions of type void, for statements only. */
+static const struct { const char *name; int min, max; } actions[] = {
+	{ "trace", 1, 1 }, { "printf", 1, 1 + DT_MAXARGS }, { "exit", 1, 1 },
+	{ "stack", 0, 1 },
+};
+
+static int action_index(const char *name)
+{
+	for (size_t i = 0; i < sizeof(actions) / sizeof(actions[0]); i++)
+		if (!strcmp(actions[i].name, name))
+			return (int)i;
+	return -1;
+}
+
+/* An action's call used as a value: DTrace's tag depends on where. */
+static void act_check(struct lexer *lx, const struct node *n, int tag)
+{
+	if (n && n->k == N_CALL && n->var == -2)
+		dt_cerrt(lx, tag, n->line, n->col,
+			 "tracing function %s( ) may not be called from a D expression (D program context required)",
+			 n->s);
+}
+
 static int is_builtin(const char *name)
 {
 	for (int i = 0; i < DIF_NVARS; i++)
 		if (!strcmp(varnames[i], name))
 			return 1;
 	return !strcmp(name, "args");
+}
+
+int sema_reserved(const char *name)
+{
+	if (is_builtin(name) || action_index(name) >= 0 || !strcmp(name, "alloca"))
+		return 1;
+	for (int s = 0; s < DIF_NSUBRS; s++)
+		if (subrs[s].name && !strcmp(subrs[s].name, name))
+			return 1;
+	return 0;
 }
 
 struct dvar *var_declare(struct prog *p, struct lexer *lx, int scope,
@@ -195,6 +228,103 @@ int sema_constval(struct node *n, long long *v)
 /* ---- expressions ---------------------------------------------------------- */
 static struct node *sem(struct prog *p, struct lexer *lx, struct node *n);
 
+/* A translator's parameter, bound to its input while its members are typed. */
+static struct { const char *name; struct node *val; } binds[8];
+static int nbinds;
+
+struct node *node_clone(const struct node *n)
+{
+	struct node *c;
+
+	if (!n)
+		return NULL;
+	c = xzalloc(sizeof(*c));
+	*c = *n;
+	c->a = node_clone(n->a);
+	c->b = node_clone(n->b);
+	c->c = node_clone(n->c);
+	if (n->nargs) {
+		c->args = xzalloc(n->nargs * sizeof(*c->args));
+		for (int i = 0; i < n->nargs; i++)
+			c->args[i] = node_clone(n->args[i]);
+	}
+	return c;
+}
+
+static struct dxlator *xlator_find(struct prog *p, struct dtype *out, struct dtype *in)
+{
+	for (int i = 0; i < p->nxlators; i++) {
+		struct dxlator *x = p->xlators[i];
+
+		if (x->out->real == out->real && (!in || type_compat(x->in, in) ||
+		    (x->in->real->k == TK_PTR && in->real->k == TK_PTR &&
+		     x->in->real->base->real == in->real->base->real) ||
+		    (type_is_int(x->in) && type_is_int(in))))
+			return x;
+	}
+	return NULL;
+}
+
+/* Member @i of @x over the input @in (already typed): a typed tree. */
+static struct node *xlate_member(struct prog *p, struct lexer *lx, struct dxlator *x,
+				 int i, struct node *in)
+{
+	struct node *e;
+
+	if (nbinds == 8)
+		dt_cerrt(lx, DT_D_XLATE_NONE, in->line, in->col, "translators nest too deeply");
+	binds[nbinds].name = x->param;
+	binds[nbinds++].val = in;
+	e = sem(p, lx, node_clone(x->mexprs[i]));
+	nbinds--;
+	return e;
+}
+
+void sema_xlator_check(struct prog *p, struct lexer *lx, struct dxlator *x)
+{
+	struct dtype *o = x->out->real;
+	struct node *ph;
+
+	if (o->k != TK_STRUCT && o->k != TK_UNION)
+		dt_cerrt(lx, DT_D_XLATE_SOU, x->line, x->col,
+			 "translator output type must be a struct or union: %s",
+			 type_str(x->out));
+	if (!o->defined)
+		dt_cerrt(lx, DT_D_XLATE_SOU, x->line, x->col,
+			 "translator output type %s is incomplete", type_str(x->out));
+	for (int i = 0; i < p->nxlators; i++)
+		if (p->xlators[i]->out->real == o && type_compat(p->xlators[i]->in, x->in))
+			dt_cerrt(lx, DT_D_XLATE_REDECL, x->line, x->col,
+				 "translator from %s to %s has already been declared",
+				 type_str(x->in), type_str(x->out));
+	for (int i = 0; i < x->nmems; i++) {
+		const struct dmember *m = type_member(o, x->mnames[i]);
+
+		if (!m)
+			dt_cerrt(lx, DT_D_XLATE_MEMB, x->mexprs[i]->line, x->mexprs[i]->col,
+				 "translator member %s is not a member of %s",
+				 x->mnames[i], type_str(x->out));
+		for (int k = 0; k < i; k++)
+			if (!strcmp(x->mnames[k], x->mnames[i]))
+				dt_cerrt(lx, DT_D_XLATE_MEMB, x->mexprs[i]->line, x->mexprs[i]->col,
+					 "translator member %s is defined twice", x->mnames[i]);
+	}
+	/* type each member now, over a stand-in of the input type */
+	ph = node_new(N_INT, x->line, x->col);
+	ph->t = x->in;
+	for (int i = 0; i < x->nmems; i++) {
+		const struct dmember *m = type_member(o, x->mnames[i]);
+		struct node *e = xlate_member(p, lx, x, i, ph);
+
+		if (!(type_is_scalar(m->t) && type_is_scalar(e->t)) &&
+		    !(type_is_strlike(m->t) && type_is_strlike(e->t)) &&
+		    !type_compat(m->t, e->t))
+			dt_cerrt(lx, DT_D_XLATE_INCOMPAT, x->mexprs[i]->line, x->mexprs[i]->col,
+				 "translator member %s = %s is incompatible with %s",
+				 x->mnames[i], type_str(e->t), type_str(m->t));
+	}
+}
+
 /* The type a variable gets from the value first assigned to it. */
 static struct dtype *decl_type(struct lexer *lx, struct node *rv)
 {
@@ -216,17 +346,20 @@ static struct dtype *decl_type(struct lexer *lx, struct node *rv)
 static void check_keys(struct prog *p, struct lexer *lx, struct node *n, struct dvar *v)
 {
 	if (n->nargs != v->nkeys)
-		dt_cerrt(lx, DT_D_ARR_BADREF, n->line, n->col,
+		dt_cerrt(lx, DT_D_PROTO_LEN, n->line, n->col,
 			 "%s%s[ ] has %d key%s, %d given", scope_prefix(v->scope),
 			 v->name, v->nkeys, v->nkeys == 1 ? "" : "s", n->nargs);
 	for (int i = 0; i < n->nargs; i++) {
 		struct node *k = n->args[i] = sem(p, lx, n->args[i]);
-		int want_str = v->keyt[i]->real->k == TK_STRING;
+		int want_str;
+
+		act_check(lx, k, DT_D_ACT_SPEC);
+		want_str = v->keyt[i]->real->k == TK_STRING;
 
 		if (want_str ? !type_is_strlike(k->t) :
 		    (!type_is_scalar(k->t) || type_is_strlike(k->t) ?
 		     !(type_is_scalar(k->t) && k->t->real->k != TK_STRING) : 0))
-			dt_cerrt(lx, DT_D_ARR_BADREF, k->line, k->col,
+			dt_cerrt(lx, DT_D_PROTO_ARG, k->line, k->col,
 				 "%s%s[ ] key #%d is incompatible with its prototype: %s expected, %s given",
 				 scope_prefix(v->scope), v->name, i + 1,
 				 type_str(v->keyt[i]), type_str(k->t));
@@ -317,6 +450,30 @@ static struct node *member(struct prog *p, struct lexer *lx, struct node *n)
 	struct dtype *st = b->t->real;
 	const struct dmember *m;
 
+	/* xlate<T>(e).m, xlate<T *>(e)->m: just the member's translation */
+	if (b->k == N_XLATE && (n->op == T_DOT) == (b->ct->real->k != TK_PTR)) {
+		struct dtype *o = b->ct->real->k == TK_PTR ? b->ct->real->base : b->ct;
+
+		for (int i = 0; i < b->xl->nmems; i++)
+			if (!strcmp(b->xl->mnames[i], n->s)) {
+				struct node *e = b->args[i];
+				const struct dmember *om = type_member(o, n->s);
+
+				if (type_is_int(om->t) && type_is_int(e->t) &&
+				    !type_compat(om->t, e->t)) {
+					struct node *c = node_new(N_CAST, n->line, n->col);
+
+					c->ct = om->t;
+					c->a = e;
+					c->t = om->t;
+					return c;
+				}
+				return e;
+			}
+		if (type_member(o, n->s))
+			dt_cerrt(lx, DT_D_XLATE_NONE, n->line, n->col,
+				 "translator does not define conversion for member: %s", n->s);
+	}
 	if (n->op == T_ARROW) {
 		if (st->k != TK_PTR)
 			dt_cerrt(lx, DT_D_OP_PTR, n->line, n->col,
@@ -345,6 +502,17 @@ static struct node *call(struct prog *p, struct lexer *lx, struct node *n)
 {
 	int i, s;
 
+	if (action_index(n->s) >= 0) {
+		int a = action_index(n->s);
+
+		if (n->nargs < actions[a].min || n->nargs > actions[a].max)
+			dt_cerrt(lx, DT_D_PROTO_LEN, n->line, n->col,
+				 "%s( ) prototype mismatch: %d arg%s passed, %d expected",
+				 n->s, n->nargs, n->nargs == 1 ? "" : "s", actions[a].min);
+		n->var = -2;
+		n->t = dt_void;
+		return n;
+	}
 	if (!strcmp(n->s, "alloca")) {
 		/* scratch memory: the ALLOCS op, not a subroutine call */
 		if (n->nargs != 1)
@@ -377,6 +545,7 @@ static struct node *call(struct prog *p, struct lexer *lx, struct node *n)
 		struct node *a = n->args[i] = sem(p, lx, n->args[i]);
 		int str = subrs[s].args[i] == 's';
 
+		act_check(lx, a, DT_D_ACT_SPEC);
 		if (str ? !type_is_strlike(a->t) : !type_is_scalar(a->t))
 			dt_cerrt(lx, DT_D_PROTO_ARG, a->line, a->col,
 				 "%s( ) argument #%d is incompatible with prototype: %s expected, %s given",
@@ -421,6 +590,8 @@ static struct node *binop(struct prog *p, struct lexer *lx, struct node *n)
 
 	n->a = sem(p, lx, n->a);
 	n->b = sem(p, lx, n->b);
+	act_check(lx, n->a, DT_D_OP_ARITH);
+	act_check(lx, n->b, DT_D_OP_ARITH);
 	a = n->a->t;
 	b = n->b->t;
 	switch (n->op) {
@@ -544,7 +715,7 @@ struct node *sema_lvalue(struct prog *p, struct lexer *lx, struct node *n,
 				 "%s%s is an associative array: use %s%s[key]",
 				 scope_prefix(scope), n->s, scope_prefix(scope), n->s);
 		if (v->t->real->k == TK_ARRAY)
-			dt_cerrt(lx, DT_D_OP_LVAL, n->line, n->col,
+			dt_cerrt(lx, DT_D_OP_ARRFUN, n->line, n->col,
 				 "operator = requires modifiable lvalue as an operand: %s is an array",
 				 n->s);
 		if (n->k == N_IDENT)
@@ -553,6 +724,10 @@ struct node *sema_lvalue(struct prog *p, struct lexer *lx, struct node *n,
 		n->t = v->t;
 		return n;
 	case N_INDEX:
+		if (n->a->k == N_THIS)
+			dt_cerrt(lx, DT_D_ARR_LOCAL, n->line, n->col,
+				 "local variables may not be used as associative arrays: this->%s",
+				 n->a->s);
 		if (n->a->k == N_IDENT || n->a->k == N_SELF) {
 			scope = n->a->k == N_SELF ? XDT_VAR_THREAD : XDT_VAR_GLOBAL;
 			if (n->a->k == N_IDENT && !strcmp(n->a->s, "args"))
@@ -622,6 +797,10 @@ static struct node *resolve_ident(struct prog *p, struct lexer *lx, struct node 
 	long long ev;
 	struct dtype *et;
 
+	for (int i = nbinds - 1; i >= 0; i--)
+		if (!strcmp(binds[i].name, n->s))
+			return binds[i].val;
+
 	for (int i = 0; i < DIF_NVARS; i++) {
 		if (!strcmp(n->s, varnames[i])) {
 			n->k = N_VAR;
@@ -632,7 +811,7 @@ static struct node *resolve_ident(struct prog *p, struct lexer *lx, struct node 
 	}
 	if ((v = var_lookup(p, XDT_VAR_GLOBAL, n->s))) {
 		if (v->array)
-			dt_cerrt(lx, DT_D_ARR_BADREF, n->line, n->col,
+			dt_cerrt(lx, DT_D_IDENT_BADREF, n->line, n->col,
 				 "%s is an associative array: use %s[key]", n->s, n->s);
 		n->k = N_DVAR;
 		n->dv = v;
@@ -699,6 +878,10 @@ static struct node *sem(struct prog *p, struct lexer *lx, struct node *n)
 		n->t = v->t;
 		return n;
 	case N_INDEX:
+		if (n->a->k == N_THIS)
+			dt_cerrt(lx, DT_D_ARR_LOCAL, n->line, n->col,
+				 "local variables may not be used as associative arrays: this->%s",
+				 n->a->s);
 		if (n->a->k == N_IDENT && !strcmp(n->a->s, "args")) {
 			if (n->nargs != 1)
 				dt_cerrt(lx, DT_D_ARR_BADREF, n->line, n->col,
@@ -746,6 +929,7 @@ static struct node *sem(struct prog *p, struct lexer *lx, struct node *n)
 		return subscript(p, lx, n);
 	case N_UN:
 		n->a = sem(p, lx, n->a);
+		act_check(lx, n->a, DT_D_OP_ARITH);
 		if (n->op == T_NOT) {
 			if (!type_is_scalar(n->a->t))
 				dt_cerrt(lx, DT_D_OP_SCALAR, n->line, n->col,
@@ -767,6 +951,8 @@ static struct node *sem(struct prog *p, struct lexer *lx, struct node *n)
 	case N_OR:
 		n->a = sem(p, lx, n->a);
 		n->b = sem(p, lx, n->b);
+		act_check(lx, n->a, DT_D_OP_ARITH);
+		act_check(lx, n->b, DT_D_OP_ARITH);
 		if (!type_is_scalar(n->a->t) || !type_is_scalar(n->b->t))
 			dt_cerrt(lx, DT_D_OP_SCALAR, n->line, n->col,
 				 "operator %s requires operands of scalar type",
@@ -779,6 +965,9 @@ static struct node *sem(struct prog *p, struct lexer *lx, struct node *n)
 		n->a = sem(p, lx, n->a);
 		n->b = sem(p, lx, n->b);
 		n->c = sem(p, lx, n->c);
+		act_check(lx, n->a, DT_D_OP_ACT);
+		act_check(lx, n->b, DT_D_OP_ACT);
+		act_check(lx, n->c, DT_D_OP_ACT);
 		if (!type_is_scalar(n->a->t) && !type_is_strlike(n->a->t))
 			dt_cerrt(lx, DT_D_OP_SCALAR, n->line, n->col,
 				 "operator ?: requires a scalar condition");
@@ -847,6 +1036,7 @@ static struct node *sem(struct prog *p, struct lexer *lx, struct node *n)
 		struct dtype *lt;
 
 		n->b = sem(p, lx, n->b);
+		act_check(lx, n->b, DT_D_ACT_SPEC);
 		if (n->op == T_ASSIGN) {
 			struct dtype *dt = NULL;
 
@@ -865,7 +1055,8 @@ static struct node *sem(struct prog *p, struct lexer *lx, struct node *n)
 		} else if (!(type_is_int(lt) && type_is_int(n->b->t)) &&
 			   !(lt->real->k == TK_PTR && type_is_int(n->b->t) &&
 			     (n->op == T_ADDEQ || n->op == T_SUBEQ))) {
-			dt_cerrt(lx, DT_D_OP_ARITH, n->line, n->col,
+			dt_cerrt(lx, type_is_int(lt) || lt->real->k == TK_PTR ?
+				 DT_D_OP_INCOMPAT : DT_D_OP_ARITH, n->line, n->col,
 				 "operator %s requires operands of arithmetic type",
 				 tokstr(n->op));
 		}
@@ -905,7 +1096,7 @@ static struct node *sem(struct prog *p, struct lexer *lx, struct node *n)
 		struct dtype *t = n->ct->real;
 		const struct dmember *m;
 
-		if (t->k != TK_STRUCT && t->k != TK_UNION)
+		if ((t->k != TK_STRUCT && t->k != TK_UNION) || !t->defined)
 			dt_cerrt(lx, DT_D_OFFSETOF_TYPE, n->line, n->col,
 				 "offsetof( ) first argument must be a struct or union type");
 		m = type_member(t, n->s);
@@ -916,6 +1107,23 @@ static struct node *sem(struct prog *p, struct lexer *lx, struct node *n)
 			dt_cerrt(lx, DT_D_OFFSETOF_BITFIELD, n->line, n->col,
 				 "offsetof( ) cannot be applied to a bit-field member");
 		return int_node(n, m->off, type_named("size_t"));
+	}
+	case N_XLATE: {
+		struct dtype *o = n->ct->real->k == TK_PTR ? n->ct->real->base : n->ct;
+		struct dtype *in;
+
+		n->a = sem(p, lx, n->a);
+		in = n->a->t;
+		n->xl = xlator_find(p, o, in);
+		if (!n->xl)
+			dt_cerrt(lx, DT_D_XLATE_NONE, n->line, n->col,
+				 "translator does not exist: %s -> %s", type_str(in), type_str(o));
+		n->nargs = n->xl->nmems;
+		n->args = xzalloc((n->nargs ? n->nargs : 1) * sizeof(*n->args));
+		for (int i = 0; i < n->nargs; i++)
+			n->args[i] = xlate_member(p, lx, n->xl, i, n->a);
+		n->t = n->ct;
+		return n;
 	}
 	case N_STRINGOF:
 		n->a = sem(p, lx, n->a);
@@ -932,6 +1140,7 @@ static struct node *sem(struct prog *p, struct lexer *lx, struct node *n)
 struct node *sema_expr(struct prog *p, struct lexer *lx, struct node *n)
 {
 	n = sem(p, lx, n);
+	act_check(lx, n, DT_D_ACT_SPEC);
 	n->type = type_is_strlike(n->t) ? XDT_TYPE_STRING : XDT_TYPE_INT;
 	return n;
 }

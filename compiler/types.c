@@ -220,13 +220,17 @@ int type_combine(const char **w, int n, struct dtype **out)
 
 		if (!strcmp(s, "signed") || !strcmp(s, "unsigned")) {
 			if (sgn >= 0)
-				return -1;
+				return sgn == !strcmp(s, "signed") ? -5 : -2;
 			sgn = !strcmp(s, "signed");
 		} else if (!strcmp(s, "long")) {
-			if (++lng > 2 || shrt)
+			if (++lng > 2)
+				return -5;	/* repeated: D_DECL_COMBO */
+			if (shrt)
 				return -1;
 		} else if (!strcmp(s, "short")) {
-			if (shrt || lng)
+			if (shrt)
+				return -5;
+			if (lng)
 				return -1;
 			shrt = 1;
 		} else {
@@ -234,15 +238,20 @@ int type_combine(const char **w, int n, struct dtype **out)
 				!strcmp(s, "float") ? 3 : !strcmp(s, "double") ? 4 :
 				!strcmp(s, "void") ? 5 : 0;
 
-			if (!b || base)
+			if (!b)
 				return -1;
+			if (base)
+				return base == b ? -5 : -1;
 			base = b;
 		}
 	}
-	if ((base == 1 && (lng || shrt)) || (base >= 3 && (sgn >= 0 || shrt)) ||
-	    (base == 3 && lng) || (base == 5 && (lng || sgn >= 0)) ||
-	    (base == 4 && lng > 1))
-		return -1;
+	if (base == 5 && (lng || shrt || sgn >= 0))
+		return -4;	/* "short void": D_DECL_VOIDATTR */
+	if (base >= 3 && sgn >= 0)
+		return -2;
+	if ((base == 1 && (lng || shrt)) || (base >= 3 && shrt) ||
+	    (base == 3 && lng) || (base == 4 && lng > 1))
+		return -3;
 	if (base == 5) {
 		*out = dt_void;
 		return 1;
