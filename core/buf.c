@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Per-CPU principal buffers and aggregation arenas.
+ * Per-CPU principal buffers and aggregation arenas, one set per consumer
+ * (struct xdt_scpu, in its state).
  *
  *   CPU n:  bufs[active]  <- probe context appends records (IRQs off)
  *           bufs[!active] <- consumer copies out after a switch
@@ -29,12 +30,14 @@ DEFINE_PER_CPU(struct xdt_cpu, xdt_cpu);
 #define AGG_SLOTS	(1u << 14)	/* power of two */
 #define DEFAULT_BUFSIZE	(1u << 20)
 
-void xdt_bufs_free(void)
+void xdt_bufs_free(struct xdt_state *st)
 {
 	int cpu;
 
+	if (!st->cpu)
+		return;
 	for_each_possible_cpu(cpu) {
-		struct xdt_cpu *c = per_cpu_ptr(&xdt_cpu, cpu);
+		struct xdt_scpu *c = &st->cpu[cpu];
 
 		vfree(c->bufs[0].data);
 		vfree(c->bufs[1].data);
@@ -42,8 +45,20 @@ void xdt_bufs_free(void)
 		vfree(c->agghash);
 		vfree(c->keybuf);
 		vfree(c->nokey);
-		memset(c, 0, sizeof(*c));
 	}
+	kvfree(st->cpu);
+	st->cpu = NULL;
+}
+
+/* The machine's breakpoint traps so far (status reports a difference). */
+u64 xdt_traps(void)
+{
+	u64 n = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		n += READ_ONCE(per_cpu_ptr(&xdt_cpu, cpu)->traps);
+	return n;
 }
 
 int xdt_bufs_alloc(struct xdt_state *st)
@@ -53,10 +68,12 @@ int xdt_bufs_alloc(struct xdt_state *st)
 
 	size = clamp_t(u32, size, 4096, 64u << 20);
 	st->bufsize = size;
+	st->cpu = kvcalloc(nr_cpu_ids, sizeof(*st->cpu), GFP_KERNEL);
+	if (!st->cpu)
+		return -ENOMEM;
 	for_each_possible_cpu(cpu) {
-		struct xdt_cpu *c = per_cpu_ptr(&xdt_cpu, cpu);
+		struct xdt_scpu *c = &st->cpu[cpu];
 
-		memset(c, 0, sizeof(*c));
 		c->bufs[0].data = vmalloc(size);
 		c->bufs[1].data = vmalloc(size);
 		c->agg = vmalloc(AGG_ARENA);
@@ -65,7 +82,7 @@ int xdt_bufs_alloc(struct xdt_state *st)
 		c->nokey = vzalloc(XDT_MAXAGGS * sizeof(u32));
 		if (!c->bufs[0].data || !c->bufs[1].data || !c->agg ||
 		    !c->agghash || !c->keybuf || !c->nokey) {
-			xdt_bufs_free();
+			xdt_bufs_free(st);
 			return -ENOMEM;
 		}
 		c->bufs[0].size = c->bufs[1].size = size;
@@ -75,7 +92,7 @@ int xdt_bufs_alloc(struct xdt_state *st)
 	return 0;
 }
 
-char *__xdt_probe xdt_buf_reserve(struct xdt_cpu *c, u32 size)
+char *__xdt_probe xdt_buf_reserve(struct xdt_scpu *c, u32 size)
 {
 	struct xdt_buf *b = &c->bufs[c->active];
 	char *p;
@@ -89,27 +106,39 @@ char *__xdt_probe xdt_buf_reserve(struct xdt_cpu *c, u32 size)
 	return p;
 }
 
+struct switch_arg {
+	struct xdt_scpu *c;
+	struct xdt_buf *old;
+};
+
+/* On the CPU that owns @c, so it cannot interleave with a firing there. */
 static void buf_switch(void *arg)
 {
-	struct xdt_cpu *c = this_cpu_ptr(&xdt_cpu);
+	struct switch_arg *sa = arg;
+	struct xdt_scpu *c = sa->c;
 	struct xdt_buf *old = &c->bufs[c->active];
 	struct xdt_buf *new = &c->bufs[!c->active];
 
 	new->off = 0;
 	new->drops = 0;
 	WRITE_ONCE(c->active, !c->active);
-	*(struct xdt_buf **)arg = old;
+	sa->old = old;
 }
 
-int xdt_buf_snap(u32 cpu, void __user *dst, u32 *size, u64 *drops)
+int xdt_buf_snap(struct xdt_state *st, u32 cpu, void __user *dst, u32 *size,
+		 u64 *drops)
 {
-	struct xdt_buf *old = NULL;
+	struct switch_arg sa = { 0 };
+	struct xdt_buf *old;
 	u32 cap;
 	int ret;
 
 	if (cpu >= nr_cpu_ids || !cpu_possible(cpu))
 		return -EINVAL;
-	cap = per_cpu_ptr(&xdt_cpu, cpu)->bufs[0].size;
+	if (!st->cpu)
+		return -ENXIO;
+	sa.c = &st->cpu[cpu];
+	cap = sa.c->bufs[0].size;
 	if (!cap)
 		return -ENXIO;
 	/* Refuse before switching, so no record is lost to a short buffer. */
@@ -118,12 +147,13 @@ int xdt_buf_snap(u32 cpu, void __user *dst, u32 *size, u64 *drops)
 		return -ENOSPC;
 	}
 	if (cpu_online(cpu)) {
-		ret = smp_call_function_single(cpu, buf_switch, &old, 1);
+		ret = smp_call_function_single(cpu, buf_switch, &sa, 1);
 		if (ret)
 			return ret;
+		old = sa.old;
 	} else {
 		/* Nothing runs there; switch in place. */
-		struct xdt_cpu *c = per_cpu_ptr(&xdt_cpu, cpu);
+		struct xdt_scpu *c = sa.c;
 
 		old = &c->bufs[c->active];
 		c->active = !c->active;
@@ -263,7 +293,7 @@ agg_find(char *arena, u32 *off, u32 size, u32 *hash, u32 aggid, u32 func,
 	return NULL;
 }
 
-int __xdt_probe xdt_agg_update(struct xdt_cpu *c, u32 aggid, u32 func,
+int __xdt_probe xdt_agg_update(struct xdt_scpu *c, u32 aggid, u32 func,
 			       const char *key, u32 keylen, s64 val)
 {
 	struct xdt_aggent *e;
@@ -320,11 +350,12 @@ int xdt_agg_snap(struct xdt_state *st, struct xdt_aggsnap *req)
 		goto out;
 	}
 	for_each_possible_cpu(cpu) {
-		struct xdt_cpu *c = per_cpu_ptr(&xdt_cpu, cpu);
-		u32 end = READ_ONCE(c->aggoff), o = 8;
+		struct xdt_scpu *c = st->cpu ? &st->cpu[cpu] : NULL;
+		u32 end, o = 8;
 
-		if (!c->agg)
+		if (!c || !c->agg)
 			continue;
+		end = READ_ONCE(c->aggoff);
 		smp_rmb();
 		while (o < end) {
 			struct xdt_aggent *e = ent_at(c->agg, o), *m;

@@ -16,8 +16,6 @@
 
 #include "xdt_impl.h"
 
-struct xdt_state *xdt_active;
-
 #define EERR(fmt, ...) \
 	({ snprintf(req->err, sizeof(req->err), fmt, ##__VA_ARGS__); -EINVAL; })
 
@@ -327,7 +325,18 @@ int xdt_enable(struct xdt_state *st, struct xdt_enable *req, void *blob)
 	return 0;
 }
 
-/* Link the ECBs onto their probes, program order, before anything fires. */
+/*
+ * Probes are shared by consumers: each probe's ECB list holds every
+ * consumer's clauses, one consumer's together and in program order.  GO
+ * links a consumer's ECBs in (at the head: a whole block, published one ECB
+ * at a time, skipped by firings until the consumer runs); STOP takes them
+ * out and waits a grace period before they can be freed.  Firings walk the
+ * lists with IRQs off, as RCU readers; every change holds xdt_lock.
+ *
+ * A probe is switched on (sites patched, provider enabled) by the consumer
+ * whose GO gives it its first ECBs, and off by the one whose STOP takes its
+ * last: the other consumers' GO and STOP only link and unlink.
+ */
 static void link_ecbs(struct xdt_state *st)
 {
 	u32 i;
@@ -335,8 +344,9 @@ static void link_ecbs(struct xdt_state *st)
 	for (i = st->necbs; i-- > 0;) {
 		struct xdt_ecb *e = &st->ecbs[i];
 
+		e->st = st;
 		e->next = e->probe->ecbs;
-		e->probe->ecbs = e;
+		smp_store_release(&e->probe->ecbs, e);
 		e->probe->nenabled++;
 	}
 }
@@ -346,37 +356,78 @@ static void unlink_ecbs(struct xdt_state *st)
 	u32 i;
 
 	for (i = 0; i < st->necbs; i++) {
-		st->ecbs[i].probe->ecbs = NULL;
-		st->ecbs[i].probe->nenabled = 0;
+		struct xdt_ecb *e = &st->ecbs[i], **link;
+
+		for (link = &e->probe->ecbs; *link; link = &(*link)->next) {
+			if (*link == e) {
+				/* A firing at @e goes on to e->next. */
+				WRITE_ONCE(*link, e->next);
+				e->probe->nenabled--;
+				break;
+			}
+		}
+		if (!(i & 1023))
+			cond_resched();
 	}
+	/* No firing still holds one of them: they may be freed. */
+	synchronize_rcu_expedited();
 }
 
-/* Is ECB @i the first of its probe (the one that switches the probe)? */
-static bool first_ecb(struct xdt_state *st, u32 i)
+/* Is @e its consumer's first ECB on its probe? */
+static bool lead_ecb(const struct xdt_ecb *e)
 {
-	return st->ecbs[i].probe->ecbs == &st->ecbs[i];
+	const struct xdt_ecb *x;
+
+	for (x = e->probe->ecbs; x && x->st != e->st; x = x->next)
+		;
+	return x == e;
 }
 
-/* Gather the patch sites of every enabled probe, for one batched patch. */
+/*
+ * Does @e switch its probe: is it its consumer's first ECB there, with no
+ * other consumer's on the probe?  (GO: the probe was off; STOP: it goes
+ * off.)
+ */
+static bool switches_probe(const struct xdt_ecb *e)
+{
+	const struct xdt_ecb *x;
+
+	for (x = e->probe->ecbs; x; x = x->next)
+		if (x->st != e->st)
+			return false;
+	return e->probe->ecbs == e;
+}
+
+/*
+ * Gather the patch sites of the probes @st switches, for one batched patch.
+ * The array is sized at GO for every probe of @st, so STOP can gather into
+ * it again (other consumers may have come or gone) without allocating.
+ */
 static int collect_sites(struct xdt_state *st)
 {
 	u32 i, n = 0;
 
-	for (i = 0; i < st->necbs; i++) {
-		struct xdt_probe *p = st->ecbs[i].probe;
+	if (!st->sites) {
+		for (i = 0; i < st->necbs; i++) {
+			struct xdt_probe *p = st->ecbs[i].probe;
 
-		if (first_ecb(st, i) && p->prov->ops->sites)
-			n += p->prov->ops->sites(p, NULL, 0);
+			if (lead_ecb(&st->ecbs[i]) && p->prov->ops->sites)
+				n += p->prov->ops->sites(p, NULL, 0);
+		}
+		st->sites = kvmalloc_array(max(n, 1u), sizeof(*st->sites),
+					   GFP_KERNEL);
+		if (!st->sites)
+			return -ENOMEM;
+		st->sitecap = n;
 	}
-	st->sites = kvmalloc_array(max(n, 1u), sizeof(*st->sites), GFP_KERNEL);
-	if (!st->sites)
-		return -ENOMEM;
+	st->nsites = 0;
 	for (i = 0; i < st->necbs; i++) {
 		struct xdt_probe *p = st->ecbs[i].probe;
 
-		if (first_ecb(st, i) && p->prov->ops->sites)
+		if (switches_probe(&st->ecbs[i]) && p->prov->ops->sites)
 			st->nsites += p->prov->ops->sites(p,
-					st->sites + st->nsites, n - st->nsites);
+					st->sites + st->nsites,
+					st->sitecap - st->nsites);
 	}
 	return 0;
 }
@@ -395,29 +446,27 @@ int xdt_go(struct xdt_state *st)
 	mutex_lock(&xdt_lock);
 	link_ecbs(st);
 	ret = collect_sites(st);
-	if (ret) {
-		unlink_ecbs(st);
-		mutex_unlock(&xdt_lock);
-		return ret;
-	}
-	ret = xdt_xol_prepare(st->sites, st->nsites);
 	if (!ret) {
-		ret = xdt_vars_start(st->vars);
-		if (ret)
-			xdt_xol_release(st->sites, st->nsites);
+		ret = xdt_xol_prepare(st->sites, st->nsites);
+		if (!ret) {
+			ret = xdt_vars_start(st->vars);
+			if (ret)
+				xdt_xol_release(st->sites, st->nsites);
+		}
 	}
 	if (ret) {
-		kvfree(st->sites);
-		st->sites = NULL;
 		st->nsites = 0;
 		unlink_ecbs(st);
 		mutex_unlock(&xdt_lock);
 		return ret;
 	}
-	WRITE_ONCE(xdt_active, st);
 	st->state = XDT_STATE_RUNNING;
+	st->traps0 = xdt_traps();
+	/* BEGIN first: no other clause of st runs before it. */
 	xdt_ctx_init(&ctx, xdt_probe_begin);
+	ctx.only = st;
 	xdt_probe_fire(&ctx);
+	WRITE_ONCE(st->running, 1);
 	ret = xdt_sites_patch(st->sites, st->nsites, true);
 	if (ret) {
 		/* Refused or rolled back as a whole: nothing is patched in. */
@@ -428,7 +477,7 @@ int xdt_go(struct xdt_state *st)
 	for (i = 0; i < st->necbs && !ret; i++) {
 		struct xdt_probe *p = st->ecbs[i].probe;
 
-		if (first_ecb(st, i) && p->prov->ops->enable)
+		if (switches_probe(&st->ecbs[i]) && p->prov->ops->enable)
 			ret = p->prov->ops->enable(p);
 	}
 	mutex_unlock(&xdt_lock);
@@ -447,10 +496,12 @@ void xdt_stop(struct xdt_state *st)
 	if (st->state != XDT_STATE_RUNNING)
 		return;
 	mutex_lock(&xdt_lock);
+	/* From here on no firing runs st's clauses (END excepted). */
+	WRITE_ONCE(st->running, 0);
 	for (i = 0; i < st->necbs; i++) {
 		struct xdt_probe *p = st->ecbs[i].probe;
 
-		if (!first_ecb(st, i) || !p->prov->ops->disable)
+		if (!switches_probe(&st->ecbs[i]) || !p->prov->ops->disable)
 			continue;
 		p->prov->ops->disable(p);
 		if (!p->prov->ops->quiesce)
@@ -464,6 +515,7 @@ void xdt_stop(struct xdt_state *st)
 	xdt_vars_unhook(st->vars);
 	for (j = 0; j < nq; j++)
 		quiesce[j]->ops->quiesce();
+	collect_sites(st);		/* into the array GO sized: no failure */
 	ret = xdt_sites_patch(st->sites, st->nsites, false);
 	if (ret)
 		pr_err("xdt: could not restore kernel text (%d): sites left "
@@ -481,11 +533,11 @@ void xdt_stop(struct xdt_state *st)
 	if (!ret)
 		xdt_xol_release(st->sites, st->nsites);
 	xdt_ctx_init(&ctx, xdt_probe_end);
+	ctx.only = st;
 	xdt_probe_fire(&ctx);
-	WRITE_ONCE(xdt_active, NULL);
-	synchronize_rcu_expedited();
-	xdt_vars_stop(st->vars);
+	st->traps1 = xdt_traps();
 	unlink_ecbs(st);
+	xdt_vars_stop(st->vars);
 	st->state = XDT_STATE_STOPPED;
 	mutex_unlock(&xdt_lock);
 }
@@ -506,8 +558,8 @@ void xdt_state_reset(struct xdt_state *st)
 	kvfree(st->ecbs);
 	xdt_vars_free(st->vars);
 	kvfree(st->blob);
-	xdt_bufs_free();
-	memset(st, 0, sizeof(*st));
+	xdt_bufs_free(st);
+	memset(st, 0, offsetof(struct xdt_state, ioc_lock));
 }
 
 void xdt_state_free(struct xdt_state *st)

@@ -7,6 +7,11 @@
  * busy flag a sufficient re-entrancy guard: a probe hit from inside a firing
  * (an NMI, or a probed function called by the framework) is counted and
  * skipped, never recursed into.
+ *
+ * A probe's ECBs may belong to several consumers; each clause runs with its
+ * own consumer's buffers, aggregations and variables.  The list is an RCU
+ * list (IRQs off make the firing a reader), so consumers come and go while
+ * others fire.
  */
 #include <linux/irqflags.h>
 #include <linux/string.h>
@@ -14,8 +19,9 @@
 
 #include "xdt_arch.h"
 
-static int run_clause(struct xdt_cpu *c, struct xdt_state *st,
-		      const struct xdt_ecb *ecb, struct xdt_ctx *ctx);
+static int run_clause(struct xdt_cpu *c, struct xdt_scpu *sc,
+		      struct xdt_state *st, const struct xdt_ecb *ecb,
+		      struct xdt_ctx *ctx);
 
 /*
  * stack(): @n return addresses from where the firing context says,
@@ -36,7 +42,8 @@ static void __xdt_probe stack(struct xdt_ctx *ctx, u64 *pcs, u32 n)
  * arg5 address).  A fault inside an ERROR clause is recorded but does not
  * fire ERROR again.
  */
-static void __xdt_probe raise_error(struct xdt_cpu *c, struct xdt_state *st,
+static void __xdt_probe raise_error(struct xdt_cpu *c, struct xdt_scpu *sc,
+				    struct xdt_state *st,
 				    const struct xdt_ecb *ecb,
 				    struct xdt_ctx *ctx, u32 act)
 {
@@ -44,9 +51,9 @@ static void __xdt_probe raise_error(struct xdt_cpu *c, struct xdt_state *st,
 	struct xdt_ecb *e;
 	u64 *rec;
 
-	c->errors++;
+	sc->errors++;
 	/* The consumer's ERROR record: epid 0, then the details. */
-	rec = (u64 *)xdt_buf_reserve(c, sizeof(struct xdt_rechdr) + 6 * 8);
+	rec = (u64 *)xdt_buf_reserve(sc, sizeof(struct xdt_rechdr) + 6 * 8);
 	if (rec) {
 		struct xdt_rechdr *h = (struct xdt_rechdr *)rec;
 
@@ -71,12 +78,14 @@ static void __xdt_probe raise_error(struct xdt_cpu *c, struct xdt_state *st,
 	ectx.args[5] = ctx->fault_addr;
 	ctx->fault = XDT_FAULT_NONE;
 	c->in_error = 1;
-	for (e = READ_ONCE(xdt_probe_error->ecbs); e; e = e->next)
-		run_clause(c, st, e, &ectx);
+	for (e = READ_ONCE(xdt_probe_error->ecbs); e; e = READ_ONCE(e->next))
+		if (e->st == st)
+			run_clause(c, sc, st, e, &ectx);
 	c->in_error = 0;
 }
 
-static int __xdt_probe run_clause(struct xdt_cpu *c, struct xdt_state *st,
+static int __xdt_probe run_clause(struct xdt_cpu *c, struct xdt_scpu *sc,
+				  struct xdt_state *st,
 				  const struct xdt_ecb *ecb,
 				  struct xdt_ctx *ctx)
 {
@@ -84,7 +93,7 @@ static int __xdt_probe run_clause(struct xdt_cpu *c, struct xdt_state *st,
 	struct xdt_mstate m = { .ctx = ctx, .ecb = ecb,
 				.strsize = st->strsize, .vars = st->vars,
 				.vc = xdt_vars_cpu(st->vars) };
-	char *key = c->keybuf;
+	char *key = sc->keybuf;
 	u32 keylen = 0, i;
 	struct xdt_rechdr *h;
 	char *rec = NULL;
@@ -92,7 +101,7 @@ static int __xdt_probe run_clause(struct xdt_cpu *c, struct xdt_state *st,
 
 	if (cl->pred >= 0) {
 		if (xdt_dif_run(&st->difos[cl->pred], &m, &v)) {
-			raise_error(c, st, ecb, ctx, 0);
+			raise_error(c, sc, st, ecb, ctx, 0);
 			return -1;
 		}
 		if (!v)
@@ -100,7 +109,7 @@ static int __xdt_probe run_clause(struct xdt_cpu *c, struct xdt_state *st,
 	}
 	if (cl->recsize > sizeof(struct xdt_rechdr) ||
 	    (cl->flags & XDT_CLAUSE_RECORD)) {
-		rec = xdt_buf_reserve(c, cl->recsize);
+		rec = xdt_buf_reserve(sc, cl->recsize);
 		if (!rec)
 			return 0;	/* dropped; counted by the buffer */
 		h = (struct xdt_rechdr *)rec;
@@ -116,7 +125,7 @@ static int __xdt_probe run_clause(struct xdt_cpu *c, struct xdt_state *st,
 			/* A half-written record would mislead: mark it dead. */
 			if (rec)
 				((struct xdt_rechdr *)rec)->epid = U32_MAX;
-			raise_error(c, st, ecb, ctx, i + 1);
+			raise_error(c, sc, st, ecb, ctx, i + 1);
 			return -1;
 		}
 		switch (a->kind) {
@@ -148,7 +157,7 @@ static int __xdt_probe run_clause(struct xdt_cpu *c, struct xdt_state *st,
 				ctx->fault_addr = v;
 				ctx->fault_pc = 0;
 				((struct xdt_rechdr *)rec)->epid = U32_MAX;
-				raise_error(c, st, ecb, ctx, i + 1);
+				raise_error(c, sc, st, ecb, ctx, i + 1);
 				return -1;
 			}
 			break;
@@ -169,7 +178,7 @@ static int __xdt_probe run_clause(struct xdt_cpu *c, struct xdt_state *st,
 					ctx->fault = XDT_FAULT_BADADDR;
 					ctx->fault_addr = v;
 					ctx->fault_pc = 0;
-					raise_error(c, st, ecb, ctx, i + 1);
+					raise_error(c, sc, st, ecb, ctx, i + 1);
 					return -1;
 				}
 				key[keylen + st->strsize - 1] = '\0';
@@ -177,7 +186,7 @@ static int __xdt_probe run_clause(struct xdt_cpu *c, struct xdt_state *st,
 			}
 			break;
 		case XDT_ACT_AGG:
-			xdt_agg_update(c, a->arg0, a->arg1, key, keylen, v);
+			xdt_agg_update(sc, a->arg0, a->arg1, key, keylen, v);
 			keylen = 0;
 			break;
 		case XDT_ACT_DIFEXPR:
@@ -190,25 +199,42 @@ static int __xdt_probe run_clause(struct xdt_cpu *c, struct xdt_state *st,
 void __xdt_probe xdt_probe_fire(struct xdt_ctx *ctx)
 {
 	struct xdt_probe *probe = ctx->probe;
-	struct xdt_state *st;
+	struct xdt_state *st, *last = NULL;
+	struct xdt_scpu *sc = NULL;
 	struct xdt_ecb *e;
 	struct xdt_cpu *c;
 	unsigned long flags;
+	int cpu;
 
 	local_irq_save(flags);
 	c = this_cpu_ptr(&xdt_cpu);
-	st = READ_ONCE(xdt_active);
-	if (!st || c->busy || !c->bufs[0].data) {
+	if (c->busy) {
 		local_irq_restore(flags);
 		return;
 	}
 	c->busy = 1;
-	c->firings++;
-	xdt_vars_fire(st->vars);
-	for (e = READ_ONCE(probe->ecbs); e; e = e->next) {
+	cpu = raw_smp_processor_id();
+	if (ctx->only) {
+		/* BEGIN, END: one consumer's, counted even without clauses. */
+		last = ctx->only;
+		sc = &last->cpu[cpu];
+		sc->firings++;
+		xdt_vars_fire(last->vars);
+	}
+	for (e = READ_ONCE(probe->ecbs); e; e = READ_ONCE(e->next)) {
+		st = e->st;
+		if (ctx->only ? st != ctx->only : !READ_ONCE(st->running))
+			continue;
+		if (st != last) {
+			/* A consumer's ECBs on a probe are together. */
+			last = st;
+			sc = &st->cpu[cpu];
+			sc->firings++;
+			xdt_vars_fire(st->vars);
+		}
 		if (READ_ONCE(st->exited) && probe != xdt_probe_end)
-			break;
-		run_clause(c, st, e, ctx);
+			continue;
+		run_clause(c, sc, st, e, ctx);
 	}
 	c->busy = 0;
 	local_irq_restore(flags);

@@ -2,11 +2,12 @@
 /*
  * xdt.ko: module setup and /dev/xdt.
  *
- * One consumer at a time owns the device (open is exclusive): it enables
- * one program, runs it, and closing the device tears everything down.  The
- * device pins the module, so `rmmod xdt` while tracing is refused by the
- * kernel (module in use) and can never pull text out from under a patched
- * site.  Only CAP_SYS_ADMIN may open it.
+ * Every open of the device is a consumer of its own (struct xdt_state): it
+ * enables one program, runs it, and closing its file tears its part down;
+ * consumers share only the probes (core/enable.c).  The device pins the
+ * module, so `rmmod xdt` while tracing is refused by the kernel (module in
+ * use) and can never pull text out from under a patched site.  Only
+ * CAP_SYS_ADMIN may open it.
  */
 #include <linux/capability.h>
 #include <linux/fs.h>
@@ -20,21 +21,16 @@
 
 #define XDT_MAX_PROG	(16u << 20)
 
-static atomic_t xdt_open_count = ATOMIC_INIT(0);
-
 static int xdt_open(struct inode *inode, struct file *f)
 {
 	struct xdt_state *st;
 
 	if (!capable(CAP_SYS_ADMIN))
 		return -EPERM;
-	if (atomic_cmpxchg(&xdt_open_count, 0, 1))
-		return -EBUSY;
 	st = kzalloc(sizeof(*st), GFP_KERNEL);
-	if (!st) {
-		atomic_set(&xdt_open_count, 0);
+	if (!st)
 		return -ENOMEM;
-	}
+	mutex_init(&st->ioc_lock);
 	f->private_data = st;
 	return 0;
 }
@@ -42,7 +38,6 @@ static int xdt_open(struct inode *inode, struct file *f)
 static int xdt_release(struct inode *inode, struct file *f)
 {
 	xdt_state_free(f->private_data);
-	atomic_set(&xdt_open_count, 0);
 	return 0;
 }
 
@@ -123,20 +118,27 @@ static void status(struct xdt_state *st, struct xdt_status *s)
 
 	memset(s, 0, sizeof(*s));
 	for_each_possible_cpu(cpu) {
-		struct xdt_cpu *c = per_cpu_ptr(&xdt_cpu, cpu);
+		struct xdt_scpu *c = st->cpu ? &st->cpu[cpu] : NULL;
 
+		if (!c)
+			break;
 		s->drops += c->bufs[0].drops + c->bufs[1].drops;
 		s->aggdrops += c->aggdrops;
 		s->errors += c->errors;
 		s->firings += c->firings;
-		s->traps += c->traps;
 	}
+	/* The machine's traps while st ran (other consumers' included). */
+	if (st->state == XDT_STATE_RUNNING)
+		s->traps = xdt_traps() - st->traps0;
+	else if (st->state == XDT_STATE_STOPPED)
+		s->traps = st->traps1 - st->traps0;
 	xdt_vars_status(st->vars, s);
 	s->exited = READ_ONCE(st->exited);
 	s->state = st->state;
 }
 
-static long xdt_ioctl(struct file *f, unsigned int cmd, unsigned long arg)
+static long xdt_ioctl_locked(struct file *f, unsigned int cmd,
+			     unsigned long arg)
 {
 	struct xdt_state *st = f->private_data;
 	void __user *uarg = (void __user *)arg;
@@ -173,7 +175,7 @@ static long xdt_ioctl(struct file *f, unsigned int cmd, unsigned long arg)
 			return -EFAULT;
 		if (st->state < XDT_STATE_RUNNING)
 			return -EINVAL;
-		ret = xdt_buf_snap(b.cpu, u64_to_user_ptr(b.buf), &b.size,
+		ret = xdt_buf_snap(st, b.cpu, u64_to_user_ptr(b.buf), &b.size,
 				   &b.drops);
 		if ((!ret || ret == -ENOSPC) && copy_to_user(uarg, &b, sizeof(b)))
 			ret = -EFAULT;
@@ -199,6 +201,18 @@ static long xdt_ioctl(struct file *f, unsigned int cmd, unsigned long arg)
 	}
 	}
 	return -ENOTTY;
+}
+
+/* One ioctl of a consumer at a time (threads may share its file). */
+static long xdt_ioctl(struct file *f, unsigned int cmd, unsigned long arg)
+{
+	struct xdt_state *st = f->private_data;
+	long ret;
+
+	mutex_lock(&st->ioc_lock);
+	ret = xdt_ioctl_locked(f, cmd, arg);
+	mutex_unlock(&st->ioc_lock);
+	return ret;
 }
 
 static const struct file_operations xdt_fops = {

@@ -108,8 +108,12 @@ struct xdt_probe {
 					   Each ECB holds a reference. */
 	const char *mod, *func, *name;	/* stable for the probe's life */
 	void *parg;			/* the provider's */
-	struct xdt_ecb *ecbs;		/* clauses, program order; set before
-					   the probe's sites are patched in */
+	/*
+	 * Clauses of every consumer, each consumer's in program order and
+	 * together.  An RCU list: changed under xdt_lock while firings walk
+	 * it (IRQs off), an ECB freed only after a grace period.
+	 */
+	struct xdt_ecb *ecbs;
 	struct list_head fnode;		/* by function name, ID order */
 };
 
@@ -230,9 +234,18 @@ struct xdt_ecb {
 	u32 epid;
 	struct xdt_clause_k *clause;
 	struct xdt_probe *probe;
-	struct xdt_ecb *next;		/* same probe, program order */
+	struct xdt_state *st;		/* its consumer */
+	struct xdt_ecb *next;		/* same probe */
 };
 
+struct xdt_scpu;
+
+/*
+ * One consumer (one open of /dev/xdt): its program, ECBs, per-CPU buffers
+ * and aggregations, variables and exit status.  Consumers share only the
+ * probes: a probe is patched in / enabled while any consumer has an ECB on
+ * it.
+ */
 struct xdt_state {
 	void *blob;			/* the program object, kept whole */
 	const struct xdt_prog *prog;
@@ -245,15 +258,19 @@ struct xdt_state {
 	u32 strsize, bufsize;
 	int state;			/* XDT_STATE_* */
 	int exited;
-	struct xdt_site **sites;	/* every site GO patched in */
-	u32 nsites;
+	struct xdt_site **sites;	/* sites GO patched in (probes no other
+					   consumer had enabled) */
+	u32 nsites, sitecap;
 	struct xdt_vars *vars;		/* D variables, scratch (vars.c) */
+	struct xdt_scpu *cpu;		/* [nr_cpu_ids]: buffers, aggregations */
+	int running;			/* firings run its clauses: after BEGIN
+					   until STOP */
+	u64 traps0, traps1;		/* machine's trap count at GO, STOP */
+	struct mutex ioc_lock;		/* its ioctls, one at a time */
 };
 
 enum { XDT_STATE_IDLE, XDT_STATE_ENABLED, XDT_STATE_RUNNING,
        XDT_STATE_STOPPED };
-
-extern struct xdt_state *xdt_active;	/* read in probe context */
 
 int xdt_enable(struct xdt_state *st, struct xdt_enable *req, void *blob);
 int xdt_go(struct xdt_state *st);
@@ -325,10 +342,18 @@ struct xdt_buf {
 	u64 drops;
 };
 
+/* The machine's, per CPU: shared by every consumer. */
 struct xdt_cpu {
 	int busy;			/* re-entrancy guard */
 	int trapdepth;			/* nesting of xdt's own traps */
 	int in_error;			/* running dtrace:::ERROR clauses */
+	u64 traps;
+};
+
+DECLARE_PER_CPU(struct xdt_cpu, xdt_cpu);
+
+/* One consumer's part of one CPU. */
+struct xdt_scpu {
 	int active;			/* which of bufs[] takes records */
 	struct xdt_buf bufs[2];
 	/* aggregation arena: hash of u32 offsets into @agg */
@@ -339,17 +364,17 @@ struct xdt_cpu {
 					   entry of each aggregation, or 0 */
 	u64 aggdrops;
 	char *keybuf;			/* XDT_KEYBUF: aggregation key being built */
-	u64 firings, errors, traps;
+	u64 firings, errors;
 };
 
-DECLARE_PER_CPU(struct xdt_cpu, xdt_cpu);
-
 int xdt_bufs_alloc(struct xdt_state *st);
-void xdt_bufs_free(void);
-char *xdt_buf_reserve(struct xdt_cpu *c, u32 size);
-int xdt_buf_snap(u32 cpu, void __user *dst, u32 *size, u64 *drops);
-int xdt_agg_update(struct xdt_cpu *c, u32 aggid, u32 func, const char *key,
+void xdt_bufs_free(struct xdt_state *st);
+char *xdt_buf_reserve(struct xdt_scpu *c, u32 size);
+int xdt_buf_snap(struct xdt_state *st, u32 cpu, void __user *dst, u32 *size,
+		 u64 *drops);
+int xdt_agg_update(struct xdt_scpu *c, u32 aggid, u32 func, const char *key,
 		   u32 keylen, s64 val);
+u64 xdt_traps(void);
 int xdt_agg_snap(struct xdt_state *st, struct xdt_aggsnap *req);
 
 /* ---- 7. firing ------------------------------------------------------------ */
@@ -394,6 +419,8 @@ struct xdt_ctx {
 	int fault;
 	u32 fault_pc;
 	u64 fault_addr;
+	/* BEGIN, END: only this consumer's clauses (GO, STOP fire them) */
+	struct xdt_state *only;
 };
 
 /* A context with no arguments, registers or stack (BEGIN, END, ERROR). */

@@ -201,6 +201,8 @@ static void act(int kind, int difo)
 {
 	pb.a[pb.na].kind = kind;
 	pb.a[pb.na].difo = difo;
+	if (kind == XDT_ACT_AGG)
+		pb.a[pb.na].arg1 = XDT_AGG_COUNT;
 	pb.na++;
 	pb.c[pb.nc - 1].nactions++;
 }
@@ -320,6 +322,40 @@ static void during_later(void)
 	waitpid(xdtvar_child(1, -1), NULL, 0);
 }
 
+/* vars-multi: two consumers at once, meeting through files in /tmp. */
+static const char *multi_me, *multi_other;
+
+static void multi_mark(const char *who, const char *what)
+{
+	char path[128];
+	int fd;
+
+	snprintf(path, sizeof(path), "/tmp/%s.%s", who, what);
+	fd = open(path, O_WRONLY | O_CREAT, 0644);
+	if (fd >= 0)
+		close(fd);
+}
+
+static void multi_wait(const char *who, const char *what)
+{
+	char path[128];
+	int i;
+
+	snprintf(path, sizeof(path), "/tmp/%s.%s", who, what);
+	for (i = 0; i < 6000 && access(path, F_OK); i++)
+		msleep(10);
+}
+
+static void during_multi(void)
+{
+	/* Both trace while both workloads run: each sees all ten calls. */
+	multi_mark(multi_me, "started");
+	multi_wait(multi_other, "started");
+	waitpid(xdtvar_child(5, -1), NULL, 0);
+	multi_mark(multi_me, "done");
+	multi_wait(multi_other, "done");
+}
+
 /* Record layout of clause @ci, as the kernel lays it out. */
 static void print_record(unsigned ci, const char *rec, unsigned strsize)
 {
@@ -402,11 +438,28 @@ static int vars_run(int fd)
 			off += h->size;
 		}
 	}
+	if (pb.p.naggs) {
+		struct xdt_aggsnap snap = { .size = sizeof(buf),
+					    .buf = (unsigned long)buf };
+		long long n = 0;
+
+		if (ioctl(fd, XDT_IOC_AGGSNAP, &snap) < 0) {
+			printf("aggsnap: %s\n", strerror(errno));
+			return 1;
+		}
+		if (snap.count) {
+			struct xdt_aggent *e = (struct xdt_aggent *)buf;
+
+			memcpy(&n, (char *)(e + 1) + e->keylen, 8);
+		}
+		printf("agg %lld\n", n);
+	}
 	ioctl(fd, XDT_IOC_STATUS, &st);
-	printf("status errors %llu drops %llu dyndrops %llu dirty %llu\n",
+	printf("status errors %llu drops %llu dyndrops %llu dirty %llu "
+	       "exited %u\n",
 	       (unsigned long long)st.errors, (unsigned long long)st.drops,
 	       (unsigned long long)st.dyndrops,
-	       (unsigned long long)st.dyndrops_dirty);
+	       (unsigned long long)st.dyndrops_dirty, st.exited);
 	return 0;
 }
 
@@ -606,6 +659,37 @@ static void case_fault(void)
 	act(XDT_ACT_RECORD, DIFO(0, IX(LDGS, g, 1), RET1));
 }
 
+/*
+ * One of two concurrent consumers (vars-multi TAG ME OTHER [exit]):
+ * BEGIN { g = TAG } getppid /xdtvar/ { trace(g); @ = count(); }
+ * END { trace(g); [exit(0)] } -- its records, aggregation, variable and
+ * exit status must be its own.
+ */
+static void case_multi(int argc, char **argv)
+{
+	int g = var(G, SC, 0, 8, 0, 0, "g");
+
+	if (argc < 4) {
+		fprintf(stderr, "usage: xdt-rawprog vars-multi TAG ME OTHER "
+			"[exit]\n");
+		exit(2);
+	}
+	multi_me = argv[2];
+	multi_other = argv[3];
+	pb.p.naggs = 1;
+	clause("dtrace", "", "BEGIN", -1);
+	act(XDT_ACT_DIFEXPR, DIFO(0, IX(SETX, K(strtoull(argv[1], NULL, 0)),
+					1), IX(STGS, g, 1), RET1));
+	clause("syscall", "getppid", "entry", pred_xdtvar());
+	act(XDT_ACT_RECORD, DIFO(0, IX(LDGS, g, 1), RET1));
+	act(XDT_ACT_AGG, -1);
+	clause("dtrace", "", "END", -1);
+	act(XDT_ACT_RECORD, DIFO(0, IX(LDGS, g, 1), RET1));
+	if (argc > 4 && !strcmp(argv[4], "exit"))
+		act(XDT_ACT_EXIT, DIFO(0, R(MOV, 0, 0, 1), RET1));
+	during = during_multi;
+}
+
 /* A valid base (g, BEGIN { trace(g) }), then one flaw. */
 static void case_refuse(const char *what)
 {
@@ -651,7 +735,6 @@ static int vars_main(int argc, char **argv)
 			strerror(errno));
 		return 1;
 	}
-	(void)argc;
 	if (!strncmp(what, "refuse-", 7)) {
 		case_refuse(what + 7);
 		if (pb_enable(fd, &req))
@@ -671,6 +754,8 @@ static int vars_main(int argc, char **argv)
 		case_exhaust();
 	else if (!strcmp(what, "fault"))
 		case_fault();
+	else if (!strcmp(what, "multi"))
+		case_multi(argc, argv);
 	else {
 		fprintf(stderr, "xdt-rawprog: unknown case vars-%s\n", what);
 		return 2;

@@ -27,3 +27,22 @@ def test_fuzz_short_run_leaves_kernel_clean(xdt):
     bad = [ln for ln in dmesg.splitlines()
            if re.search(r"BUG|Oops|WARNING", ln)]
     assert not bad, (seed, bad)
+
+
+def test_two_fuzzers_at_once(xdt):
+    """Two consumers fuzzing at the same time: their enablings link into
+    and out of the same probes' ECB lists (BEGIN, END, ERROR, getppid,
+    vfs_read) while the other's clauses fire."""
+    seed = int(time.time())
+    r = xdt.run(f"xdt-fuzz -t 2 -s {seed} > /tmp/f1.out 2>&1 & "
+                f"xdt-fuzz -t 2 -s {seed + 1} > /tmp/f2.out 2>&1; wait; "
+                "cat /tmp/f1.out /tmp/f2.out", timeout=300, check=True)
+    sums = re.findall(r"programs (\d+) accepted (\d+) refused (\d+) "
+                      r"goerr (\d+)", r.stdout)
+    assert len(sums) == 2, (seed, r.stdout)
+    for progs, acc, ref, goerr in sums:
+        assert int(acc) >= 5 and int(goerr) == 0, (seed, r.stdout)
+    dmesg = xdt.run(["dmesg"], check=True).stdout
+    bad = [ln for ln in dmesg.splitlines()
+           if re.search(r"BUG|Oops|WARNING", ln)]
+    assert not bad, (seed, bad)

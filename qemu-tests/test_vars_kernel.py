@@ -146,3 +146,26 @@ def test_verifier_refuses_variable_misuse(xdt, case, reason):
     assert reason in r.stdout, r.stdout
     ok = rawprog(xdt, "vars-refuse-none")
     assert ok.stdout.startswith("accepted: 1 probes"), ok
+
+
+def test_two_consumers_at_once(xdt):
+    """Two consumers trace syscall::getppid:entry at the same time (the
+    second enables a probe the first switched on; either may stop first):
+    each sees both workloads' ten calls, with its own variable in its own
+    records, its own count() and exit status.  Then the probe works for a
+    consumer alone again."""
+    xdt.run("rm -f /tmp/ca.* /tmp/cb.*", check=True)
+    xdt.run("xdt-rawprog vars-multi 111 ca cb exit > /tmp/ca.out 2>&1 & "
+            "xdt-rawprog vars-multi 222 cb ca > /tmp/cb.out 2>&1; wait",
+            timeout=300, check=True)
+    a = xdt.run(["cat", "/tmp/ca.out"], check=True).stdout
+    b = xdt.run(["cat", "/tmp/cb.out"], check=True).stdout
+    assert records(a, 1) == ["111"] * 10, a
+    assert records(b, 1) == ["222"] * 10, b
+    assert records(a, 2) == ["111 0"], a
+    assert records(b, 2) == ["222"], b
+    assert "agg 10" in a and "agg 10" in b, (a, b)
+    assert re.search(r"errors 0 .* exited 1", a), a
+    assert re.search(r"errors 0 .* exited 0", b), b
+    out = run(xdt, "thread")
+    assert len(thread_records(out)) == 3, out
