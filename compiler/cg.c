@@ -130,7 +130,8 @@ static void convert(struct cg *g, struct node *n, int r, struct dtype *from,
 
 	if (!type_is_int(to) || !type_is_scalar(from))
 		return;
-	if (ts >= 8 || (ts > fs && type_is_int(from)) ||
+	/* widening keeps the value unless a signed one becomes unsigned */
+	if (ts >= 8 || (ts > fs && type_is_int(from) && (!is_signed(from) || is_signed(to))) ||
 	    (ts == fs && type_is_int(from) && is_signed(from) == is_signed(to)))
 		return;
 	sh = setx(g, n, (__u64)(64 - 8 * (int)ts));

@@ -419,5 +419,5 @@ int consume(const struct prog *p, const struct dt_opts *o)
 	free(r.buf);
 	free(r.eps);
 	free(blob);
-	return 0;
+	return r.pr.exit_status;
 }

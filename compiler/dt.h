@@ -386,6 +386,7 @@ struct dt_print {
 	int quiet;
 	int header_done;
 	int last_nl;		/* the last character printed was '\n' */
+	int exit_status;	/* the value exit() recorded */
 };
 void print_header(struct dt_print *pr);
 void print_record(struct dt_print *pr, const struct prog *p, int cl,

@@ -18,6 +18,25 @@ static long long rec_int(const char *data, const struct recval *r)
 	return v;
 }
 
+/*
+ * An integer as wide as its D type, as DTrace records it (dtrd_size is
+ * the type's size): signed conversions sign-extend from that width,
+ * unsigned ones zero-extend, so printf("%u", (char)0xef) is 239 and an
+ * int that overflowed in 64-bit arithmetic prints as the int it is.
+ */
+static long long rec_typed(const char *data, const struct recval *r, int sgn)
+{
+	long long v = rec_int(data, r);
+	unsigned size = r->t && type_is_scalar(r->t) ? r->t->real->size : 8;
+	int sh;
+
+	if (size >= 8 || !size)
+		return v;
+	sh = 64 - 8 * (int)size;
+	return sgn ? (long long)((unsigned long long)v << sh) >> sh :
+		     (long long)(((unsigned long long)v << sh) >> sh);
+}
+
 static const char *rec_str(const struct prog *p, const char *data,
 			   const struct recval *r, char *buf)
 {
@@ -70,11 +89,14 @@ void print_printf(const char *fmt, const struct prog *p, const struct clause *c,
 		switch (conv) {
 		case 'd': case 'i':
 			spec[n++] = 'l', spec[n++] = 'l', spec[n++] = conv, spec[n] = 0;
-			fprintf(fp, spec, rec_int(data, &c->recs[k]));
+			/* %d of an unsigned type is unsigned (pfprint_dint) */
+			fprintf(fp, spec, rec_typed(data, &c->recs[k], !c->recs[k].t ||
+						    !type_is_int(c->recs[k].t) ||
+						    c->recs[k].t->real->sgn));
 			break;
 		case 'u': case 'x': case 'X': case 'o':
 			spec[n++] = 'l', spec[n++] = 'l', spec[n++] = conv, spec[n] = 0;
-			fprintf(fp, spec, (unsigned long long)rec_int(data, &c->recs[k]));
+			fprintf(fp, spec, (unsigned long long)rec_typed(data, &c->recs[k], 0));
 			break;
 		case 'c':
 			spec[n++] = 'c', spec[n] = 0;
@@ -158,11 +180,17 @@ void print_record(struct dt_print *pr, const struct prog *p, int cl,
 			if (r->type == XDT_TYPE_STRING)
 				fprintf(fp, pr->quiet ? "%s" : "   %s",
 					rec_str(p, data, r, sbuf));
+			else if (r->t && type_is_int(r->t) && !r->t->real->sgn)
+				fprintf(fp, pr->quiet ? "%llu" : " %16llu",
+					(unsigned long long)rec_typed(data, r, 0));
 			else
 				fprintf(fp, pr->quiet ? "%lld" : " %16lld",
-					rec_int(data, r));
+					rec_typed(data, r, 1));
 		} else if (o->k == OUT_PRINTF) {
 			print_printf(o->fmt, p, c, o->rec0, data, fp);
+		} else if (o->k == OUT_EXIT) {
+			/* dtrace(1) exits with exit()'s value */
+			pr->exit_status = (int)rec_int(data, r);
 		} else if (o->k == OUT_STACK) {
 			print_stack((const void *)(data + r->off), r->nframes, fp);
 		}
