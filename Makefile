@@ -25,13 +25,13 @@ endif
 isa_field = $(shell awk -v i=$(1) '$$1 == i { print $$$(2) }' arch/isas)
 cross = $(call isa_field,$(1),4)
 
-.PHONY: all deps kernels busybox guest modules xdt-ko host-dtrace test demo \
+.PHONY: all deps kernels busybox guest modules xdt-ko host-dtrace libxdt test demo \
 	bench bench-quick fuzz clean-cache
 .NOTPARALLEL:
 # init binaries are inputs of the initramfs, not intermediates to delete.
 .SECONDARY:
 
-all: deps kernels xdt-ko guest modules
+all: deps kernels xdt-ko guest modules libxdt
 
 deps:
 	@tools/deps.sh
@@ -64,6 +64,19 @@ $(BUILD)/host/dtrace: $(DTRACE_SRCS) $(DTRACE_HDRS)
 $(BUILD)/%/dtrace: $(DTRACE_SRCS) $(DTRACE_HDRS) | deps
 	@mkdir -p $(@D)
 	$(call cross,$*)gcc $(DTRACE_CFLAGS) -static -o $@ $(DTRACE_SRCS)
+
+# libxdt (compiler/libxdt.h): the same objects without main.c, as a static
+# archive for the host and every guest, for the tools that link it.
+LIBXDT_SRCS := $(filter-out compiler/main.c,$(DTRACE_SRCS))
+libxdt: $(BUILD)/host/libxdt.a $(foreach i,$(isas),$(BUILD)/$(i)/libxdt.a)
+$(BUILD)/host/libxdt.a: $(LIBXDT_SRCS) $(DTRACE_HDRS)
+	@mkdir -p $(@D)/libxdt-obj
+	@cd $(@D)/libxdt-obj && rm -f *.o && gcc $(DTRACE_CFLAGS:-I%=-I$(CURDIR)/%) -c $(addprefix $(CURDIR)/,$(LIBXDT_SRCS))
+	@ar rcs $@ $(@D)/libxdt-obj/*.o
+$(BUILD)/%/libxdt.a: $(LIBXDT_SRCS) $(DTRACE_HDRS) | deps
+	@mkdir -p $(@D)/libxdt-obj
+	@cd $(@D)/libxdt-obj && rm -f *.o && $(call cross,$*)gcc $(DTRACE_CFLAGS:-I%=-I$(CURDIR)/%) -c $(addprefix $(CURDIR)/,$(LIBXDT_SRCS))
+	@$(call cross,$*)ar rcs $@ $(@D)/libxdt-obj/*.o
 
 guest_dtrace = $(if $(DTRACE_SRCS),$(BUILD)/$(1)/dtrace)
 guest_xdtko = $(wildcard $(BUILD)/$(1)/xdt/xdt.ko)

@@ -16,14 +16,8 @@
 #include <time.h>
 #include <unistd.h>
 #include "dt.h"
+#include "libxdt.h"
 
-static volatile sig_atomic_t interrupted;
-
-static void on_signal(int sig)
-{
-	(void)sig;
-	interrupted = 1;
-}
 
 #define XDT_MODULE_PATH	"/lib/modules/xdt.ko"
 
@@ -53,23 +47,35 @@ static int load_module(char *why, size_t len)
 	return ret < 0 ? -1 : 0;
 }
 
-static int open_dev(void)
+static int open_dev_err(char *msg, size_t len)
 {
 	int fd = open(XDT_DEVICE, O_RDWR | O_CLOEXEC);
 	char why[512];
 	int err = errno;
 
 	if (fd < 0 && err == ENOENT) {
-		if (load_module(why, sizeof(why)) < 0)
-			dt_fatal("failed to open %s: %s (xdt.ko is not loaded and "
+		if (load_module(why, sizeof(why)) < 0) {
+			snprintf(msg, len, "failed to open %s: %s (xdt.ko is not loaded and "
 				 "could not be: %s; load it with 'insmod xdt.ko', "
 				 "or set XDT_MODULE to its path)", XDT_DEVICE,
 				 strerror(err), why);
+			return -1;
+		}
 		fd = open(XDT_DEVICE, O_RDWR | O_CLOEXEC);
 		err = errno;
 	}
 	if (fd < 0)
-		dt_fatal("failed to open %s: %s", XDT_DEVICE, strerror(err));
+		snprintf(msg, len, "failed to open %s: %s", XDT_DEVICE, strerror(err));
+	return fd;
+}
+
+static int open_dev(void)
+{
+	char msg[1024];
+	int fd = open_dev_err(msg, sizeof(msg));
+
+	if (fd < 0)
+		dt_fatal("%s", msg);
 	return fd;
 }
 
@@ -119,16 +125,8 @@ int list_probes(const struct xdt_probedesc *m, int verbose)
 	return 0;
 }
 
-/* ---- running a program --------------------------------------------------- */
-struct run {
-	const struct prog *p;
-	int fd, ncpus;
-	struct xdt_eprobe *eps;
-	__u32 neps;
-	char *buf;
-	size_t bufcap;
-	struct dt_print pr;
-};
+/* ---- running a program (libxdt's execution half) ------------------------- */
+#define HERR(h, ...) (snprintf((h)->errmsg, sizeof((h)->errmsg), __VA_ARGS__), -1)
 
 static int ep_cmp(const void *a, const void *b)
 {
@@ -137,11 +135,11 @@ static int ep_cmp(const void *a, const void *b)
 	return x->epid < y->epid ? -1 : x->epid > y->epid;
 }
 
-static const struct xdt_eprobe *ep_find(struct run *r, __u32 epid)
+static const struct xdt_eprobe *ep_find(struct xdt_hdl *h, __u32 epid)
 {
 	struct xdt_eprobe key = { .epid = epid };
 
-	return bsearch(&key, r->eps, r->neps, sizeof(key), ep_cmp);
+	return bsearch(&key, h->eps, h->neps, sizeof(key), ep_cmp);
 }
 
 static const char *fault_name(__u64 kind)
@@ -157,267 +155,299 @@ static const char *fault_name(__u64 kind)
 	}
 }
 
+/* DTrace's report of a dtrace:::ERROR, on stderr */
+static int print_fault(xdt_hdl_t *h, const struct xdt_fault *f, void *arg)
+{
+	const struct xdt_eprobe *ep = f->ep;
+	char where[64];
+
+	(void)h, (void)arg;
+	if (f->action == 0)
+		snprintf(where, sizeof(where), "predicate");
+	else
+		snprintf(where, sizeof(where), "action #%llu",
+			 (unsigned long long)f->action);
+	fflush(stdout);
+	fprintf(stderr, "dtrace: error on enabled probe ID %llu (ID %u: %s:%s:%s:%s): %s",
+		(unsigned long long)(ep ? ep->epid : 0), ep ? ep->probe : 0,
+		ep ? ep->desc.prov : "?", ep ? ep->desc.mod : "?",
+		ep ? ep->desc.func : "?", ep ? ep->desc.name : "?", f->what);
+	if (f->kind == XDT_FAULT_BADADDR || f->kind == XDT_FAULT_BADALIGN)
+		fprintf(stderr, " (0x%llx)", (unsigned long long)f->addr);
+	fprintf(stderr, " in %s at DIF offset %llu\n", where, (unsigned long long)f->pc);
+	return 0;
+}
+
+static int print_rec(xdt_hdl_t *h, const struct xdt_record *r, void *arg)
+{
+	(void)arg;
+	print_record(&h->pr, &h->p, r->clause, r->ep, r->cpu, r->data);
+	return 0;
+}
+
+static void print_drop(xdt_hdl_t *h, int cpu, __u64 n, void *arg)
+{
+	(void)h, (void)arg;
+	fflush(stdout);
+	fprintf(stderr, "dtrace: %llu drop%s on CPU %d\n",
+		(unsigned long long)n, n == 1 ? "" : "s", cpu);
+}
+
 /*
  * dtrace:::ERROR: {unused, epid, action, pc, kind, addr} after the header;
  * action 0 is the predicate, actions count from 1 (as DTrace prints them).
  */
-static void print_error(struct run *r, const char *rec, __u32 size)
+static void deliver_fault(struct xdt_hdl *h, const struct xdt_consumer *c,
+			  const char *rec, __u32 size)
 {
 	__u64 v[6] = { 0 };
-	const struct xdt_eprobe *ep;
-	char where[64];
+	struct xdt_fault f;
 
 	memcpy(v, rec + sizeof(struct xdt_rechdr),
 	       size - sizeof(struct xdt_rechdr) < sizeof(v) ?
 	       size - sizeof(struct xdt_rechdr) : sizeof(v));
-	ep = ep_find(r, (__u32)v[1]);
-	if (v[2] == 0)
-		snprintf(where, sizeof(where), "predicate");
-	else
-		snprintf(where, sizeof(where), "action #%llu",
-			 (unsigned long long)v[2]);
-	fflush(stdout);
-	fprintf(stderr, "dtrace: error on enabled probe ID %llu (ID %u: %s:%s:%s:%s): %s",
-		(unsigned long long)v[1], ep ? ep->probe : 0,
-		ep ? ep->desc.prov : "?", ep ? ep->desc.mod : "?",
-		ep ? ep->desc.func : "?", ep ? ep->desc.name : "?",
-		fault_name(v[4]));
-	if (v[4] == XDT_FAULT_BADADDR)
-		fprintf(stderr, " (0x%llx)", (unsigned long long)v[5]);
-	fprintf(stderr, " in %s at DIF offset %llu\n", where, (unsigned long long)v[3]);
+	f.ep = ep_find(h, (__u32)v[1]);
+	f.action = v[2];
+	f.pc = v[3];
+	f.kind = v[4];
+	f.addr = v[5];
+	f.what = fault_name(v[4]);
+	(c && c->fault ? c->fault : print_fault)(h, &f, c ? c->arg : NULL);
 }
 
-static void drain_cpu(struct run *r, int cpu)
+static int drain_cpu(struct xdt_hdl *h, const struct xdt_consumer *c, int cpu)
 {
 	struct xdt_bufsnap s;
 	size_t off = 0;
+	int stop = 0;
 
 	for (;;) {
 		memset(&s, 0, sizeof(s));
 		s.cpu = (__u32)cpu;
-		s.size = (__u32)r->bufcap;
-		s.buf = (__u64)(uintptr_t)r->buf;
-		if (!ioctl(r->fd, XDT_IOC_BUFSNAP, &s))
+		s.size = (__u32)h->bufcap;
+		s.buf = (__u64)(uintptr_t)h->buf;
+		if (!ioctl(h->fd, XDT_IOC_BUFSNAP, &s))
 			break;
 		if ((errno == ENOSPC || errno == EOVERFLOW || errno == E2BIG ||
-		     errno == EMSGSIZE) && r->bufcap < (256u << 20)) {
+		     errno == EMSGSIZE) && h->bufcap < (256u << 20)) {
 			/* our buffer is smaller than the kernel's: grow, retry */
-			r->bufcap *= 2;
-			r->buf = xrealloc(r->buf, r->bufcap);
+			h->bufcap *= 2;
+			h->buf = xrealloc(h->buf, h->bufcap);
 			continue;
 		}
-		return;		/* offline CPU and the like: nothing to read */
+		return 0;	/* offline CPU and the like: nothing to read */
 	}
-	if (s.size > r->bufcap)
-		s.size = (__u32)r->bufcap;
-	while (off + sizeof(struct xdt_rechdr) <= s.size) {
-		struct xdt_rechdr h;
+	if (s.size > h->bufcap)
+		s.size = (__u32)h->bufcap;
+	while (off + sizeof(struct xdt_rechdr) <= s.size && !stop) {
+		struct xdt_rechdr hd;
 		const struct xdt_eprobe *ep;
 
-		memcpy(&h, r->buf + off, sizeof(h));
-		if (h.size < sizeof(h) || off + h.size > s.size)
+		memcpy(&hd, h->buf + off, sizeof(hd));
+		if (hd.size < sizeof(hd) || off + hd.size > s.size)
 			break;
-		if (h.epid == UINT32_MAX) {
+		if (hd.epid == UINT32_MAX) {
 			/* abandoned by a fault; its ERROR record follows */
-		} else if (h.epid == 0) {
-			print_error(r, r->buf + off, h.size);
-		} else if ((ep = ep_find(r, h.epid)) &&
-			   ep->clause < (unsigned)r->p->nclauses) {
-			if (h.size >= r->p->clauses[ep->clause].recsize)
-				print_record(&r->pr, r->p, (int)ep->clause, ep,
-					     cpu, r->buf + off);
+		} else if (hd.epid == 0) {
+			deliver_fault(h, c, h->buf + off, hd.size);
+		} else if ((ep = ep_find(h, hd.epid)) &&
+			   ep->clause < (unsigned)h->p.nclauses &&
+			   hd.size >= h->p.clauses[ep->clause].recsize) {
+			struct xdt_record r = { cpu, ep, (int)ep->clause,
+						h->buf + off, hd.size };
+
+			stop = (c && c->record ? c->record : print_rec)(h, &r,
+							c ? c->arg : NULL);
 		}
-		off += (h.size + 7) & ~7u;
+		off += (hd.size + 7) & ~7u;
 	}
-	if (s.drops) {
-		fflush(stdout);
-		fprintf(stderr, "dtrace: %llu drop%s on CPU %d\n",
-			(unsigned long long)s.drops, s.drops == 1 ? "" : "s", cpu);
-	}
+	if (s.drops)
+		(c && c->drop ? c->drop : print_drop)(h, cpu, s.drops, c ? c->arg : NULL);
+	return stop;
 }
 
-static void drain(struct run *r)
+static int drain(struct xdt_hdl *h, const struct xdt_consumer *c)
 {
-	for (int cpu = 0; cpu < r->ncpus; cpu++)
-		drain_cpu(r, cpu);
+	int stop = 0;
+
+	for (int cpu = 0; cpu < h->ncpus && !stop; cpu++)
+		stop = drain_cpu(h, c, cpu);
 	fflush(stdout);
+	return stop;
+}
+
+int xdt_go(xdt_hdl_t *h)
+{
+	const struct prog *p = &h->p;
+	struct xdt_enable en;
+	struct xdt_eprobe_query eq;
+	size_t size;
+	__u32 cap = 256;
+	int i;
+
+	if (!p->nclauses)
+		return HERR(h, "no probes specified");
+	h->blob = prog_blob(p, &size);
+	h->pr.quiet = h->o.quiet;
+	h->pr.last_nl = 1;
+	h->fd = open_dev_err(h->errmsg, sizeof(h->errmsg));
+	if (h->fd < 0)
+		return -1;
+	memset(&en, 0, sizeof(en));
+	en.prog = (__u64)(uintptr_t)h->blob;
+	en.size = (__u32)size;
+	en.unmatched = -1;
+	if (ioctl(h->fd, XDT_IOC_ENABLE, &en) < 0 && en.unmatched < 0) {
+		if (errno == EINVAL)
+			return HERR(h, "failed to enable '%s': %.*s", p->srcdesc[0],
+				    (int)sizeof(en.err), en.err);
+		return HERR(h, "failed to enable '%s': %s", p->srcdesc[0], strerror(errno));
+	}
+	if (en.unmatched >= 0 && en.unmatched < p->nclauses) {
+		const struct xdt_probedesc *d = &p->clauses[en.unmatched].desc;
+
+		return HERR(h, "invalid probe specifier %s: probe description %s:%s:%s:%s does not match any probes",
+			    p->srctext[p->clauses[en.unmatched].src],
+			    d->prov, d->mod, d->func, d->name);
+	}
+	for (i = 0; i < p->nsrc; i++)
+		fprintf(stderr, "dtrace: %s '%s' matched %u probe%s\n",
+			p->srcfile[i] ? "script" : "description", p->srcdesc[i],
+			en.nprobes, en.nprobes == 1 ? "" : "s");
+	for (;;) {
+		h->eps = xrealloc(h->eps, cap * sizeof(*h->eps));
+		eq.cap = cap;
+		eq.count = 0;
+		eq.buf = (__u64)(uintptr_t)h->eps;
+		if (ioctl(h->fd, XDT_IOC_EPROBES, &eq) < 0)
+			return HERR(h, "failed to list enabled probes: %s", strerror(errno));
+		if (eq.count <= cap)
+			break;
+		cap = eq.count;
+	}
+	h->neps = eq.count;
+	qsort(h->eps, h->neps, sizeof(*h->eps), ep_cmp);
+	h->ncpus = (int)sysconf(_SC_NPROCESSORS_CONF);
+	if (h->ncpus < 1)
+		h->ncpus = 1;
+	h->bufcap = h->o.bufsize;
+	h->buf = xzalloc(h->bufcap);
+	if (ioctl(h->fd, XDT_IOC_GO) < 0) {
+		if (errno == EBUSY)
+			return HERR(h, "could not enable tracing: an instruction is "
+				    "already patched (by ftrace, kprobes, a debugger, or "
+				    "an fbt and a kinst probe of this program on the same "
+				    "instruction); the kernel log names it");
+		return HERR(h, "could not enable tracing: %s", strerror(errno));
+	}
+	h->running = 1;
+	return 0;
+}
+
+int xdt_work(xdt_hdl_t *h, const struct xdt_consumer *c)
+{
+	struct xdt_status st;
+
+	if (!h->running)
+		return HERR(h, "not tracing");
+	if (drain(h, c))
+		return XDT_WORK_DONE;
+	memset(&st, 0, sizeof(st));
+	if (ioctl(h->fd, XDT_IOC_STATUS, &st) == 0 && st.exited)
+		return XDT_WORK_DONE;
+	return XDT_WORK_OKAY;
+}
+
+int xdt_stop(xdt_hdl_t *h, const struct xdt_consumer *c)
+{
+	int ret = 0;
+
+	if (!h->running)
+		return HERR(h, "not tracing");
+	if (ioctl(h->fd, XDT_IOC_STOP) < 0)
+		ret = HERR(h, "failed to stop tracing: %s", strerror(errno));
+	drain(h, c);
+	h->running = 0;
+	h->stopped = 1;
+	return ret;
+}
+
+int xdt_status(xdt_hdl_t *h, struct xdt_status *st)
+{
+	memset(st, 0, sizeof(*st));
+	if (h->fd < 0)
+		return HERR(h, "not enabled");
+	if (ioctl(h->fd, XDT_IOC_STATUS, st) < 0)
+		return HERR(h, "failed to read the status: %s", strerror(errno));
+	return 0;
+}
+
+int xdt_exit_status(const xdt_hdl_t *h)
+{
+	return h->pr.exit_status;
 }
 
 /*
- * At the end, dtrace(1) always writes one newline (quiet or not, after the
- * last record: illumos' main loop ends with oprintf("\n")) and then the
- * aggregations; xdt's aggregation printer starts each aggregation with
- * that blank line, so the newline is only written here when no
- * aggregation entry is.
+ * Walk a snapshot of every aggregation.  The default printer is DTrace's
+ * END-time output: at the end, dtrace(1) always writes one newline (quiet
+ * or not, after the last record: illumos' main loop ends with
+ * oprintf("\n")) and then the aggregations; xdt's aggregation printer
+ * starts each aggregation with that blank line, so the newline is only
+ * written here when no aggregation entry is.
  */
-static void print_aggregations(struct run *r)
+int xdt_aggwalk(xdt_hdl_t *h, int (*fn)(const struct xdt_aggdata *, void *),
+		void *arg)
 {
 	struct xdt_aggsnap a;
-	size_t cap = 1 << 16;
+	size_t cap = 1 << 16, off;
 	char *buf = NULL;
+	__u32 i;
 
-	if (!r->p->naggs) {
-		putchar('\n');
-		return;
+	if (!h->p.naggs) {
+		if (!fn)
+			putchar('\n');
+		return 0;
 	}
 	for (;;) {
 		buf = xrealloc(buf, cap);
 		memset(&a, 0, sizeof(a));
 		a.size = (__u32)cap;
 		a.buf = (__u64)(uintptr_t)buf;
-		if (ioctl(r->fd, XDT_IOC_AGGSNAP, &a) < 0) {
+		if (ioctl(h->fd, XDT_IOC_AGGSNAP, &a) < 0) {
 			if ((errno == ENOSPC || errno == EOVERFLOW || errno == E2BIG)
 			    && cap < (1u << 30)) {
 				cap = a.size > cap ? a.size : cap * 2;
 				continue;
 			}
-			fprintf(stderr, "dtrace: failed to snapshot aggregations: %s\n",
-				strerror(errno));
 			free(buf);
-			putchar('\n');
-			return;
+			if (!fn)
+				putchar('\n');
+			return HERR(h, "failed to snapshot aggregations: %s", strerror(errno));
 		}
 		if (a.size <= cap)
 			break;
 		cap = a.size;	/* "or needed" */
 	}
-	if (!print_aggs(r->p, buf, a.size, a.count, stdout))
-		putchar('\n');
+	if (!fn) {
+		if (!print_aggs(&h->p, buf, a.size, a.count, stdout))
+			putchar('\n');
+		free(buf);
+		return 0;
+	}
+	for (i = 0, off = 0; i < a.count && off + sizeof(struct xdt_aggent) <= a.size; i++) {
+		const struct xdt_aggent *e = (const void *)(buf + off);
+		struct xdt_aggdata d;
+
+		if (e->size < sizeof(*e) || off + e->size > a.size)
+			break;
+		d.ent = e;
+		d.name = e->aggid < (unsigned)h->p.naggs ? h->p.aggs[e->aggid].name : "?";
+		d.key = (const char *)(e + 1);
+		d.vals = (const __s64 *)(d.key + ((e->keylen + 7) & ~7u));
+		if (fn(&d, arg))
+			break;
+		off += e->size;
+	}
 	free(buf);
-}
-
-static const char *clause_src(const struct prog *p, int cl)
-{
-	return p->srcdesc[p->clauses[cl].src];
-}
-
-int consume(const struct prog *p, const struct dt_opts *o)
-{
-	struct run r = { .p = p };
-	struct xdt_enable en;
-	struct xdt_eprobe_query eq;
-	struct xdt_status st;
-	struct sigaction sa;
-	size_t size;
-	void *blob = prog_blob(p, &size);
-	__u32 cap = 256;
-	int i, status;
-
-	r.pr.quiet = o->quiet;
-	r.pr.last_nl = 1;
-	r.fd = open_dev();
-	memset(&en, 0, sizeof(en));
-	en.prog = (__u64)(uintptr_t)blob;
-	en.size = (__u32)size;
-	en.unmatched = -1;
-	if (ioctl(r.fd, XDT_IOC_ENABLE, &en) < 0 && en.unmatched < 0) {
-		if (errno == EINVAL)
-			dt_fatal("failed to enable '%s': %.*s", p->srcdesc[0],
-				 (int)sizeof(en.err), en.err);
-		dt_fatal("failed to enable '%s': %s", p->srcdesc[0], strerror(errno));
-	}
-	if (en.unmatched >= 0 && en.unmatched < p->nclauses) {
-		const struct xdt_probedesc *d = &p->clauses[en.unmatched].desc;
-
-		dt_fatal("invalid probe specifier %s: probe description %s:%s:%s:%s does not match any probes",
-			 p->srctext[p->clauses[en.unmatched].src],
-			 d->prov, d->mod, d->func, d->name);
-	}
-	for (i = 0; i < p->nsrc; i++)
-		fprintf(stderr, "dtrace: %s '%s' matched %u probe%s\n",
-			p->srcfile[i] ? "script" : "description", p->srcdesc[i],
-			en.nprobes, en.nprobes == 1 ? "" : "s");
-	(void)clause_src;
-
-	for (;;) {
-		r.eps = xrealloc(r.eps, cap * sizeof(*r.eps));
-		eq.cap = cap;
-		eq.count = 0;
-		eq.buf = (__u64)(uintptr_t)r.eps;
-		if (ioctl(r.fd, XDT_IOC_EPROBES, &eq) < 0)
-			dt_fatal("failed to list enabled probes: %s", strerror(errno));
-		if (eq.count <= cap)
-			break;
-		cap = eq.count;
-	}
-	r.neps = eq.count;
-	qsort(r.eps, r.neps, sizeof(*r.eps), ep_cmp);
-
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-
-	r.ncpus = (int)sysconf(_SC_NPROCESSORS_CONF);
-	if (r.ncpus < 1)
-		r.ncpus = 1;
-	r.bufcap = o->bufsize;
-	r.buf = xzalloc(r.bufcap);
-	if (ioctl(r.fd, XDT_IOC_GO) < 0) {
-		if (errno == EBUSY)
-			dt_fatal("could not enable tracing: an instruction is "
-				 "already patched (by ftrace, kprobes, a debugger, or "
-				 "an fbt and a kinst probe of this program on the same "
-				 "instruction); the kernel log names it");
-		dt_fatal("could not enable tracing: %s", strerror(errno));
-	}
-	if (o->child_gate >= 0) {
-		/* the -c command runs only now, so its whole life is traced */
-		if (write(o->child_gate, "g", 1) != 1)
-			dt_fatal("failed to start command: %s", strerror(errno));
-		close(o->child_gate);
-	}
-	/* like DTrace, the CPU/ID header waits for the first record */
-	for (;;) {
-		struct timespec ts = { o->switchrate_us / 1000000,
-				       (o->switchrate_us % 1000000) * 1000 };
-
-		nanosleep(&ts, NULL);
-		drain(&r);
-		memset(&st, 0, sizeof(st));
-		if (ioctl(r.fd, XDT_IOC_STATUS, &st) == 0 && st.exited)
-			break;
-		if (interrupted)
-			break;
-		if (o->child > 0 && waitpid(o->child, &status, WNOHANG) == o->child) {
-			fprintf(stderr, "dtrace: pid %d has exited\n", (int)o->child);
-			break;
-		}
-		if (o->target > 0 && kill(o->target, 0) < 0 && errno == ESRCH) {
-			fprintf(stderr, "dtrace: pid %d has exited\n", (int)o->target);
-			break;
-		}
-	}
-	if (ioctl(r.fd, XDT_IOC_STOP) < 0)
-		fprintf(stderr, "dtrace: failed to stop tracing: %s\n", strerror(errno));
-	drain(&r);
-	print_aggregations(&r);
-	fflush(stdout);
-	memset(&st, 0, sizeof(st));
-	if (ioctl(r.fd, XDT_IOC_STATUS, &st) == 0) {
-		if (st.dyndrops) {
-			__u64 clean = st.dyndrops - st.dyndrops_dirty;
-
-			if (clean)
-				fprintf(stderr, "dtrace: %llu dynamic variable drop%s\n",
-					(unsigned long long)clean, clean == 1 ? "" : "s");
-			if (st.dyndrops_dirty)
-				fprintf(stderr, "dtrace: %llu dynamic variable drop%s with non-empty dirty list\n",
-					(unsigned long long)st.dyndrops_dirty,
-					st.dyndrops_dirty == 1 ? "" : "s");
-		}
-		if (st.aggdrops)
-			fprintf(stderr, "dtrace: %llu aggregation drop%s\n",
-				(unsigned long long)st.aggdrops,
-				st.aggdrops == 1 ? "" : "s");
-		if (st.errors)
-			fprintf(stderr, "dtrace: %llu error%s\n",
-				(unsigned long long)st.errors,
-				st.errors == 1 ? "" : "s");
-	}
-	close(r.fd);
-	free(r.buf);
-	free(r.eps);
-	free(blob);
-	return r.pr.exit_status;
+	return 0;
 }

@@ -415,7 +415,33 @@ struct dt_opts {
 	pid_t target;		/* -p */
 	int child_gate;		/* pipe fd that releases the -c child */
 };
-int consume(const struct prog *p, const struct dt_opts *o);
 int list_probes(const struct xdt_probedesc *m, int verbose);
+
+struct xdt_hdl;
+struct dt_opts *xdt__opts(struct xdt_hdl *h);
+struct prog *xdt__prog(struct xdt_hdl *h);
+void xdt__warn_unimplemented(struct xdt_hdl *h);
+
+/* ---- libxdt.c: the handle behind libxdt.h --------------------------------- */
+#define DT_NOPTIONS	128
+struct xdt_hdl {
+	struct prog p;
+	struct dt_env env;
+	struct dt_opts o;
+	int bufsize_set;
+	char errmsg[1024];
+	int cpp;			/* -C */
+	char **cppargs;
+	int ncpp;
+	char unimplemented[DT_NOPTIONS];	/* options named, not acted on */
+	/* running (consumer.c) */
+	int fd, ncpus, running, stopped;
+	struct xdt_eprobe *eps;
+	__u32 neps;
+	char *buf;
+	size_t bufcap;
+	struct dt_print pr;
+	void *blob;
+};
 
 #endif

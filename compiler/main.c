@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * main.c - dtrace(1): options, macro arguments, -c/-p targets, then
- * compile (parse.c), show (-S), and run (consumer.c) or list (-l).
+ * main.c - dtrace(1), a thin wrapper of libxdt (libxdt.h): its flags,
+ * macro arguments, -c/-p targets and the tracing loop with its signals;
+ * compiling, options and consuming are the library's.
  */
 #define _GNU_SOURCE
 #include <ctype.h>
@@ -10,8 +11,10 @@
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <signal.h>
+#include <time.h>
 #include "dt.h"
-#include "cpp.h"
+#include "libxdt.h"
 
 static void usage(void)
 {
@@ -27,217 +30,6 @@ static void usage(void)
 		"\t    dynvarsize=SIZE cleanrate=N errtags stackframes=N ...\n"
 		"\t-C  run the C preprocessor (mcpp) first; -D -U -I -H pass to it\n");
 	exit(2);
-}
-
-/* "4m" -> 4194304; 0 on error */
-static unsigned long long parse_size(const char *v)
-{
-	char *end;
-	unsigned long long n;
-
-	if (!isdigit((unsigned char)*v))
-		return 0;
-	errno = 0;
-	n = strtoull(v, &end, 0);
-	if (errno)
-		return 0;
-	switch (tolower((unsigned char)*end)) {
-	case 'g': n <<= 10; /* fall through */
-	case 'm': n <<= 10; /* fall through */
-	case 'k': n <<= 10; end++; break;
-	case 0: break;
-	default: return 0;
-	}
-	return *end ? 0 : n;
-}
-
-/* a rate or an interval -> microseconds between buffer reads; 0 on error */
-static long parse_rate(const char *v)
-{
-	char *end;
-	double n;
-
-	if (!isdigit((unsigned char)*v))
-		return 0;
-	n = strtod(v, &end);
-	if (n <= 0)
-		return 0;
-	if (!*end || !strcasecmp(end, "hz"))
-		return (long)(1e6 / n);
-	if (!strcmp(end, "s") || !strcmp(end, "sec"))
-		return (long)(n * 1e6);
-	if (!strcmp(end, "ms") || !strcmp(end, "msec"))
-		return (long)(n * 1e3);
-	if (!strcmp(end, "us") || !strcmp(end, "usec"))
-		return (long)n;
-	if (!strcmp(end, "ns") || !strcmp(end, "nsec"))
-		return n >= 1000 ? (long)(n / 1e3) : 1;
-	return 0;
-}
-
-/*
- * The options -x and `#pragma D option` take: DTrace's names.  Each
- * knows how its value is read; the ones xdt does not act on yet are
- * accepted (scripts set them routinely) and named on stderr once, so
- * nothing is ignored silently.
- */
-enum optkind { OPT_FLAG, OPT_SIZE, OPT_RATE, OPT_COUNT, OPT_ANY };
-struct option_ctx {
-	struct dt_opts *o;
-	struct dt_env *env;
-	int *bufsize_set;
-};
-static void opt_apply(const char *name, const char *val, unsigned long long n,
-		      long us, struct option_ctx *c);
-
-static const struct { const char *name; enum optkind kind; int implemented; } options[] = {
-	{ "quiet", OPT_FLAG, 1 }, { "bufsize", OPT_SIZE, 1 },
-	{ "switchrate", OPT_RATE, 1 }, { "strsize", OPT_SIZE, 1 },
-	{ "dynvarsize", OPT_SIZE, 1 }, { "cleanrate", OPT_RATE, 1 },
-	{ "errtags", OPT_FLAG, 1 }, { "defaultargs", OPT_FLAG, 1 },
-	{ "stackframes", OPT_COUNT, 1 }, { "zdefs", OPT_FLAG, 0 },
-	{ "aggrate", OPT_RATE, 0 }, { "aggsize", OPT_SIZE, 0 },
-	{ "bufpolicy", OPT_ANY, 0 }, { "bufresize", OPT_ANY, 0 },
-	{ "cpu", OPT_COUNT, 0 }, { "destructive", OPT_FLAG, 0 },
-	{ "flowindent", OPT_FLAG, 0 }, { "grabanon", OPT_FLAG, 0 },
-	{ "jstackframes", OPT_COUNT, 0 }, { "jstackstrsize", OPT_SIZE, 0 },
-	{ "nspec", OPT_COUNT, 0 }, { "specsize", OPT_SIZE, 0 },
-	{ "stackindent", OPT_COUNT, 0 }, { "statusrate", OPT_RATE, 0 },
-	{ "ustackframes", OPT_COUNT, 0 }, { "aggsortkey", OPT_FLAG, 0 },
-	{ "aggsortkeypos", OPT_COUNT, 0 }, { "aggsortpos", OPT_COUNT, 0 },
-	{ "aggsortrev", OPT_FLAG, 0 }, { "aggpack", OPT_FLAG, 0 },
-	{ "aggzoom", OPT_FLAG, 0 }, { "rawbytes", OPT_FLAG, 0 },
-	{ "droptags", OPT_FLAG, 0 }, { "linkmode", OPT_ANY, 0 },
-	{ "temporal", OPT_FLAG, 0 }, { "oformat", OPT_ANY, 0 },
-	{ "encoding", OPT_ANY, 0 }, { "version", OPT_ANY, 0 },
-	{ "strip", OPT_FLAG, 0 }, { "amin", OPT_ANY, 0 },
-	{ "argref", OPT_FLAG, 0 }, { "core", OPT_ANY, 0 },
-	{ "cpphdrs", OPT_FLAG, 0 }, { "cpppath", OPT_ANY, 0 },
-	{ "ctypes", OPT_ANY, 0 }, { "dtypes", OPT_ANY, 0 },
-	{ "evaltime", OPT_ANY, 0 }, { "iregs", OPT_COUNT, 0 },
-	{ "knodefs", OPT_FLAG, 0 }, { "ldpath", OPT_ANY, 0 },
-	{ "lazyload", OPT_FLAG, 0 }, { "late", OPT_ANY, 0 },
-	{ "modpath", OPT_ANY, 0 }, { "nolibs", OPT_FLAG, 0 },
-	{ "pgmax", OPT_COUNT, 0 }, { "pspec", OPT_FLAG, 0 },
-	{ "stdc", OPT_ANY, 0 }, { "syslibdir", OPT_ANY, 0 },
-	{ "tree", OPT_COUNT, 0 }, { "tregs", OPT_COUNT, 0 },
-	{ "udefs", OPT_FLAG, 0 }, { "verbose", OPT_FLAG, 0 },
-	{ "incdir", OPT_ANY, 0 }, { "define", OPT_ANY, 0 },
-	{ "undef", OPT_ANY, 0 }, { "libdir", OPT_ANY, 0 },
-};
-
-static char unimplemented[sizeof(options) / sizeof(options[0])];
-
-static void warn_unimplemented(void)
-{
-	for (size_t i = 0; i < sizeof(options) / sizeof(options[0]); i++)
-		if (unimplemented[i])
-			fprintf(stderr, "dtrace: option %s is not implemented yet; ignored\n",
-				options[i].name);
-}
-
-/* Returns 0, or -1 with DTrace's message in @why. */
-static int set_one(const char *opt, const char *val, struct option_ctx *c,
-		   char *why, size_t len)
-{
-	unsigned long long n = 0;
-	long us = 0;
-	size_t i;
-
-	for (i = 0; i < sizeof(options) / sizeof(options[0]); i++)
-		if (!strcmp(opt, options[i].name))
-			break;
-	if (i == sizeof(options) / sizeof(options[0])) {
-		snprintf(why, len, "failed to set -x %s: Invalid option name", opt);
-		return -1;
-	}
-	switch (options[i].kind) {
-	case OPT_FLAG:
-		if (val && strcmp(val, "") && strcmp(val, "1") && strcmp(val, "set") &&
-		    strcmp(val, "0") && strcmp(val, "unset")) {
-			snprintf(why, len, "failed to set -x %s=%s: Invalid value for specified option",
-				 opt, val);
-			return -1;
-		}
-		n = !(val && (!strcmp(val, "0") || !strcmp(val, "unset")));
-		break;
-	case OPT_SIZE:
-	case OPT_COUNT:
-		if (!val || !*val) {
-			snprintf(why, len, "failed to set -x %s: Invalid value for specified option", opt);
-			return -1;
-		}
-		n = parse_size(val);
-		if (!n || n > (1ULL << 31) ||
-		    (options[i].kind == OPT_COUNT && !isdigit((unsigned char)val[strlen(val) - 1]))) {
-			snprintf(why, len, "failed to set -x %s=%s: Invalid value for specified option",
-				 opt, val);
-			return -1;
-		}
-		break;
-	case OPT_RATE:
-		us = val ? parse_rate(val) : 0;
-		if (us <= 0) {
-			snprintf(why, len, "failed to set -x %s%s%s: Invalid value for specified option",
-				 opt, val ? "=" : "", val ? val : "");
-			return -1;
-		}
-		break;
-	case OPT_ANY:
-		break;
-	}
-	if (!options[i].implemented) {
-		/* said once, after compiling: a compile error comes first */
-		unimplemented[i] = 1;
-		return 0;
-	}
-	opt_apply(opt, val, n, us, c);
-	return 0;
-}
-
-static void opt_apply(const char *name, const char *val, unsigned long long n,
-		      long us, struct option_ctx *c)
-{
-	(void)val;
-	if (!strcmp(name, "quiet")) {
-		c->o->quiet = (int)n;
-	} else if (!strcmp(name, "errtags")) {
-		dt_errtags = (int)n;
-	} else if (!strcmp(name, "defaultargs")) {
-		c->env->defaultargs = (int)n;
-	} else if (!strcmp(name, "bufsize")) {
-		if (n)
-			c->o->bufsize = (size_t)n;
-		*c->bufsize_set = 1;
-	} else if (!strcmp(name, "switchrate")) {
-		c->o->switchrate_us = us;
-	} else if (!strcmp(name, "strsize")) {
-		/* the kernel copies strsize bytes per string; keep it sane */
-		if (n && n <= 65536)
-			c->env->strsize = (unsigned)n;
-	} else if (!strcmp(name, "dynvarsize")) {
-		c->env->dynvarsize = (unsigned)n;
-	} else if (!strcmp(name, "cleanrate")) {
-		c->env->cleanrate = us ? (unsigned)(1000000 / us) : 0;
-	} else if (!strcmp(name, "stackframes")) {
-		if (n >= 1 && n <= XDT_MAXSTACK)
-			c->env->stackframes = (unsigned)n;
-	}
-}
-
-static void set_option(const char *arg, struct option_ctx *c)
-{
-	char *dup = xstrdup(arg), *save = NULL, *opt, why[256];
-
-	for (opt = strtok_r(dup, ",", &save); opt; opt = strtok_r(NULL, ",", &save)) {
-		char *val = strchr(opt, '=');
-
-		if (val)
-			*val++ = 0;
-		if (set_one(opt, val, c, why, sizeof(why)))
-			dt_fatal("%s", why);
-	}
-	free(dup);
 }
 
 static char *read_file(const char *path)
@@ -325,90 +117,117 @@ static pid_t spawn(const char *cmd, int *gate)
 	return pid;
 }
 
-/*
- * `#pragma D option NAME[=VALUE]` lines set what -x NAME[=VALUE] sets,
- * before the source is compiled (so strsize holds for the whole program),
- * with DTrace's errors for a malformed or unknown one.
- */
-static void apply_pragmas(const char *src, const char *file, struct option_ctx *c)
+static volatile sig_atomic_t interrupted;
+
+static void on_signal(int sig)
 {
-	const char *ln;
-	int line = 0;
-
-	for (ln = src; ln && *ln; ln = strchr(ln, '\n'), ln = ln ? ln + 1 : NULL) {
-		char name[256], why[300];
-		const char *s = ln;
-		size_t n;
-
-		line++;
-		if (*s != '#')
-			continue;
-		s += 1 + strspn(s + 1, " \t");
-		if (strncmp(s, "pragma", 6))
-			continue;
-		s += 6 + strspn(s + 6, " \t");
-		if (strncmp(s, "D", 1) || !strchr(" \t", s[1]))
-			continue;
-		s += 1 + strspn(s + 1, " \t");
-		if (strncmp(s, "option", 6) || !strchr(" \t\r\n", s[6]))
-			continue;
-		s += 6 + strspn(s + 6, " \t");
-		n = strcspn(s, " \t\r\n");
-		if (!n || n >= sizeof(name)) {
-			fprintf(stderr, "dtrace: failed to compile script %s: %sline %d: "
-				"malformed #pragma D option\n", file,
-				dt_errtags ? "[D_PRAGMA_MALFORM] " : "", line);
-			exit(1);
-		}
-		memcpy(name, s, n);
-		name[n] = 0;
-		{
-			char *val = strchr(name, '=');
-
-			if (val)
-				*val++ = 0;
-			if (set_one(name, val, c, why, sizeof(why))) {
-				fprintf(stderr, "dtrace: failed to compile script %s: %sline %d: "
-					"failed to set option '%s'%s%s: %s\n", file,
-					dt_errtags ? "[D_PRAGMA_OPTSET] " : "", line,
-					name, val ? " to " : "", val ? val : "",
-					strstr(why, "Invalid option name") ?
-					"Invalid option name" : "Invalid value for specified option");
-				exit(1);
-			}
-		}
-	}
+	(void)sig;
+	interrupted = 1;
 }
 
-/* dtrace -C: the script through the C preprocessor first. */
-static char *preprocess(const char *src, const char *name, char **cppargs, int ncpp)
+static void die_cerror(const struct xdt_cerror *e)
 {
-	char err[4096];
-	char *out = dt_cpp(src, name, cppargs, ncpp, err, sizeof(err));
+	struct dt_error de;
 
-	if (!out) {
-		fprintf(stderr, "dtrace: failed to preprocess %s: %s\n", name, err);
+	memset(&de, 0, sizeof(de));
+	de.tag = e->tag;
+	snprintf(de.file, sizeof(de.file), "%s", e->file);
+	de.line = e->line;
+	de.col = e->col;
+	snprintf(de.msg, sizeof(de.msg), "%s", e->msg);
+	snprintf(de.srcline, sizeof(de.srcline), "%s", e->srcline);
+	if (!e->line) {
+		/* not at a place in the source (the preprocessor's) */
+		fprintf(stderr, "dtrace: failed to compile script %s: %s\n", e->file, e->msg);
 		exit(1);
 	}
-	return out;
+	dt_error_print(&de, stderr);
+	exit(1);
+}
+
+/*
+ * Trace until exit(), a signal, or the -c/-p process is gone; then stop,
+ * print the aggregations and the drops/errors, as dtrace(1) does.
+ */
+static int run(xdt_hdl_t *h, struct dt_opts *o)
+{
+	struct xdt_status st;
+	struct sigaction sa;
+	int status;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	if (xdt_go(h) < 0)
+		dt_fatal("%s", xdt_errmsg(h));
+	if (o->child_gate >= 0) {
+		/* the -c command runs only now, so its whole life is traced */
+		if (write(o->child_gate, "g", 1) != 1)
+			dt_fatal("failed to start command: %s", strerror(errno));
+		close(o->child_gate);
+	}
+	/* like DTrace, the CPU/ID header waits for the first record */
+	for (;;) {
+		long us = xdt_switchrate_us(h);
+		struct timespec ts = { us / 1000000, (us % 1000000) * 1000 };
+
+		nanosleep(&ts, NULL);
+		if (xdt_work(h, NULL) != XDT_WORK_OKAY)
+			break;
+		if (interrupted)
+			break;
+		if (o->child > 0 && waitpid(o->child, &status, WNOHANG) == o->child) {
+			fprintf(stderr, "dtrace: pid %d has exited\n", (int)o->child);
+			break;
+		}
+		if (o->target > 0 && kill(o->target, 0) < 0 && errno == ESRCH) {
+			fprintf(stderr, "dtrace: pid %d has exited\n", (int)o->target);
+			break;
+		}
+	}
+	if (xdt_stop(h, NULL) < 0)
+		fprintf(stderr, "dtrace: %s\n", xdt_errmsg(h));
+	if (xdt_aggwalk(h, NULL, NULL) < 0)
+		fprintf(stderr, "dtrace: %s\n", xdt_errmsg(h));
+	fflush(stdout);
+	if (xdt_status(h, &st) == 0) {
+		if (st.dyndrops) {
+			__u64 clean = st.dyndrops - st.dyndrops_dirty;
+
+			if (clean)
+				fprintf(stderr, "dtrace: %llu dynamic variable drop%s\n",
+					(unsigned long long)clean, clean == 1 ? "" : "s");
+			if (st.dyndrops_dirty)
+				fprintf(stderr, "dtrace: %llu dynamic variable drop%s with non-empty dirty list\n",
+					(unsigned long long)st.dyndrops_dirty,
+					st.dyndrops_dirty == 1 ? "" : "s");
+		}
+		if (st.aggdrops)
+			fprintf(stderr, "dtrace: %llu aggregation drop%s\n",
+				(unsigned long long)st.aggdrops,
+				st.aggdrops == 1 ? "" : "s");
+		if (st.errors)
+			fprintf(stderr, "dtrace: %llu error%s\n",
+				(unsigned long long)st.errors,
+				st.errors == 1 ? "" : "s");
+	}
+	return xdt_exit_status(h);
 }
 
 int main(int argc, char **argv)
 {
-	struct dt_opts o = { .bufsize = 4u << 20, .switchrate_us = 100000,
-			     .child_gate = -1 };
-	struct dt_env env = { .pid = getpid(), .target = -1, .strsize = 256 };
+	xdt_hdl_t *h = xdt_open();
+	struct dt_opts *o = xdt__opts(h);
 	struct xdt_probedesc lmatch;
-	struct prog p;
 	const char *cmd = NULL, *selftest = NULL;
 	struct { int file; const char *s; } src[64];
-	int bufsize_set = 0, nsrc = 0, list = 0, verbose = 0, compile_only = 0, showdif = 0, c, i;
-	struct option_ctx oc = { &o, &env, &bufsize_set };
+	int nsrc = 0, list = 0, verbose = 0, compile_only = 0, showdif = 0, c, i;
 	char *cppargs[128];
 	int ncpp = 0, cpp = 0;
+	struct xdt_cerror err;
 
 	memset(&lmatch, 0, sizeof(lmatch));
-	memset(&p, 0, sizeof(p));
 	while ((c = getopt(argc, argv, "+n:s:lvqc:p:eSx:P:m:f:X:hCD:U:I:H")) != -1) {
 		switch (c) {
 		case 'n':
@@ -420,7 +239,7 @@ int main(int argc, char **argv)
 			break;
 		case 'l': list = 1; break;
 		case 'v': verbose = 1; break;
-		case 'q': o.quiet = 1; break;
+		case 'q': xdt_setopt(h, "quiet", NULL); break;
 		case 'e': compile_only = 1; break;
 		case 'S': showdif = 1; break;
 		case 'c': cmd = optarg; break;
@@ -430,13 +249,25 @@ int main(int argc, char **argv)
 
 			if (*end || v <= 0)
 				dt_fatal("invalid process ID: %s", optarg);
-			o.target = (pid_t)v;
-			env.target = v;
+			o->target = (pid_t)v;
+			xdt_set_target(h, v);
 			break;
 		}
-		case 'x':
-			set_option(optarg, &oc);
+		case 'x': {
+			char *dup = xstrdup(optarg), *save = NULL, *opt;
+
+			for (opt = strtok_r(dup, ",", &save); opt;
+			     opt = strtok_r(NULL, ",", &save)) {
+				char *val = strchr(opt, '=');
+
+				if (val)
+					*val++ = 0;
+				if (xdt_setopt(h, opt, val) < 0)
+					dt_fatal("%s", xdt_errmsg(h));
+			}
+			free(dup);
 			break;
+		}
 		case 'C': cpp = 1; break;
 		case 'D': case 'U': case 'I': {
 			char *a = xzalloc(strlen(optarg) + 3);
@@ -470,17 +301,8 @@ int main(int argc, char **argv)
 	} else if (selftest && strcmp(selftest, "records") && strcmp(selftest, "aggs")) {
 		usage();
 	}
-	env.macros = argv + optind;
-	env.nmacros = argc - optind;
-	env.ids[0] = getpid();
-	env.ids[1] = getppid();
-	env.ids[2] = getuid();
-	env.ids[3] = getgid();
-	env.ids[4] = geteuid();
-	env.ids[5] = getegid();
-	env.ids[6] = getpgid(0);
-	env.ids[7] = getsid(0);
-	env.name0 = nsrc && src[0].file ? src[0].s : "";
+	xdt_set_macros(h, argv + optind, argc - optind);
+	xdt_set_cpp(h, cpp, cppargs, ncpp);
 
 	if (list) {
 		if (nsrc > 1 || (nsrc && src[0].file))
@@ -491,46 +313,36 @@ int main(int argc, char **argv)
 	}
 	if (!nsrc)
 		usage();
-	if (cmd && o.target)
+	if (cmd && o->target)
 		dt_fatal("-c and -p cannot be used together");
 	if (cmd && !compile_only) {
-		o.child = spawn(cmd, &o.child_gate);
-		env.target = o.child;
+		o->child = spawn(cmd, &o->child_gate);
+		xdt_set_target(h, o->child);
 	} else if (cmd) {
-		env.target = 0;		/* -e: no process, any pid will do */
+		xdt_set_target(h, 0);	/* -e: no process, any pid will do */
 	}
 
 	for (i = 0; i < nsrc; i++) {
 		const char *name = src[i].file ? src[i].s : "<cmdline>";
 		const char *text = src[i].file ? read_file(src[i].s) : src[i].s;
 
-		if (cpp)
-			text = preprocess(text, name, cppargs, ncpp);
-		apply_pragmas(text, name, &oc);
-		dt_compile(&p, &env, name, text);
-		if (src[i].file) {
-			p.srcdesc[p.nsrc - 1] = xstrdup(src[i].s);
-			p.srcfile[p.nsrc - 1] = 1;
-		}
+		if (xdt_compile(h, text, name, src[i].file, &err) < 0)
+			die_cerror(&err);
 	}
-	prog_layout(&p);
-	warn_unimplemented();
-	p.bufsize = bufsize_set ? (unsigned)o.bufsize : 0;
-	p.dynvarsize = env.dynvarsize;
-	p.cleanrate = env.cleanrate;
+	xdt__warn_unimplemented(h);
 	if (showdif)
-		dis_prog(stdout, &p);
+		xdt_dis(h, stdout);
 	if (selftest && !strcmp(selftest, "aggs")) {
 		/* -X aggs: trailing operands are aggregation entries */
-		print_fake_aggs(&p, argv + optind, argc - optind);
+		print_fake_aggs(xdt__prog(h), argv + optind, argc - optind);
 		return 0;
 	}
 	if (selftest) {
 		/* -X records: trailing operands are record values, not macros */
-		print_fake_records(&p, argv + optind, argc - optind);
+		print_fake_records(xdt__prog(h), argv + optind, argc - optind);
 		return 0;
 	}
 	if (compile_only)
 		return 0;
-	return consume(&p, &o);
+	return run(h, o);
 }

@@ -175,3 +175,31 @@ def test_dis_matches_isa(dtrace):
             if m:
                 assert m.group(2) in mnems, line
                 assert int(m.group(1), 16) >> 24 < 0x26, line
+
+
+def test_libxdt_errors_are_values(tmp_path):
+    """libxdt: a compile error comes back as a value (file, line, column,
+    tag, message, source line) and the handle compiles again after it; a
+    bad option is an error value too.  The driver links the compiler's
+    sources (not main.c) as any libxdt user would."""
+    srcs = [s for s in sorted(glob.glob(os.path.join(TOP, "compiler", "*.c")))
+            if not s.endswith("/main.c")]
+    exe = str(tmp_path / "test_libxdt")
+    r = subprocess.run(["gcc", "-std=c11", "-O2", "-Wall", "-Wextra", "-Werror",
+                        "-I" + os.path.join(TOP, "core", "uapi"),
+                        "-I" + os.path.join(TOP, "compiler"), "-o", exe,
+                        os.path.join(TESTS, "libxdt", "test_libxdt.c")] + srcs,
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    r = subprocess.run([exe], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.splitlines() == [
+        'bad: -1 D_SYNTAX bad.d:3:9: syntax error near ";" | \tx = 1 +;',
+        'undef: -1 D_IDENT_UNDEF 1:15 failed to resolve nosuch: Unknown variable name',
+        "pragma: -1 D_PRAGMA_OPTSET 1 failed to set option 'nosuchopt': Invalid option name",
+        'setopt: -1 failed to set -x bufsize=0: Invalid value for specified option',
+        'setopt ok: 0',
+        'good: 0',
+        'second: 0',
+        'program: 2 clauses',
+    ], r.stdout

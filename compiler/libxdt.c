@@ -1,0 +1,439 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * libxdt.c - the library's front half: handles, DTrace's options (-x and
+ * #pragma D option), compiling with errors as values.  The execution half
+ * (go, work, stop, aggregation walks) is consumer.c.  See libxdt.h.
+ */
+#define _GNU_SOURCE
+#include <ctype.h>
+#include <errno.h>
+#include <setjmp.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "dt.h"
+#include "cpp.h"
+#include "libxdt.h"
+
+#define HERR(h, ...) (snprintf((h)->errmsg, sizeof((h)->errmsg), __VA_ARGS__), -1)
+
+/* "4m" -> 4194304; 0 on error */
+static unsigned long long parse_size(const char *v)
+{
+	char *end;
+	unsigned long long n;
+
+	if (!isdigit((unsigned char)*v))
+		return 0;
+	errno = 0;
+	n = strtoull(v, &end, 0);
+	if (errno)
+		return 0;
+	switch (tolower((unsigned char)*end)) {
+	case 'g': n <<= 10; /* fall through */
+	case 'm': n <<= 10; /* fall through */
+	case 'k': n <<= 10; end++; break;
+	case 0: break;
+	default: return 0;
+	}
+	return *end ? 0 : n;
+}
+
+/* a rate or an interval -> microseconds between buffer reads; 0 on error */
+static long parse_rate(const char *v)
+{
+	char *end;
+	double n;
+
+	if (!isdigit((unsigned char)*v))
+		return 0;
+	n = strtod(v, &end);
+	if (n <= 0)
+		return 0;
+	if (!*end || !strcasecmp(end, "hz"))
+		return (long)(1e6 / n);
+	if (!strcmp(end, "s") || !strcmp(end, "sec"))
+		return (long)(n * 1e6);
+	if (!strcmp(end, "ms") || !strcmp(end, "msec"))
+		return (long)(n * 1e3);
+	if (!strcmp(end, "us") || !strcmp(end, "usec"))
+		return (long)n;
+	if (!strcmp(end, "ns") || !strcmp(end, "nsec"))
+		return n >= 1000 ? (long)(n / 1e3) : 1;
+	return 0;
+}
+
+/*
+ * The options -x and `#pragma D option` take: DTrace's names.  Each
+ * knows how its value is read; the ones xdt does not act on yet are
+ * accepted (scripts set them routinely) and named on stderr once, so
+ * nothing is ignored silently.
+ */
+enum optkind { OPT_FLAG, OPT_SIZE, OPT_RATE, OPT_COUNT, OPT_ANY };
+static void opt_apply(const char *name, const char *val, unsigned long long n,
+		      long us, struct xdt_hdl *c);
+
+static const struct { const char *name; enum optkind kind; int implemented; } options[] = {
+	{ "quiet", OPT_FLAG, 1 }, { "bufsize", OPT_SIZE, 1 },
+	{ "switchrate", OPT_RATE, 1 }, { "strsize", OPT_SIZE, 1 },
+	{ "dynvarsize", OPT_SIZE, 1 }, { "cleanrate", OPT_RATE, 1 },
+	{ "errtags", OPT_FLAG, 1 }, { "defaultargs", OPT_FLAG, 1 },
+	{ "stackframes", OPT_COUNT, 1 }, { "zdefs", OPT_FLAG, 0 },
+	{ "aggrate", OPT_RATE, 0 }, { "aggsize", OPT_SIZE, 0 },
+	{ "bufpolicy", OPT_ANY, 0 }, { "bufresize", OPT_ANY, 0 },
+	{ "cpu", OPT_COUNT, 0 }, { "destructive", OPT_FLAG, 0 },
+	{ "flowindent", OPT_FLAG, 0 }, { "grabanon", OPT_FLAG, 0 },
+	{ "jstackframes", OPT_COUNT, 0 }, { "jstackstrsize", OPT_SIZE, 0 },
+	{ "nspec", OPT_COUNT, 0 }, { "specsize", OPT_SIZE, 0 },
+	{ "stackindent", OPT_COUNT, 0 }, { "statusrate", OPT_RATE, 0 },
+	{ "ustackframes", OPT_COUNT, 0 }, { "aggsortkey", OPT_FLAG, 0 },
+	{ "aggsortkeypos", OPT_COUNT, 0 }, { "aggsortpos", OPT_COUNT, 0 },
+	{ "aggsortrev", OPT_FLAG, 0 }, { "aggpack", OPT_FLAG, 0 },
+	{ "aggzoom", OPT_FLAG, 0 }, { "rawbytes", OPT_FLAG, 0 },
+	{ "droptags", OPT_FLAG, 0 }, { "linkmode", OPT_ANY, 0 },
+	{ "temporal", OPT_FLAG, 0 }, { "oformat", OPT_ANY, 0 },
+	{ "encoding", OPT_ANY, 0 }, { "version", OPT_ANY, 0 },
+	{ "strip", OPT_FLAG, 0 }, { "amin", OPT_ANY, 0 },
+	{ "argref", OPT_FLAG, 0 }, { "core", OPT_ANY, 0 },
+	{ "cpphdrs", OPT_FLAG, 0 }, { "cpppath", OPT_ANY, 0 },
+	{ "ctypes", OPT_ANY, 0 }, { "dtypes", OPT_ANY, 0 },
+	{ "evaltime", OPT_ANY, 0 }, { "iregs", OPT_COUNT, 0 },
+	{ "knodefs", OPT_FLAG, 0 }, { "ldpath", OPT_ANY, 0 },
+	{ "lazyload", OPT_FLAG, 0 }, { "late", OPT_ANY, 0 },
+	{ "modpath", OPT_ANY, 0 }, { "nolibs", OPT_FLAG, 0 },
+	{ "pgmax", OPT_COUNT, 0 }, { "pspec", OPT_FLAG, 0 },
+	{ "stdc", OPT_ANY, 0 }, { "syslibdir", OPT_ANY, 0 },
+	{ "tree", OPT_COUNT, 0 }, { "tregs", OPT_COUNT, 0 },
+	{ "udefs", OPT_FLAG, 0 }, { "verbose", OPT_FLAG, 0 },
+	{ "incdir", OPT_ANY, 0 }, { "define", OPT_ANY, 0 },
+	{ "undef", OPT_ANY, 0 }, { "libdir", OPT_ANY, 0 },
+};
+
+_Static_assert(sizeof(options) / sizeof(options[0]) <= DT_NOPTIONS, "DT_NOPTIONS");
+
+static void warn_unimplemented(struct xdt_hdl *h)
+{
+	for (size_t i = 0; i < sizeof(options) / sizeof(options[0]); i++)
+		if (h->unimplemented[i])
+			fprintf(stderr, "dtrace: option %s is not implemented yet; ignored\n",
+				options[i].name);
+}
+
+/* Returns 0, or -1 with DTrace's message in @why. */
+static int set_one(const char *opt, const char *val, struct xdt_hdl *c,
+		   char *why, size_t len)
+{
+	unsigned long long n = 0;
+	long us = 0;
+	size_t i;
+
+	for (i = 0; i < sizeof(options) / sizeof(options[0]); i++)
+		if (!strcmp(opt, options[i].name))
+			break;
+	if (i == sizeof(options) / sizeof(options[0])) {
+		snprintf(why, len, "failed to set -x %s: Invalid option name", opt);
+		return -1;
+	}
+	switch (options[i].kind) {
+	case OPT_FLAG:
+		if (val && strcmp(val, "") && strcmp(val, "1") && strcmp(val, "set") &&
+		    strcmp(val, "0") && strcmp(val, "unset")) {
+			snprintf(why, len, "failed to set -x %s=%s: Invalid value for specified option",
+				 opt, val);
+			return -1;
+		}
+		n = !(val && (!strcmp(val, "0") || !strcmp(val, "unset")));
+		break;
+	case OPT_SIZE:
+	case OPT_COUNT:
+		if (!val || !*val) {
+			snprintf(why, len, "failed to set -x %s: Invalid value for specified option", opt);
+			return -1;
+		}
+		n = parse_size(val);
+		if (!n || n > (1ULL << 31) ||
+		    (options[i].kind == OPT_COUNT && !isdigit((unsigned char)val[strlen(val) - 1]))) {
+			snprintf(why, len, "failed to set -x %s=%s: Invalid value for specified option",
+				 opt, val);
+			return -1;
+		}
+		break;
+	case OPT_RATE:
+		us = val ? parse_rate(val) : 0;
+		if (us <= 0) {
+			snprintf(why, len, "failed to set -x %s%s%s: Invalid value for specified option",
+				 opt, val ? "=" : "", val ? val : "");
+			return -1;
+		}
+		break;
+	case OPT_ANY:
+		break;
+	}
+	if (!options[i].implemented) {
+		/* said once, after compiling: a compile error comes first */
+		c->unimplemented[i] = 1;
+		return 0;
+	}
+	opt_apply(opt, val, n, us, c);
+	return 0;
+}
+
+static void opt_apply(const char *name, const char *val, unsigned long long n,
+		      long us, struct xdt_hdl *c)
+{
+	(void)val;
+	if (!strcmp(name, "quiet")) {
+		c->o.quiet = (int)n;
+	} else if (!strcmp(name, "errtags")) {
+		dt_errtags = (int)n;
+	} else if (!strcmp(name, "defaultargs")) {
+		c->env.defaultargs = (int)n;
+	} else if (!strcmp(name, "bufsize")) {
+		if (n)
+			c->o.bufsize = (size_t)n;
+		c->bufsize_set = 1;
+	} else if (!strcmp(name, "switchrate")) {
+		c->o.switchrate_us = us;
+	} else if (!strcmp(name, "strsize")) {
+		/* the kernel copies strsize bytes per string; keep it sane */
+		if (n && n <= 65536)
+			c->env.strsize = (unsigned)n;
+	} else if (!strcmp(name, "dynvarsize")) {
+		c->env.dynvarsize = (unsigned)n;
+	} else if (!strcmp(name, "cleanrate")) {
+		c->env.cleanrate = us ? (unsigned)(1000000 / us) : 0;
+	} else if (!strcmp(name, "stackframes")) {
+		if (n >= 1 && n <= XDT_MAXSTACK)
+			c->env.stackframes = (unsigned)n;
+	}
+}
+
+
+static int pragma_err(struct xdt_cerror *err, int tag, const char *file, int line,
+		      const char *ln, const char *msg)
+{
+	const char *e = strchr(ln, '\n');
+
+	memset(err, 0, sizeof(*err));
+	err->tag = tag;
+	err->tagname = dt_errtag_name(tag);
+	snprintf(err->file, sizeof(err->file), "%s", file);
+	err->line = line;
+	err->col = 1;
+	snprintf(err->msg, sizeof(err->msg), "%s", msg);
+	snprintf(err->srcline, sizeof(err->srcline), "%.*s",
+		 (int)(e ? e - ln : (long)strlen(ln)), ln);
+	return -1;
+}
+
+/*
+ * `#pragma D option NAME[=VALUE]` lines set what -x NAME[=VALUE] sets,
+ * before the source is compiled (so strsize holds for the whole program),
+ * with DTrace's errors for a malformed or unknown one.
+ */
+static int apply_pragmas(const char *src, const char *file, struct xdt_hdl *c,
+			 struct xdt_cerror *err)
+{
+	const char *ln;
+	int line = 0;
+
+	for (ln = src; ln && *ln; ln = strchr(ln, '\n'), ln = ln ? ln + 1 : NULL) {
+		char name[256], why[300];
+		const char *s = ln;
+		size_t n;
+
+		line++;
+		if (*s != '#')
+			continue;
+		s += 1 + strspn(s + 1, " \t");
+		if (strncmp(s, "pragma", 6))
+			continue;
+		s += 6 + strspn(s + 6, " \t");
+		if (strncmp(s, "D", 1) || !strchr(" \t", s[1]))
+			continue;
+		s += 1 + strspn(s + 1, " \t");
+		if (strncmp(s, "option", 6) || !strchr(" \t\r\n", s[6]))
+			continue;
+		s += 6 + strspn(s + 6, " \t");
+		n = strcspn(s, " \t\r\n");
+		if (!n || n >= sizeof(name))
+			return pragma_err(err, DT_D_PRAGMA_MALFORM, file, line, ln,
+					  "malformed #pragma D option");
+		memcpy(name, s, n);
+		name[n] = 0;
+		{
+			char *val = strchr(name, '=');
+
+			if (val)
+				*val++ = 0;
+			if (set_one(name, val, c, why, sizeof(why))) {
+				char msg[400];
+
+				snprintf(msg, sizeof(msg), "failed to set option '%s'%s%s: %s",
+					 name, val ? " to " : "", val ? val : "",
+					 strstr(why, "Invalid option name") ?
+					 "Invalid option name" :
+					 "Invalid value for specified option");
+				return pragma_err(err, DT_D_PRAGMA_OPTSET, file, line, ln, msg);
+			}
+		}
+	}
+	return 0;
+}
+
+xdt_hdl_t *xdt_open(void)
+{
+	struct xdt_hdl *h = xzalloc(sizeof(*h));
+
+	h->o.bufsize = 4u << 20;
+	h->o.switchrate_us = 100000;
+	h->o.child_gate = -1;
+	h->env.pid = getpid();
+	h->env.target = -1;
+	h->env.strsize = 256;
+	h->env.ids[0] = getpid();
+	h->env.ids[1] = getppid();
+	h->env.ids[2] = getuid();
+	h->env.ids[3] = getgid();
+	h->env.ids[4] = geteuid();
+	h->env.ids[5] = getegid();
+	h->env.ids[6] = getpgid(0);
+	h->env.ids[7] = getsid(0);
+	h->fd = -1;
+	return h;
+}
+
+void xdt_close(xdt_hdl_t *h)
+{
+	if (!h)
+		return;
+	if (h->fd >= 0)
+		close(h->fd);
+	free(h->buf);
+	free(h->eps);
+	free(h->blob);
+	/* the compiled program's trees are the process's until exit */
+	free(h);
+}
+
+const char *xdt_errmsg(const xdt_hdl_t *h)
+{
+	return h->errmsg;
+}
+
+int xdt_setopt(xdt_hdl_t *h, const char *name, const char *value)
+{
+	return set_one(name, value, h, h->errmsg, sizeof(h->errmsg));
+}
+
+void xdt_set_macros(xdt_hdl_t *h, char **argv, int argc)
+{
+	h->env.macros = argv;
+	h->env.nmacros = argc;
+}
+
+void xdt_set_target(xdt_hdl_t *h, pid_t pid)
+{
+	h->env.target = pid;
+}
+
+void xdt_set_cpp(xdt_hdl_t *h, int on, char **args, int nargs)
+{
+	h->cpp = on;
+	h->cppargs = args;
+	h->ncpp = nargs;
+}
+
+long xdt_switchrate_us(const xdt_hdl_t *h)
+{
+	return h->o.switchrate_us;
+}
+
+static void cerror_from(struct xdt_cerror *err, const struct dt_error *e)
+{
+	memset(err, 0, sizeof(*err));
+	err->tag = e->tag;
+	err->tagname = dt_errtag_name(e->tag);
+	snprintf(err->file, sizeof(err->file), "%s", e->file);
+	err->line = e->line;
+	err->col = e->col;
+	snprintf(err->msg, sizeof(err->msg), "%s", e->msg);
+	snprintf(err->srcline, sizeof(err->srcline), "%s", e->srcline);
+}
+
+int xdt_compile(xdt_hdl_t *h, const char *src, const char *name, int file,
+		struct xdt_cerror *err)
+{
+	jmp_buf jb;
+	jmp_buf *volatile saved = dt_errjmp;
+	const char *volatile text = src;
+
+	if (!h->env.name0)
+		h->env.name0 = file ? name : "";
+	if (h->cpp) {
+		char why[4096];
+		char *out = dt_cpp(src, name, h->cppargs, h->ncpp, why, sizeof(why));
+
+		if (!out) {
+			memset(err, 0, sizeof(*err));
+			err->tag = DT_D_SYNTAX;
+			err->tagname = dt_errtag_name(DT_D_SYNTAX);
+			snprintf(err->file, sizeof(err->file), "%s", name);
+			snprintf(err->msg, sizeof(err->msg), "preprocessor: %.480s", why);
+			return -1;
+		}
+		text = out;
+	}
+	if (apply_pragmas(text, name, h, err))
+		return -1;
+	/*
+	 * Compile errors unwind here (dt_cerr), never exit the process; what
+	 * the failed text added to the program is dropped, so the handle
+	 * compiles on as if it had not been given.  (Types it declared stay:
+	 * the type table is the process's.)
+	 */
+	struct prog *p = &h->p;
+	const int nc = p->nclauses, na = p->nacts, nd = p->ndifos, ng = p->naggs,
+		  nv = p->nvars, ni = p->ninlines, nx = p->nxlators, ns = p->nsrc;
+
+	if (setjmp(jb)) {
+		dt_errjmp = saved;
+		cerror_from(err, &dt_lasterr);
+		p->nclauses = nc, p->nacts = na, p->ndifos = nd, p->naggs = ng;
+		p->nvars = nv, p->ninlines = ni, p->nxlators = nx, p->nsrc = ns;
+		return -1;
+	}
+	dt_errjmp = &jb;
+	dt_compile(&h->p, &h->env, name, text);
+	dt_errjmp = saved;
+	if (file) {
+		h->p.srcdesc[h->p.nsrc - 1] = xstrdup(name);
+		h->p.srcfile[h->p.nsrc - 1] = 1;
+	}
+	prog_layout(&h->p);
+	h->p.bufsize = h->bufsize_set ? (unsigned)h->o.bufsize : 0;
+	h->p.dynvarsize = h->env.dynvarsize;
+	h->p.cleanrate = h->env.cleanrate;
+	return 0;
+}
+
+void xdt_dis(xdt_hdl_t *h, FILE *fp)
+{
+	dis_prog(fp, &h->p);
+}
+
+/* for the CLI: options it reads itself, and the warning it prints */
+struct dt_opts *xdt__opts(xdt_hdl_t *h)
+{
+	return &h->o;
+}
+
+struct prog *xdt__prog(xdt_hdl_t *h)
+{
+	return &h->p;
+}
+
+void xdt__warn_unimplemented(xdt_hdl_t *h)
+{
+	warn_unimplemented(h);
+}

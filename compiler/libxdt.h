@@ -1,0 +1,111 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * libxdt - the D compiler and /dev/xdt consumer as a library, in the
+ * spirit of libdtrace: open a handle, set options, compile D (errors come
+ * back as values with file:line:column and DTrace's tag), enable and go,
+ * then call xdt_work() as often as the switch rate wants: each call
+ * drains every CPU's buffer and hands each record, drop and error to the
+ * handle's callbacks (by default DTrace's printers).  Stop, walk the
+ * aggregations, close.  dtrace(1) (main.c) is a thin wrapper of it; the
+ * Lua front end and the bench tools link it too.
+ *
+ * One handle compiles at a time in a process (the type table is the
+ * process's), and a handle is used from one thread.
+ */
+#ifndef LIBXDT_H
+#define LIBXDT_H
+
+#include <stddef.h>
+#include <stdio.h>
+#include <sys/types.h>
+#include <linux/types.h>
+#include "xdt.h"
+
+typedef struct xdt_hdl xdt_hdl_t;
+
+/* A compile error as a value. */
+struct xdt_cerror {
+	int tag;			/* DTrace's diagnostic tag (enum dt_errtag) */
+	const char *tagname;		/* "D_SYNTAX", ... */
+	char file[256];
+	int line, col;
+	char msg[512];
+	char srcline[512];		/* the line it is on, for a caret */
+};
+
+/* One record of a clause that fired. */
+struct xdt_record {
+	int cpu;
+	const struct xdt_eprobe *ep;	/* probe and EPID */
+	int clause;			/* the compiled clause that ran */
+	const char *data;		/* header + values (layout: the clause's) */
+	__u32 size;
+};
+
+/* One dtrace:::ERROR report. */
+struct xdt_fault {
+	const struct xdt_eprobe *ep;	/* the ECB that faulted, or NULL */
+	__u64 action;			/* 0 = predicate, n = the n-th action */
+	__u64 pc;			/* DIF offset */
+	__u64 kind;			/* enum xdt_fault_kind */
+	__u64 addr;
+	const char *what;		/* "invalid address", ... */
+};
+
+/* One aggregation entry (summed over CPUs). */
+struct xdt_aggdata {
+	const struct xdt_aggent *ent;	/* aggid, keylen, nvals */
+	const char *name;		/* "" for @ */
+	const char *key;
+	const __s64 *vals;
+};
+
+/* Callbacks; NULL members get DTrace's printers. Return nonzero to stop. */
+struct xdt_consumer {
+	int (*record)(xdt_hdl_t *h, const struct xdt_record *r, void *arg);
+	int (*fault)(xdt_hdl_t *h, const struct xdt_fault *f, void *arg);
+	void (*drop)(xdt_hdl_t *h, int cpu, __u64 n, void *arg);
+	void *arg;
+};
+
+enum { XDT_WORK_OKAY = 0, XDT_WORK_DONE = 1, XDT_WORK_ERROR = -1 };
+
+xdt_hdl_t *xdt_open(void);
+void xdt_close(xdt_hdl_t *h);
+/* The last error of a call that returned -1 (not compile errors). */
+const char *xdt_errmsg(const xdt_hdl_t *h);
+
+/* -x NAME[=VALUE] (DTrace's option names); -1 with xdt_errmsg(). */
+int xdt_setopt(xdt_hdl_t *h, const char *name, const char *value);
+/* $1.. macro arguments, $target, the preprocessor (-C) and its options */
+void xdt_set_macros(xdt_hdl_t *h, char **argv, int argc);
+void xdt_set_target(xdt_hdl_t *h, pid_t pid);
+void xdt_set_cpp(xdt_hdl_t *h, int on, char **args, int nargs);
+
+/*
+ * Compile D text (@name: the file name in messages; @file: it came from
+ * -s).  0, or -1 with the error in @err.  Callable several times (-n -s
+ * ...), each adds clauses; its #pragma D options apply first.
+ */
+int xdt_compile(xdt_hdl_t *h, const char *src, const char *name, int file,
+		struct xdt_cerror *err);
+/* Print the program's DIF (dtrace -S). */
+void xdt_dis(xdt_hdl_t *h, FILE *fp);
+
+/* Enable the compiled program and start tracing (BEGIN fires). */
+int xdt_go(xdt_hdl_t *h);
+/* Drain every CPU once, delivering through @c (NULL: print).  DONE once
+   exit() ran. */
+int xdt_work(xdt_hdl_t *h, const struct xdt_consumer *c);
+/* Stop tracing (END fires) and drain what is left. */
+int xdt_stop(xdt_hdl_t *h, const struct xdt_consumer *c);
+/* Walk an aggregation snapshot; @fn NULL: print them as DTrace does. */
+int xdt_aggwalk(xdt_hdl_t *h, int (*fn)(const struct xdt_aggdata *, void *),
+		void *arg);
+int xdt_status(xdt_hdl_t *h, struct xdt_status *st);
+/* exit()'s value once tracing is done (dtrace(1)'s exit status) */
+int xdt_exit_status(const xdt_hdl_t *h);
+/* the run-time options the CLI's loop reads */
+long xdt_switchrate_us(const xdt_hdl_t *h);
+
+#endif
