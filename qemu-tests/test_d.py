@@ -59,3 +59,25 @@ def test_d(xdt, sysc, script):
             f.write(r.stdout)
     with open(out) as f:
         assert r.stdout == f.read(), f"{name}: stdout differs:\n{r.stdout}"
+
+
+def test_two_consumers_at_once(xdt, sysc):
+    """Two dtrace(1) processes with different programs on the same probe at
+    the same time: each gets its own variables, aggregations and exit
+    status (every open of /dev/xdt is its own consumer)."""
+    a = ("dtrace -q -n 'syscall::getppid:entry /pid == $target/ { @ = count(); }' "
+         f"-c '{sysc} getppid 300' > /tmp/two.a 2>&1")
+    b = ("dtrace -q -n 'syscall::getppid:entry /pid == $target/ { n++; } "
+         "END { printf(\"%d\\n\", n); exit(3); }' "
+         f"-c '{sysc} getppid 500' > /tmp/two.b 2>&1")
+    r = xdt.run(f"{a} & {b}; sb=$?; wait $!; sa=$?; echo $sa $sb; "
+                "cat /tmp/two.a; echo --; cat /tmp/two.b", timeout=240)
+    assert r.ok, r
+    lines = r.stdout.split("\n")
+    assert lines[0] == "0 3", r.stdout
+    out_a, out_b = "\n".join(lines[1:]).split("--\n")
+    def data(out):
+        return [ln.strip() for ln in out.splitlines()
+                if ln.strip() and not ln.startswith("dtrace:")]
+    assert data(out_a) == ["300"], r.stdout
+    assert data(out_b) == ["500"], r.stdout
