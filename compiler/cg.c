@@ -383,13 +383,13 @@ static void lv_store(struct cg *g, struct node *lv, int val)
 		int old = ralloc(g, lv), v2 = ralloc(g, lv);
 
 		emit(g, DIF_INSN_R(DIF_OP_MOV, a, 0, old));
-		load(g, old, m->t);
+		load(g, old, type_int(m->usize, 0));
 		op_const(g, lv, DIF_OP_AND, old, ~mask);
 		emit(g, DIF_INSN_R(DIF_OP_MOV, val, 0, v2));
 		op_const(g, lv, DIF_OP_SLL, v2, m->bitoff);
 		op_const(g, lv, DIF_OP_AND, v2, mask);
 		emit(g, DIF_INSN_R(DIF_OP_OR, old, v2, old));
-		store(g, a, old, m->t);
+		store(g, a, old, type_int(m->usize, 0));
 		rfree(g, v2);
 		rfree(g, old);
 	} else {
@@ -410,9 +410,7 @@ static int assign(struct cg *g, struct node *n)
 	} else {
 		int r2;
 
-		r = lv_load(g, lv);
-		if (lv->k == N_MEMBER && lv->mem->bits)
-			bitfield(g, lv, r);
+		r = lv_load(g, lv);	/* a bit-field comes back extracted */
 		r2 = expr(g, n->b);
 		if (lv->t->real->k == TK_PTR)
 			scale(g, n, r2, lv->t);
@@ -440,8 +438,6 @@ static int incdec(struct cg *g, struct node *n)
 	int r = lv_load(g, lv), nv;
 	unsigned step = 1;
 
-	if (lv->k == N_MEMBER && lv->mem->bits)
-		bitfield(g, lv, r);
 	if (lv->t->real->k == TK_PTR && lv->t->real->base->real->size)
 		step = lv->t->real->base->real->size;
 	nv = ralloc(g, n);
@@ -521,7 +517,7 @@ static int expr(struct cg *g, struct node *n)
 	case N_MEMBER:
 		r = address(g, n);
 		if (n->mem->bits) {
-			load(g, r, n->mem->t);
+			load(g, r, type_int(n->mem->usize, 0));
 			bitfield(g, n, r);
 		} else {
 			load(g, r, n->t);

@@ -176,7 +176,8 @@ struct dmember {
 	struct dtype *t;
 	unsigned off;			/* bytes from the start */
 	unsigned bits, bitoff;		/* bit-field: width, LSB offset in the
-					   unit of t->size bytes at off; 0 = not */
+					   unit at off; 0 = not */
+	unsigned usize;			/* bit-field: the unit's bytes (1 2 4 8) */
 };
 
 struct denum {

@@ -134,6 +134,7 @@ static void sou_body(struct parser *ps, struct dtype *t)
 	/* a bit cursor, so bit-fields pack as C compilers pack them */
 	unsigned long bit = 0;
 	unsigned size = 0, align = 1;
+	int has_bits = 0;
 
 	expect(ps, T_LBRACE);
 	if (t->defined)
@@ -147,7 +148,7 @@ static void sou_body(struct parser *ps, struct dtype *t)
 			char *name = NULL;
 			int line, col;
 			struct dtype *mt = declarator(ps, bt, &name, &line, &col, 0);
-			struct dmember m = { name, mt, 0, 0, 0 };
+			struct dmember m = { name, mt, 0, 0, 0, 0 };
 			unsigned msize, malign;
 
 			mt = m.t = dims(ps, mt);
@@ -177,18 +178,29 @@ static void sou_body(struct parser *ps, struct dtype *t)
 					dt_cerrt(&ps->lx, DT_D_DECL_BFCONST, e->line, e->col,
 						 "bit-field %s width %lld is invalid for %s",
 						 name ? name : "", bits, mt->name);
+				/*
+				 * DTrace's layout (CTF's ctf_add_member_offset),
+				 * not a C compiler's: a bit-field is an integer of
+				 * ceil(width / 8) bytes, aligned to that size, so
+				 * every field starts on a byte boundary and the
+				 * struct ends at its last field (the suite's
+				 * bitfields/tst.SizeofBitField.d checks exactly
+				 * this).  Kernel structs come from BTF, not from
+				 * D declarations.
+				 */
+				msize = (unsigned)((bits + 7) / 8);
+				malign = msize;
 				if (t->k == TK_UNION) {
 					m.off = 0;
-					m.bitoff = 0;
 				} else {
-					/* a field never straddles its type's unit */
-					if (bit / ub != (bit + (unsigned long)bits - 1) / ub)
-						bit = (bit + ub - 1) / ub * ub;
-					m.off = (unsigned)(bit / ub * msize);
-					m.bitoff = (unsigned)(bit % ub);
+					bit = (bit + 8ul * malign - 1) / (8ul * malign) * (8ul * malign);
+					m.off = (unsigned)(bit / 8);
 					bit += (unsigned long)bits;
 				}
+				m.bitoff = 0;
 				m.bits = (unsigned)bits;
+				m.usize = msize <= 1 ? 1 : msize <= 2 ? 2 : msize <= 4 ? 4 : 8;
+				has_bits = 1;
 			} else if (t->k == TK_UNION) {
 				m.off = 0;
 			} else {
@@ -198,6 +210,8 @@ static void sou_body(struct parser *ps, struct dtype *t)
 				m.off = (unsigned)byte;
 				bit = (byte + msize) * 8;
 			}
+			if (t->k != TK_UNION && (unsigned long)(m.off + msize) > (bit + 7) / 8)
+				bit = (unsigned long)(m.off + msize) * 8;
 			if (malign > align)
 				align = malign;
 			if (msize > size)
@@ -215,7 +229,8 @@ static void sou_body(struct parser *ps, struct dtype *t)
 	lex_next(&ps->lx);
 	if (t->k == TK_STRUCT)
 		size = (unsigned)((bit + 7) / 8);
-	t->size = (size + align - 1) / align * align;
+	/* with bit-fields, DTrace's struct ends at its last member */
+	t->size = has_bits ? size : (size + align - 1) / align * align;
 	t->align = align;
 	t->defined = 1;
 }

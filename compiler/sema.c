@@ -837,8 +837,8 @@ static struct node *resolve_ident(struct prog *p, struct lexer *lx, struct node 
 	if (!strcmp(n->s, "args"))
 		dt_cerrt(lx, DT_D_IDENT_UNDEF, n->line, n->col,
 			 "args[ ] must be subscripted");
-	if (!strcmp(n->s, "NULL"))	/* the D library's inline */
-		return int_node(n, 0, type_ptr(dt_void));
+	if (!strcmp(n->s, "NULL"))	/* DTrace's D library: inline int NULL = 0 */
+		return int_node(n, 0, dt_int);
 	if (strchr(n->s, '`'))
 		dt_cerrt(lx, DT_D_IDENT_UNDEF, n->line, n->col,
 			 "failed to resolve %s: kernel symbols need BTF, which xdt does not read yet",
