@@ -6,6 +6,8 @@ Header comments on the first lines configure a test:
   /* cmd: ... */      a command for -c (so $target is its pid); the
                       guest's /tmp/sysc is qemu-tests/progs/sysc.c
   /* stderr: RE */    a regular expression stderr must match
+  /* stderr-not: RE */  one it must not (per line); without either, stderr
+                      must name no error and no drop
 Parametrized over the ISAs like every guest suite: one boot per ISA, every
 script copied once.  XDT_BLESS=1 writes the .out files from what ran (then
 read the diff: an expected output is a claim about D, not a recording).
@@ -49,10 +51,14 @@ def test_d(xdt, sysc, script):
     r = xdt.run(argv, timeout=240)
     assert r.how == "exited" and r.code == 0, (r, r.stderr)
     want_err = header(script, "stderr")
+    not_err = header(script, "stderr-not")
     if want_err:
         assert re.search(want_err, r.stderr), r.stderr
+    elif not_err:
+        assert not re.search(not_err, r.stderr, re.M), r.stderr
     else:
         assert "error" not in r.stderr.lower(), r.stderr
+        assert "drop" not in r.stderr.lower(), r.stderr
     out = script + ".out"
     if os.environ.get("XDT_BLESS"):
         with open(out, "w") as f:

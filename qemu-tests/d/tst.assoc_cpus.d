@@ -6,7 +6,7 @@
  * reach exactly 500, once; and self-> counts must agree with it.
  */
 syscall::read:entry
-/pid == $target/
+/execname == "sysc"/
 {
 	reads[tid]++;
 	self->n++;

@@ -6,7 +6,7 @@
  * is counted and reported as DTrace reports it, and nothing breaks.
  */
 syscall::read:entry
-/pid == $target/
+/execname == "sysc"/
 {
 	big[tid, timestamp] = 1;
 	@calls = count();

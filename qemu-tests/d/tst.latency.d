@@ -5,7 +5,7 @@
  * (each thread its own), and count exactly the 2000 latencies.
  */
 syscall::read:entry
-/pid == $target/
+/execname == "sysc"/
 {
 	self->ts = timestamp;
 }

@@ -10,9 +10,11 @@
  *                       "ret=R errno=E"
  *   sysc exec N         exec itself N times (then exits 0)
  *   sysc spin N         spin in user mode for N iterations (0: forever)
- *   sysc threads T N    T threads (clone(2) with a shared address space,
- *                       no libc thread library needed), each makes N
- *                       one-byte read(2) calls of /dev/zero, all at once
+ *   sysc threads T N [R [MS]]  T threads (clone(2) with a shared address
+ *                       space, no libc thread library needed), each makes
+ *                       N one-byte read(2) calls of /dev/zero, all at
+ *                       once; R rounds of them, each MS milliseconds after
+ *                       the last round's threads have exited
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -23,6 +25,7 @@
 #include <sched.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 static char buf[1 << 16];
@@ -59,7 +62,9 @@ static int threads(long t, long n)
 	if (t < 1 || t > 16)
 		return 2;
 	nreads = n;
-	zero_fd = open("/dev/zero", O_RDONLY);
+	go = 0;
+	if (zero_fd <= 0)
+		zero_fd = open("/dev/zero", O_RDONLY);
 	if (zero_fd < 0)
 		return 1;
 	for (long i = 0; i < t; i++) {
@@ -102,8 +107,20 @@ int main(int argc, char **argv)
 		printf("ret=%ld errno=%d\n", r, r < 0 ? errno : 0);
 		return 0;
 	}
-	if (!strcmp(argv[1], "threads"))
-		return threads(n, argc > 3 ? atol(argv[3]) : 0);
+	if (!strcmp(argv[1], "threads")) {
+		long rounds = argc > 4 ? atol(argv[4]) : 1;
+		long ms = argc > 5 ? atol(argv[5]) : 0;
+
+		for (i = 0; i < rounds; i++) {
+			struct timespec ts = { ms / 1000, (ms % 1000) * 1000000 };
+
+			if (i && ms)
+				nanosleep(&ts, NULL);
+			if ((r = threads(n, argc > 3 ? atol(argv[3]) : 0)))
+				return (int)r;
+		}
+		return 0;
+	}
 	if (!strcmp(argv[1], "spin")) {
 		volatile unsigned long x = 0;
 
