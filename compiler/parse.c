@@ -1605,13 +1605,23 @@ static void lower_agg(struct lower *L, struct stmt *s)
 	for (f = XDT_AGG_COUNT; f <= XDT_AGG_QUANTIZE; f++)
 		if (!strcmp(ft.s, aggfuncs[f]))
 			break;
-	if (f > XDT_AGG_QUANTIZE)
-		dt_cerrt(lx, DT_D_AGG_FUNC, ft.line, ft.col,
+	if (f > XDT_AGG_QUANTIZE) {
+		static const char *const later[] = { "stddev", "lquantize",
+						     "llquantize" };
+		int known = 0;
+
+		for (size_t i = 0; i < sizeof(later) / sizeof(later[0]); i++)
+			known |= !strcmp(ft.s, later[i]);
+		/* DTrace's: an aggregating function it has, or no function */
+		dt_cerrt(lx, known ? DT_D_AGG_FUNC : DT_D_FUNC_UNDEF, ft.line, ft.col,
+			 known ? "%s( ) is not an aggregating function xdt has yet" :
 			 "%s( ) is not an aggregating function", ft.s);
+	}
 	if (s->nargs != (f == XDT_AGG_COUNT ? 0 : 1))
-		dt_cerrt(lx, f == XDT_AGG_COUNT ? DT_D_PROTO_LEN : DT_D_AGG_SCALAR,
-			 ft.line, ft.col, "%s( ) expects %d argument%s",
-			 ft.s, f == XDT_AGG_COUNT ? 0 : 1, f == XDT_AGG_COUNT ? "s" : "");
+		dt_cerrt(lx, DT_D_PROTO_LEN, ft.line, ft.col,
+			 "%s( ) prototype mismatch: %d arg%s passed, %d expected",
+			 ft.s, s->nargs, s->nargs == 1 ? "" : "s",
+			 f == XDT_AGG_COUNT ? 0 : 1);
 	if (s->nargs) {
 		v = value(L, s->args[0]);
 		if (!type_is_scalar(v->t))
