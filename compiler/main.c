@@ -12,6 +12,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <time.h>
 #include "dt.h"
 #include "libxdt.h"
@@ -82,38 +83,46 @@ static void desc_fill(struct xdt_probedesc *d, const char *s)
 	}
 }
 
-/* -c: fork now (so $target is known), exec after GO releases the gate */
+/*
+ * -c: fork now (so $target is known) and hold the child stopped before it
+ * execs; GO releases it with SIGCONT.  Everything the child does before
+ * the stop (parsing the command line, the stop itself) happens before
+ * tracing starts, and after it only the stop's return and the exec: so
+ * a $target predicate sees the same system calls every run.  (A pipe
+ * read as the gate raced GO: its read(2) could land on either side.)
+ * Like DTrace, which kills the processes it created, dtrace's exit ends
+ * the command (PR_SET_PDEATHSIG), also when dtrace gives up before GO.
+ */
 static pid_t spawn(const char *cmd, int *gate)
 {
-	int fds[2];
-	pid_t pid;
+	pid_t pid, parent = getpid();
+	int status;
 
-	if (pipe(fds) < 0)
-		dt_fatal("failed to create pipe: %s", strerror(errno));
 	pid = fork();
 	if (pid < 0)
 		dt_fatal("failed to fork: %s", strerror(errno));
 	if (pid == 0) {
-		char *dup = xstrdup(cmd), *argv[64], *save = NULL, c;
+		char *dup = xstrdup(cmd), *argv[64], *save = NULL;
 		int n = 0;
 
-		close(fds[1]);
-		if (read(fds[0], &c, 1) != 1)
-			_exit(127);	/* dtrace gave up before tracing */
-		close(fds[0]);
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (getppid() != parent)
+			_exit(127);	/* dtrace is already gone */
 		for (char *t = strtok_r(dup, " \t", &save); t && n < 63;
 		     t = strtok_r(NULL, " \t", &save))
 			argv[n++] = t;
 		argv[n] = NULL;
 		if (!n)
 			_exit(127);
+		raise(SIGSTOP);
 		execvp(argv[0], argv);
 		fprintf(stderr, "dtrace: failed to execute %s: %s\n", argv[0],
 			strerror(errno));
 		_exit(127);
 	}
-	close(fds[0]);
-	*gate = fds[1];
+	if (waitpid(pid, &status, WUNTRACED) != pid || !WIFSTOPPED(status))
+		dt_fatal("failed to start command: %s", cmd);
+	*gate = 1;
 	return pid;
 }
 
@@ -161,11 +170,11 @@ static int run(xdt_hdl_t *h, struct dt_opts *o)
 	sigaction(SIGTERM, &sa, NULL);
 	if (xdt_go(h) < 0)
 		dt_fatal("%s", xdt_errmsg(h));
-	if (o->child_gate >= 0) {
+	if (o->child_gate > 0) {
 		/* the -c command runs only now, so its whole life is traced */
-		if (write(o->child_gate, "g", 1) != 1)
+		if (kill(o->child, SIGCONT) < 0)
 			dt_fatal("failed to start command: %s", strerror(errno));
-		close(o->child_gate);
+		o->child_gate = 0;
 	}
 	/* like DTrace, the CPU/ID header waits for the first record */
 	for (;;) {

@@ -87,3 +87,20 @@ def test_two_consumers_at_once(xdt, sysc):
                 if ln.strip() and not ln.startswith("dtrace:")]
     assert data(out_a) == ["300"], r.stdout
     assert data(out_b) == ["500"], r.stdout
+
+
+def test_c_child_starts_exactly_at_go(xdt, sysc):
+    """-c holds the command stopped until GO and then lets it exec: a
+    $target predicate sees none of dtrace's own set-up (no read(2) of a
+    gate) and every call of the command; run it several times, since the
+    old gate raced GO."""
+    for _ in range(3):
+        r = xdt.run(["dtrace", "-q", "-n", "syscall:::entry /pid == $target/ "
+                     "{ @[probefunc] = count(); }", "-c", f"{sysc} getppid 7"],
+                    timeout=240)
+        assert r.ok, r
+        got = {ln.split()[0]: int(ln.split()[1]) for ln in r.stdout.splitlines()
+               if len(ln.split()) == 2}
+        assert got.get("getppid") == 7, r.stdout
+        assert got.get("execve") == 1, r.stdout
+        assert "read" not in got, r.stdout
