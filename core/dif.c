@@ -13,6 +13,9 @@
  * at run time and raised as a fault for dtrace:::ERROR.
  */
 #include <linux/cred.h>
+#include <linux/kallsyms.h>
+#include <linux/mm.h>
+#include <linux/pgtable.h>
 #include <linux/sched.h>
 #include <linux/smp.h>
 #include <linux/timekeeping.h>
@@ -179,10 +182,98 @@ void __xdt_probe xdt_dif_fault(struct xdt_mstate *m, int kind, u64 addr,
 	m->ctx->fault_pc = pc;
 }
 
+/*
+ * Toxic memory (illumos keeps a list, dtrace_toxic_ranges): a load from
+ * device memory can have side effects, and on arm64 one that no device
+ * answers is a synchronous external abort, which no exception fixup
+ * catches -- the fuzzer oopsed aarch64 through an ioremap()ed address.  So
+ * DIF reads only pages that are RAM: the linear map, or any other kernel
+ * mapping (vmalloc, stacks, modules, the image) whose page frame is memory,
+ * found by a walk of the kernel page tables: lock-free, inline, and the
+ * tables of a live mapping stay in place (a racing vunmap leaves at worst a
+ * stale RAM frame, which the nofault copy reads harmlessly).
+ */
+static pgd_t *kernel_pgd;		/* init_mm's: not exported */
+
+static int find_init_mm(void *data, const char *name, struct module *mod,
+			unsigned long addr)
+{
+	if (mod || strcmp(name, "init_mm"))
+		return 0;
+	kernel_pgd = ((struct mm_struct *)addr)->pgd;
+	return 1;
+}
+
+void xdt_dif_init(void)
+{
+	kallsyms_on_each_symbol(find_init_mm, NULL);
+	if (!kernel_pgd)
+		pr_warn("xdt: no init_mm: DIF reads only the linear map\n");
+}
+
+static bool __xdt_probe ram_page(unsigned long addr)
+{
+	pgd_t *pgd;
+	p4d_t *p4d, p4;
+	pud_t *pud, pu;
+	pmd_t *pmd, pm;
+	pte_t pt;
+
+	if (virt_addr_valid((void *)addr))
+		return true;
+	if (!kernel_pgd)
+		return false;
+	pgd = pgd_offset_pgd(kernel_pgd, addr);
+	if (pgd_none(READ_ONCE(*pgd)) || pgd_bad(READ_ONCE(*pgd)))
+		return false;
+	p4d = p4d_offset(pgd, addr);
+	p4 = READ_ONCE(*p4d);
+	if (p4d_none(p4) || p4d_bad(p4))
+		return false;
+	pud = pud_offset(p4d, addr);
+	pu = READ_ONCE(*pud);
+	if (pud_none(pu))
+		return false;
+	if (pud_leaf(pu))
+		return pfn_valid(pud_pfn(pu) + ((addr & ~PUD_MASK) >> PAGE_SHIFT));
+	if (pud_bad(pu))
+		return false;
+	pmd = pmd_offset(pud, addr);
+	pm = READ_ONCE(*pmd);
+	if (pmd_none(pm))
+		return false;
+	if (pmd_leaf(pm))
+		return pfn_valid(pmd_pfn(pm) + ((addr & ~PMD_MASK) >> PAGE_SHIFT));
+	if (pmd_bad(pm))
+		return false;
+	pt = READ_ONCE(*pte_offset_kernel(pmd, addr));
+	return pte_present(pt) && pfn_valid(pte_pfn(pt));
+}
+
+/* copy_from_kernel_nofault, from RAM only: 0 or -EFAULT. */
+int __xdt_probe xdt_copy_nofault(void *dst, unsigned long src, size_t n)
+{
+	unsigned long p, last;
+
+	if (!n)
+		return 0;
+	if (src + n - 1 < src)
+		return -EFAULT;
+	last = (src + n - 1) & PAGE_MASK;
+	for (p = src & PAGE_MASK; ; p += PAGE_SIZE) {
+		if (!ram_page(p))
+			return -EFAULT;
+		if (p == last)
+			break;
+	}
+	return copy_from_kernel_nofault(dst, (const void *)src, n) ?
+	       -EFAULT : 0;
+}
+
 static int __xdt_probe load(struct xdt_mstate *m, u64 addr, void *dst,
 			    size_t n, u32 pc)
 {
-	if (copy_from_kernel_nofault(dst, (const void *)(unsigned long)addr, n)) {
+	if (xdt_copy_nofault(dst, addr, n)) {
 		xdt_dif_fault(m, XDT_FAULT_BADADDR, addr, pc);
 		return -EFAULT;
 	}
@@ -198,6 +289,7 @@ static int __xdt_probe load(struct xdt_mstate *m, u64 addr, void *dst,
  */
 long __xdt_probe xdt_strcpy_nofault(char *dst, unsigned long src, u32 max)
 {
+	unsigned long page = 1;		/* not a page address: none checked */
 	u32 n = 0;
 
 	while (n < max) {
@@ -205,6 +297,11 @@ long __xdt_probe xdt_strcpy_nofault(char *dst, unsigned long src, u32 max)
 		u64 w;
 		u32 i = (src + n) & 7;
 
+		if ((a & PAGE_MASK) != page) {
+			page = a & PAGE_MASK;
+			if (!ram_page(page))
+				return -EFAULT;
+		}
 		if (copy_from_kernel_nofault(&w, (void *)a, 8))
 			return -EFAULT;
 		for (; i < 8 && n < max; i++, n++) {

@@ -92,7 +92,7 @@ static int __xdt_probe run_clause(struct xdt_cpu *c, struct xdt_scpu *sc,
 	const struct xdt_clause_k *cl = ecb->clause;
 	struct xdt_mstate m = { .ctx = ctx, .ecb = ecb,
 				.strsize = st->strsize, .vars = st->vars,
-				.vc = xdt_vars_cpu(st->vars) };
+				.vc = &st->vcpu[raw_smp_processor_id()] };
 	char *key = sc->keybuf;
 	u32 keylen = 0, i;
 	struct xdt_rechdr *h;
@@ -219,7 +219,8 @@ void __xdt_probe xdt_probe_fire(struct xdt_ctx *ctx)
 		last = ctx->only;
 		sc = &last->cpu[cpu];
 		sc->firings++;
-		xdt_vars_fire(last->vars);
+		if (unlikely(last->vcpu[cpu].locals_dirty))
+			xdt_vars_clear(last->vars, &last->vcpu[cpu]);
 	}
 	for (e = READ_ONCE(probe->ecbs); e; e = READ_ONCE(e->next)) {
 		st = e->st;
@@ -230,7 +231,9 @@ void __xdt_probe xdt_probe_fire(struct xdt_ctx *ctx)
 			last = st;
 			sc = &st->cpu[cpu];
 			sc->firings++;
-			xdt_vars_fire(st->vars);
+			/* this-> values do not outlive a firing */
+			if (unlikely(st->vcpu[cpu].locals_dirty))
+				xdt_vars_clear(st->vars, &st->vcpu[cpu]);
 		}
 		if (READ_ONCE(st->exited) && probe != xdt_probe_end)
 			continue;

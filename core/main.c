@@ -235,6 +235,7 @@ static int __init xdt_init(void)
 	int ret;
 
 	xdt_probes_init();
+	xdt_dif_init();
 	ret = xdt_dtrace_provider_init();
 	if (ret)
 		return ret;

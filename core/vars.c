@@ -410,6 +410,7 @@ int xdt_vars_create(struct xdt_state *st, char *err, size_t errlen)
 	v->cpu = kvcalloc(nr_cpu_ids, sizeof(*v->cpu), GFP_KERNEL);
 	if (!v->globals || !v->zero || !v->cpu)
 		return -ENOMEM;
+	st->vcpu = v->cpu;
 	for_each_possible_cpu(cpu) {
 		struct xdt_vcpu *vc = &v->cpu[cpu];
 
@@ -492,20 +493,15 @@ void xdt_vars_status(struct xdt_vars *v, struct xdt_status *s)
 }
 
 /* ---- probe context ------------------------------------------------------------ */
-struct xdt_vcpu *__xdt_probe xdt_vars_cpu(struct xdt_vars *v)
+/*
+ * Start of a firing whose previous one on this CPU wrote this-> values
+ * (the firing path checks locals_dirty itself: nothing to do is the common
+ * case, and costs no call).
+ */
+void __xdt_probe xdt_vars_clear(struct xdt_vars *v, struct xdt_vcpu *vc)
 {
-	return &v->cpu[raw_smp_processor_id()];
-}
-
-/* Start of a firing: this-> values do not outlive it. */
-void __xdt_probe xdt_vars_fire(struct xdt_vars *v)
-{
-	struct xdt_vcpu *vc = xdt_vars_cpu(v);
-
-	if (vc->locals_dirty) {
-		memset(vc->locals, 0, v->lsize);
-		vc->locals_dirty = 0;
-	}
+	memset(vc->locals, 0, v->lsize);
+	vc->locals_dirty = 0;
 }
 
 /*
@@ -525,8 +521,7 @@ static int __xdt_probe fetch_byref(struct xdt_mstate *m,
 		memset(dst + n, 0, x->size - n);
 		return 0;
 	}
-	if (!copy_from_kernel_nofault(dst, (void *)(unsigned long)src,
-				      x->size))
+	if (!xdt_copy_nofault(dst, src, x->size))
 		return 0;
 bad:
 	xdt_dif_fault(m, XDT_FAULT_BADADDR, src, pc);
@@ -762,8 +757,7 @@ int __xdt_probe xdt_mem_copy(struct xdt_mstate *m, u64 dst, u64 src, u64 n,
 		xdt_dif_fault(m, XDT_FAULT_BADADDR, dst, pc);
 		return -EFAULT;
 	}
-	if (n && copy_from_kernel_nofault((void *)(unsigned long)dst,
-					  (void *)(unsigned long)src, n)) {
+	if (xdt_copy_nofault((void *)(unsigned long)dst, src, n)) {
 		xdt_dif_fault(m, XDT_FAULT_BADADDR, src, pc);
 		return -EFAULT;
 	}
@@ -819,8 +813,7 @@ static int __xdt_probe subr_STRLEN(struct xdt_mstate *m,
 	for (i = 0; i + 1 < m->strsize; i++) {
 		u8 c;
 
-		if (copy_from_kernel_nofault(&c, (void *)(unsigned long)(s + i),
-					     1)) {
+		if (xdt_copy_nofault(&c, s + i, 1)) {
 			xdt_dif_fault(m, XDT_FAULT_BADADDR, s + i, pc);
 			return -EFAULT;
 		}

@@ -262,6 +262,7 @@ struct xdt_state {
 					   consumer had enabled) */
 	u32 nsites, sitecap;
 	struct xdt_vars *vars;		/* D variables, scratch (vars.c) */
+	struct xdt_vcpu *vcpu;		/* [nr_cpu_ids]: vars' per-CPU parts */
 	struct xdt_scpu *cpu;		/* [nr_cpu_ids]: buffers, aggregations */
 	int running;			/* firings run its clauses: after BEGIN
 					   until STOP */
@@ -303,6 +304,8 @@ struct xdt_mstate {
 };
 int xdt_dif_run(const struct xdt_difo_k *d, struct xdt_mstate *m, u64 *rv);
 long xdt_strcpy_nofault(char *dst, unsigned long src, u32 max);
+int xdt_copy_nofault(void *dst, unsigned long src, size_t n);
+void xdt_dif_init(void);
 void xdt_dif_fault(struct xdt_mstate *m, int kind, u64 addr, u32 pc);
 
 /* ---- 5b. D variables (core/vars.c; docs/variables.md) -------------------- */
@@ -323,8 +326,7 @@ void xdt_vars_unhook(struct xdt_vars *v);
 void xdt_vars_stop(struct xdt_vars *v);
 void xdt_vars_free(struct xdt_vars *v);
 void xdt_vars_status(struct xdt_vars *v, struct xdt_status *s);
-struct xdt_vcpu *xdt_vars_cpu(struct xdt_vars *v);
-void xdt_vars_fire(struct xdt_vars *v);
+void xdt_vars_clear(struct xdt_vars *v, struct xdt_vcpu *vc);
 int xdt_var_load(struct xdt_mstate *m, struct xdt_tuple *t, u32 op, u32 id,
 		 u64 *val, u32 pc);
 int xdt_var_store(struct xdt_mstate *m, struct xdt_tuple *t, u32 op, u32 id,
