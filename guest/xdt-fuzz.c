@@ -624,6 +624,34 @@ static void generate(int fbt)
 }
 
 /* ---- running ------------------------------------------------------------------- */
+static unsigned long long faults[8];	/* ERROR records by fault kind */
+
+/* Count the ERROR records in every CPU's buffer, by fault kind. */
+static void count_faults(int fd)
+{
+	static char buf[2 << 20];
+	long ncpu = sysconf(_SC_NPROCESSORS_CONF);
+	int cpu;
+
+	for (cpu = 0; cpu < ncpu; cpu++) {
+		struct xdt_bufsnap b = { .cpu = cpu, .size = sizeof(buf),
+					 .buf = (unsigned long)buf };
+		unsigned off = 0;
+
+		if (ioctl(fd, XDT_IOC_BUFSNAP, &b) < 0)
+			continue;
+		while (off + sizeof(struct xdt_rechdr) <= b.size) {
+			struct xdt_rechdr *h = (struct xdt_rechdr *)(buf + off);
+
+			if (h->size < sizeof(*h) || off + h->size > b.size)
+				break;
+			if (h->epid == 0)
+				faults[((__u64 *)(h + 1))[4] & 7]++;
+			off += h->size;
+		}
+	}
+}
+
 static double now(void)
 {
 	struct timespec ts;
@@ -707,6 +735,7 @@ int main(int argc, char **argv)
 				close(rfd);
 			}
 			ioctl(fd, XDT_IOC_STOP);
+			count_faults(fd);
 			if (!ioctl(fd, XDT_IOC_STATUS, &st)) {
 				errors += st.errors;
 				dyndrops += st.dyndrops;
@@ -725,5 +754,10 @@ int main(int argc, char **argv)
 	printf("xdt-fuzz: programs %llu accepted %llu refused %llu goerr %llu "
 	       "firings %llu errors %llu dyndrops %llu wall %.1f s\n", progs,
 	       acc, ref, goerr, firings, errors, dyndrops, now() - t0);
+	printf("xdt-fuzz: ERROR records by fault: badaddr %llu divzero %llu "
+	       "illop %llu noscratch %llu tupoflow %llu badalign %llu\n",
+	       faults[XDT_FAULT_BADADDR], faults[XDT_FAULT_DIVZERO],
+	       faults[XDT_FAULT_ILLOP], faults[XDT_FAULT_NOSCRATCH],
+	       faults[XDT_FAULT_TUPOFLOW], faults[XDT_FAULT_BADALIGN]);
 	return 0;
 }

@@ -309,16 +309,20 @@ static void during_sequential(void)
 {
 	int i;
 
-	for (i = 0; i < 6; i++) {
+	for (i = 0; i < 4; i++) {
 		waitpid(xdtvar_child(2, -1), NULL, 0);
-		/* Its exit freed its variables; the cleaner recycles them. */
-		msleep(300);
+		/*
+		 * Its exit freed its variables; the cleaner recycles them
+		 * after a grace period (ms in a quiet guest: 1 s is for a
+		 * host busy with other guests).
+		 */
+		msleep(1000);
 	}
 }
 
 static void during_later(void)
 {
-	msleep(500);
+	msleep(1000);
 	waitpid(xdtvar_child(1, -1), NULL, 0);
 }
 
@@ -690,6 +694,18 @@ static void case_multi(int argc, char **argv)
 	during = during_multi;
 }
 
+/* BEGIN { trace(*(uint64_t *)ADDR) }: device memory must fault, not oops. */
+static void case_load(int argc, char **argv)
+{
+	if (argc < 2) {
+		fprintf(stderr, "usage: xdt-rawprog vars-load ADDR\n");
+		exit(2);
+	}
+	clause("dtrace", "", "BEGIN", -1);
+	act(XDT_ACT_RECORD, DIFO(0, IX(SETX, K(strtoull(argv[1], NULL, 0)), 1),
+				 R(LDX, 1, 0, 1), RET1));
+}
+
 /* A valid base (g, BEGIN { trace(g) }), then one flaw. */
 static void case_refuse(const char *what)
 {
@@ -756,6 +772,8 @@ static int vars_main(int argc, char **argv)
 		case_fault();
 	else if (!strcmp(what, "multi"))
 		case_multi(argc, argv);
+	else if (!strcmp(what, "load"))
+		case_load(argc, argv);
 	else {
 		fprintf(stderr, "xdt-rawprog: unknown case vars-%s\n", what);
 		return 2;

@@ -21,7 +21,8 @@ def test_fuzz_short_run_leaves_kernel_clean(xdt):
     from conftest import REPORT
     REPORT.append(f"xdt-fuzz {xdt.isa} seed {seed}: {progs} programs, "
                   f"{acc} accepted, {ref} refused in 2 s")
-    assert progs >= 20 and acc >= 5 and ref >= 5, (seed, r.stdout)
+    # (A host busy with other guests runs fewer: the bounds are loose.)
+    assert progs >= 10 and acc >= 3 and ref >= 3, (seed, r.stdout)
     assert goerr == 0, (seed, r.stdout)
     dmesg = xdt.run(["dmesg"], check=True).stdout
     bad = [ln for ln in dmesg.splitlines()
@@ -34,14 +35,15 @@ def test_two_fuzzers_at_once(xdt):
     and out of the same probes' ECB lists (BEGIN, END, ERROR, getppid,
     vfs_read) while the other's clauses fire."""
     seed = int(time.time())
-    r = xdt.run(f"xdt-fuzz -t 2 -s {seed} > /tmp/f1.out 2>&1 & "
-                f"xdt-fuzz -t 2 -s {seed + 1} > /tmp/f2.out 2>&1; wait; "
+    r = xdt.run(f"xdt-fuzz -n 40 -s {seed} > /tmp/f1.out 2>&1 & "
+                f"xdt-fuzz -n 40 -s {seed + 1} > /tmp/f2.out 2>&1; wait; "
                 "cat /tmp/f1.out /tmp/f2.out", timeout=300, check=True)
     sums = re.findall(r"programs (\d+) accepted (\d+) refused (\d+) "
                       r"goerr (\d+)", r.stdout)
     assert len(sums) == 2, (seed, r.stdout)
     for progs, acc, ref, goerr in sums:
-        assert int(acc) >= 5 and int(goerr) == 0, (seed, r.stdout)
+        assert int(progs) == 40 and int(acc) >= 5 and int(goerr) == 0, \
+            (seed, r.stdout)
     dmesg = xdt.run(["dmesg"], check=True).stdout
     bad = [ln for ln in dmesg.splitlines()
            if re.search(r"BUG|Oops|WARNING", ln)]
