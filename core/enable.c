@@ -398,6 +398,8 @@ static bool switches_probe(const struct xdt_ecb *e)
 	return e->probe->ecbs == e;
 }
 
+static void stop_locked(struct xdt_state *st);
+
 /*
  * Gather the patch sites of the probes @st switches, for one batched patch.
  * The array is sized at GO for every probe of @st, so STOP can gather into
@@ -458,6 +460,7 @@ int xdt_go(struct xdt_state *st)
 		st->nsites = 0;
 		unlink_ecbs(st);
 		mutex_unlock(&xdt_lock);
+		xdt_bufs_free(st);	/* a later GO allocates them again */
 		return ret;
 	}
 	st->state = XDT_STATE_RUNNING;
@@ -472,7 +475,7 @@ int xdt_go(struct xdt_state *st)
 		/* Refused or rolled back as a whole: nothing is patched in. */
 		synchronize_rcu();
 		xdt_xol_release(st->sites, st->nsites);
-		st->nsites = 0;
+		st->unpatched = true;
 	}
 	for (i = 0; i < st->necbs && !ret; i++) {
 		struct xdt_probe *p = st->ecbs[i].probe;
@@ -480,22 +483,29 @@ int xdt_go(struct xdt_state *st)
 		if (switches_probe(&st->ecbs[i]) && p->prov->ops->enable)
 			ret = p->prov->ops->enable(p);
 	}
-	mutex_unlock(&xdt_lock);
+	/* Still locked: no other consumer sees the half-switched probes. */
 	if (ret)
-		xdt_stop(st);
+		stop_locked(st);
+	mutex_unlock(&xdt_lock);
 	return ret;
 }
 
 void xdt_stop(struct xdt_state *st)
+{
+	if (st->state != XDT_STATE_RUNNING)
+		return;
+	mutex_lock(&xdt_lock);
+	stop_locked(st);
+	mutex_unlock(&xdt_lock);
+}
+
+static void stop_locked(struct xdt_state *st)
 {
 	struct xdt_provider *quiesce[8];
 	struct xdt_ctx ctx;
 	u32 i, j, nq = 0;
 	int ret;
 
-	if (st->state != XDT_STATE_RUNNING)
-		return;
-	mutex_lock(&xdt_lock);
 	/* From here on no firing runs st's clauses (END excepted). */
 	WRITE_ONCE(st->running, 0);
 	for (i = 0; i < st->necbs; i++) {
@@ -516,6 +526,8 @@ void xdt_stop(struct xdt_state *st)
 	for (j = 0; j < nq; j++)
 		quiesce[j]->ops->quiesce();
 	collect_sites(st);		/* into the array GO sized: no failure */
+	if (st->unpatched)		/* GO's patch failed: nothing went in */
+		st->nsites = 0;
 	ret = xdt_sites_patch(st->sites, st->nsites, false);
 	if (ret)
 		pr_err("xdt: could not restore kernel text (%d): sites left "
@@ -539,7 +551,6 @@ void xdt_stop(struct xdt_state *st)
 	unlink_ecbs(st);
 	xdt_vars_stop(st->vars);
 	st->state = XDT_STATE_STOPPED;
-	mutex_unlock(&xdt_lock);
 }
 
 /* Drop the program and everything built from it; @st is idle again. */

@@ -261,6 +261,7 @@ struct xdt_state {
 	struct xdt_site **sites;	/* sites GO patched in (probes no other
 					   consumer had enabled) */
 	u32 nsites, sitecap;
+	bool unpatched;			/* GO's patch failed as a whole */
 	struct xdt_vars *vars;		/* D variables, scratch (vars.c) */
 	struct xdt_vcpu *vcpu;		/* [nr_cpu_ids]: vars' per-CPU parts */
 	struct xdt_scpu *cpu;		/* [nr_cpu_ids]: buffers, aggregations */
