@@ -776,15 +776,7 @@ struct node *sema_lvalue(struct prog *p, struct lexer *lx, struct node *n,
 	case N_MEMBER:
 		return member(p, lx, n);
 	case N_DEREF:
-		n->a = sem(p, lx, n->a);
-		if (n->a->t->real->k != TK_PTR && n->a->t->real->k != TK_ARRAY)
-			dt_cerrt(lx, DT_D_DEREF_NONPTR, n->line, n->col,
-				 "operator * requires a pointer operand");
-		n->t = n->a->t->real->base;
-		if (n->t->real->k == TK_VOID)
-			dt_cerrt(lx, DT_D_DEREF_VOID, n->line, n->col,
-				 "cannot dereference a pointer to void");
-		return n;
+		return sem(p, lx, n);
 	default:
 		dt_cerrt(lx, DT_D_OP_LVAL, n->line, n->col,
 			 "operator = requires modifiable lvalue as an operand");

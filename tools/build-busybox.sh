@@ -6,42 +6,16 @@
 # by editing the system's, and is never committed.
 set -euo pipefail
 . "$(dirname "$0")/isa.sh"
+. "$(dirname "$0")/debsrc.sh"
 
 RECIPE=1
 isa=${1:?usage: build-busybox.sh ISA}
 xdt_isa "$isa"
 
-aptd=$XDT_CACHE/apt
 srcd=$XDT_CACHE/busybox-src
 
 fetch_source() {
-	local codename uri keyring opts
-	codename=$(. /etc/os-release && echo "$VERSION_CODENAME")
-	# The mirror the system already uses for <codename>/main, as apt sees it.
-	uri=$(apt-cache policy | awk -v s="$codename/main" '$3 == s && $2 ~ /^https?:/ { print $2; exit }')
-	if [[ -z $uri ]]; then
-		echo "xdt: no apt mirror for $codename/main configured (apt-get update?)" >&2
-		exit 1
-	fi
-	keyring=/usr/share/keyrings/debian-archive-keyring.gpg
-	mkdir -p "$aptd"/{lists/partial,archives/partial,parts} "$srcd.tmp"
-	if [[ -r $keyring ]]; then
-		echo "deb-src [signed-by=$keyring] $uri $codename main" >"$aptd/sources.list"
-	else
-		echo "deb-src $uri $codename main" >"$aptd/sources.list"
-	fi
-	opts=(-o "Dir::Etc::SourceList=$aptd/sources.list"
-		-o "Dir::Etc::SourceParts=$aptd/parts"
-		-o "Dir::State::Lists=$aptd/lists"
-		-o "Dir::Cache::Archives=$aptd/archives"
-		-o "Dir::Cache::pkgcache=" -o "Dir::Cache::srcpkgcache="
-		-o "APT::Sandbox::User=root" -qq)
-	echo "busybox: fetching Debian's source package"
-	apt-get "${opts[@]}" update
-	(cd "$srcd.tmp" && apt-get "${opts[@]}" source --download-only busybox >/dev/null)
-	# apt already checked the files against the signed Sources index; the
-	# .dsc's own OpenPGP signature needs the uploader's key, which we lack.
-	(cd "$srcd.tmp" && dpkg-source -q --no-check -x ./busybox_*.dsc tree >/dev/null)
+	debsrc_fetch busybox "$srcd.tmp"
 	rm -rf "$srcd"
 	mv "$srcd.tmp" "$srcd"
 }

@@ -9,41 +9,15 @@
 # to it.  Returns at once, silently, when that binary exists.
 set -euo pipefail
 . "$(dirname "$0")/isa.sh"
+. "$(dirname "$0")/debsrc.sh"
 
 isa=${1:?usage: build-mcpp.sh ISA}
 xdt_isa "$isa"
 
-aptd=$XDT_CACHE/apt
 srcd=$XDT_CACHE/mcpp-src
 
 fetch_source() {
-	local codename uri keyring opts
-	codename=$(. /etc/os-release && echo "$VERSION_CODENAME")
-	uri=$(apt-cache policy | awk -v s="$codename/main" '$3 == s && $2 ~ /^https?:/ { print $2; exit }')
-	if [[ -z $uri ]]; then
-		echo "xdt: no apt mirror for $codename/main configured (apt-get update?)" >&2
-		exit 1
-	fi
-	keyring=/usr/share/keyrings/debian-archive-keyring.gpg
-	rm -rf "$srcd.tmp"
-	mkdir -p "$aptd"/{lists/partial,archives/partial,parts} "$srcd.tmp"
-	if [[ -r $keyring ]]; then
-		echo "deb-src [signed-by=$keyring] $uri $codename main" >"$aptd/sources.list"
-	else
-		echo "deb-src $uri $codename main" >"$aptd/sources.list"
-	fi
-	opts=(-o "Dir::Etc::SourceList=$aptd/sources.list"
-		-o "Dir::Etc::SourceParts=$aptd/parts"
-		-o "Dir::State::Lists=$aptd/lists"
-		-o "Dir::Cache::Archives=$aptd/archives"
-		-o "Dir::Cache::pkgcache=" -o "Dir::Cache::srcpkgcache="
-		-o "APT::Sandbox::User=root" -qq)
-	echo "mcpp: fetching Debian's source package"
-	apt-get "${opts[@]}" update
-	(cd "$srcd.tmp" && apt-get "${opts[@]}" source --download-only mcpp >/dev/null)
-	# apt checked the files against the signed Sources index (see
-	# build-busybox.sh); dpkg-source applies Debian's patches.
-	(cd "$srcd.tmp" && dpkg-source -q --no-check -x ./mcpp_*.dsc tree >/dev/null)
+	debsrc_fetch mcpp "$srcd.tmp"
 	# As debian/rules does: autotools-dev's config.sub knows aarch64/riscv64.
 	ln -sf /usr/share/misc/config.sub /usr/share/misc/config.guess \
 		"$srcd.tmp/tree/config/"
