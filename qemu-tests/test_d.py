@@ -71,11 +71,14 @@ def test_two_consumers_at_once(xdt, sysc):
     """Two dtrace(1) processes with different programs on the same probe at
     the same time: each gets its own variables, aggregations and exit
     status (every open of /dev/xdt is its own consumer)."""
-    a = ("dtrace -q -n 'syscall::getppid:entry /pid == $target/ { @ = count(); }' "
-         f"-c '{sysc} getppid 300' > /tmp/two.a 2>&1")
-    b = ("dtrace -q -n 'syscall::getppid:entry /pid == $target/ { n++; } "
+    # fbt, one breakpoint site both consumers' ECBs hang on (the syscall
+    # provider's tracepoint has been seen never called for seconds on
+    # riscv64 under TCG: test_providers.py skips that case by name)
+    a = ("dtrace -q -n 'fbt::vfs_read:entry /pid == $target/ { @ = count(); }' "
+         f"-c '{sysc} threads 1 300' > /tmp/two.a 2>&1")
+    b = ("dtrace -q -n 'fbt::vfs_read:entry /pid == $target/ { n++; } "
          "END { printf(\"%d\\n\", n); exit(3); }' "
-         f"-c '{sysc} getppid 500' > /tmp/two.b 2>&1")
+         f"-c '{sysc} threads 1 500' > /tmp/two.b 2>&1")
     r = xdt.run(f"{a} & {b}; sb=$?; wait $!; sa=$?; echo $sa $sb; "
                 "cat /tmp/two.a; echo --; cat /tmp/two.b", timeout=240)
     assert r.ok, r
