@@ -414,7 +414,7 @@ struct dt_opts {
 	long switchrate_us;
 	pid_t child;		/* -c */
 	pid_t target;		/* -p */
-	int child_gate;		/* pipe fd that releases the -c child */
+	int child_gate;		/* 1: the -c child waits stopped for GO */
 };
 int list_probes(const struct xdt_probedesc *m, int verbose);
 

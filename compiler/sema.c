@@ -377,6 +377,15 @@ static struct dvar *array_of(struct prog *p, struct node *base)
 	return NULL;
 }
 
+/* this->x[...]: clause-locals are never associative arrays */
+static void no_local_array(struct lexer *lx, const struct node *n)
+{
+	if (n->a->k == N_THIS)
+		dt_cerrt(lx, DT_D_ARR_LOCAL, n->line, n->col,
+			 "local variables may not be used as associative arrays: this->%s",
+			 n->a->s);
+}
+
 static int is_memory_lvalue(struct node *n)
 {
 	return n->k == N_DEREF || (n->k == N_MEMBER && n->op == T_ARROW) ||
@@ -724,10 +733,7 @@ struct node *sema_lvalue(struct prog *p, struct lexer *lx, struct node *n,
 		n->t = v->t;
 		return n;
 	case N_INDEX:
-		if (n->a->k == N_THIS)
-			dt_cerrt(lx, DT_D_ARR_LOCAL, n->line, n->col,
-				 "local variables may not be used as associative arrays: this->%s",
-				 n->a->s);
+		no_local_array(lx, n);
 		if (n->a->k == N_IDENT || n->a->k == N_SELF) {
 			scope = n->a->k == N_SELF ? XDT_VAR_THREAD : XDT_VAR_GLOBAL;
 			if (n->a->k == N_IDENT && !strcmp(n->a->s, "args"))
@@ -870,10 +876,7 @@ static struct node *sem(struct prog *p, struct lexer *lx, struct node *n)
 		n->t = v->t;
 		return n;
 	case N_INDEX:
-		if (n->a->k == N_THIS)
-			dt_cerrt(lx, DT_D_ARR_LOCAL, n->line, n->col,
-				 "local variables may not be used as associative arrays: this->%s",
-				 n->a->s);
+		no_local_array(lx, n);
 		if (n->a->k == N_IDENT && !strcmp(n->a->s, "args")) {
 			if (n->nargs != 1)
 				dt_cerrt(lx, DT_D_ARR_BADREF, n->line, n->col,
