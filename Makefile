@@ -25,7 +25,7 @@ endif
 isa_field = $(shell awk -v i=$(1) '$$1 == i { print $$$(2) }' arch/isas)
 cross = $(call isa_field,$(1),4)
 
-.PHONY: all deps kernels busybox guest modules xdt-ko host-dtrace libxdt test demo \
+.PHONY: all deps kernels busybox guest modules xdt-ko host-dtrace libxdt host-libxdt test demo \
 	bench bench-quick fuzz clean-cache
 .NOTPARALLEL:
 # init binaries are inputs of the initramfs, not intermediates to delete.
@@ -50,33 +50,46 @@ $(BUILD)/%/init: guest/init.c guest/agent.h | deps
 	@mkdir -p $(@D)
 	$(call cross,$*)gcc -std=gnu11 -static -O2 -Wall -Wextra -Werror -o $@ $<
 
-# The D compiler and consumer: one program, portable C, built for the host
-# (fast compiler tests) and statically for every guest.
+# The D compiler and consumer: libxdt (compiler/libxdt.h), a static archive
+# built for the host (fast compiler tests) and for every guest, and dtrace,
+# its thin CLI.  libxdt carries the host VM (core/host/hostvm.h): the
+# portable core of xdt.ko built for user space, compiled as kernel C is
+# (GNU C, without the warnings kernel style does not heed).
 DTRACE_SRCS := $(wildcard compiler/*.c)
-DTRACE_HDRS := $(wildcard compiler/*.h) core/uapi/xdt.h core/uapi/dif.h
-DTRACE_CFLAGS := -std=c11 -O2 -Wall -Wextra -Werror -Icore/uapi -Icompiler
+LIBXDT_SRCS := $(filter-out compiler/main.c,$(DTRACE_SRCS))
+VM_SRCS := core/dif.c core/vars.c core/subr.c core/firing.c core/buf.c \
+	core/load.c core/host/machine.c
+DTRACE_HDRS := $(wildcard compiler/*.h) core/uapi/xdt.h core/uapi/dif.h \
+	core/xdt_impl.h core/vars.h $(wildcard core/host/*.h)
+DTRACE_CFLAGS := -std=c11 -O2 -Wall -Wextra -Werror -Icore/uapi -Icore/host \
+	-Icompiler
+VM_CFLAGS := -std=gnu11 -O2 -Wall -Wextra -Wno-unused-parameter \
+	-Wno-sign-compare -Werror -Icore
+abs_flags = $(patsubst -I%,-I$(CURDIR)/%,$(1))
+
+# $(call build_libxdt,CROSS-PREFIX,ARCHIVE)
+define build_libxdt
+	@mkdir -p $(dir $(2))libxdt-obj
+	@cd $(dir $(2))libxdt-obj && rm -f *.o && \
+	  $(1)gcc $(call abs_flags,$(DTRACE_CFLAGS)) -c \
+	    $(addprefix $(CURDIR)/,$(LIBXDT_SRCS)) && \
+	  $(1)gcc $(call abs_flags,$(VM_CFLAGS)) -c $(addprefix $(CURDIR)/,$(VM_SRCS))
+	@rm -f $(2) && $(1)ar rcs $(2) $(dir $(2))libxdt-obj/*.o
+endef
+
+libxdt: $(BUILD)/host/libxdt.a $(foreach i,$(isas),$(BUILD)/$(i)/libxdt.a)
+host-libxdt: $(BUILD)/host/libxdt.a
+$(BUILD)/host/libxdt.a: $(LIBXDT_SRCS) $(VM_SRCS) $(DTRACE_HDRS)
+	$(call build_libxdt,,$@)
+$(BUILD)/%/libxdt.a: $(LIBXDT_SRCS) $(VM_SRCS) $(DTRACE_HDRS) | deps
+	$(call build_libxdt,$(call cross,$*),$@)
 
 host-dtrace: $(BUILD)/host/dtrace
-$(BUILD)/host/dtrace: $(DTRACE_SRCS) $(DTRACE_HDRS)
-	@mkdir -p $(@D)
-	gcc $(DTRACE_CFLAGS) -o $@ $(DTRACE_SRCS)
+$(BUILD)/host/dtrace: compiler/main.c $(BUILD)/host/libxdt.a
+	gcc $(DTRACE_CFLAGS) -o $@ $^
 
-$(BUILD)/%/dtrace: $(DTRACE_SRCS) $(DTRACE_HDRS) | deps
-	@mkdir -p $(@D)
-	$(call cross,$*)gcc $(DTRACE_CFLAGS) -static -o $@ $(DTRACE_SRCS)
-
-# libxdt (compiler/libxdt.h): the same objects without main.c, as a static
-# archive for the host and every guest, for the tools that link it.
-LIBXDT_SRCS := $(filter-out compiler/main.c,$(DTRACE_SRCS))
-libxdt: $(BUILD)/host/libxdt.a $(foreach i,$(isas),$(BUILD)/$(i)/libxdt.a)
-$(BUILD)/host/libxdt.a: $(LIBXDT_SRCS) $(DTRACE_HDRS)
-	@mkdir -p $(@D)/libxdt-obj
-	@cd $(@D)/libxdt-obj && rm -f *.o && gcc $(DTRACE_CFLAGS:-I%=-I$(CURDIR)/%) -c $(addprefix $(CURDIR)/,$(LIBXDT_SRCS))
-	@ar rcs $@ $(@D)/libxdt-obj/*.o
-$(BUILD)/%/libxdt.a: $(LIBXDT_SRCS) $(DTRACE_HDRS) | deps
-	@mkdir -p $(@D)/libxdt-obj
-	@cd $(@D)/libxdt-obj && rm -f *.o && $(call cross,$*)gcc $(DTRACE_CFLAGS:-I%=-I$(CURDIR)/%) -c $(addprefix $(CURDIR)/,$(LIBXDT_SRCS))
-	@$(call cross,$*)ar rcs $@ $(@D)/libxdt-obj/*.o
+$(BUILD)/%/dtrace: compiler/main.c $(BUILD)/%/libxdt.a | deps
+	$(call cross,$*)gcc $(DTRACE_CFLAGS) -static -o $@ $^
 
 guest_dtrace = $(if $(DTRACE_SRCS),$(BUILD)/$(1)/dtrace)
 guest_xdtko = $(wildcard $(BUILD)/$(1)/xdt/xdt.ko)

@@ -269,11 +269,18 @@ static int binary(struct cg *g, struct node *n)
 	int pa = ta->k == TK_PTR || ta->k == TK_ARRAY;
 	int pb = tb->k == TK_PTR || tb->k == TK_ARRAY;
 
+	int ints = type_is_int(n->a->t) && type_is_int(n->b->t);
+
 	switch (n->op) {
 	case T_EQ: case T_NE: case T_LT: case T_LE: case T_GT: case T_GE: {
 		int x = r, y = r2, uns = !is_signed(n->ct);
 		enum dif_op op;
 
+		if (ints) {
+			/* the usual arithmetic conversions: -1 == 0xffffffffU */
+			convert(g, n, r, n->a->t, n->ct);
+			convert(g, n, r2, n->b->t, n->ct);
+		}
 		if (n->ct->real->k == TK_STRING) {
 			/* strings compare through scmp's sign, against %r0 */
 			emit(g, DIF_INSN_R(DIF_OP_SCMP, r, r2, r));
@@ -306,7 +313,24 @@ static int binary(struct cg *g, struct node *n)
 			scale(g, n, r, tb->k == TK_ARRAY ? type_ptr(tb->base) : tb);
 		/* fall through */
 	default:
+		if (!ints || pa || pb) {
+			emit(g, DIF_INSN_R(arith_op(n, n->op), r, r2, r));
+			break;
+		}
+		/*
+		 * DIF computes in 64 bits: convert the operands to the
+		 * result's type first (a shift's count keeps its own), and
+		 * bring a result that can leave that type's range back
+		 * into it, so -7 / 2U is 2147483644 and INT_MAX + 1 is
+		 * INT_MIN, as in C.  64-bit operations cost nothing extra.
+		 */
+		convert(g, n, r, n->a->t, n->t);
+		if (n->op != T_SHL && n->op != T_SHR)
+			convert(g, n, r2, n->b->t, n->t);
 		emit(g, DIF_INSN_R(arith_op(n, n->op), r, r2, r));
+		if (n->op != T_AND && n->op != T_OR && n->op != T_XOR &&
+		    n->op != T_SHR)
+			convert(g, n, r, is_signed(n->t) ? dt_long : dt_ulong, n->t);
 		break;
 	}
 	rfree(g, r2);
@@ -525,8 +549,14 @@ static int expr(struct cg *g, struct node *n)
 		return r;
 	case N_ADDR:
 		return address(g, n->a);
-	case N_BIN:
+	case N_BIN: {
+		long long c;
+
+		/* an integer constant expression is one value (as dt_cook) */
+		if (type_is_int(n->t) && sema_constval(n, &c))
+			return setx(g, n, (__u64)c);
 		return binary(g, n);
+	}
 	case N_ASSIGN:
 		return assign(g, n);
 	case N_INCDEC:

@@ -215,6 +215,17 @@ static void deliver_fault(struct xdt_hdl *h, const struct xdt_consumer *c,
 	(c && c->fault ? c->fault : print_fault)(h, &f, c ? c->arg : NULL);
 }
 
+/*
+ * The device: /dev/xdt, or under -x hostvm the host VM (core/host/hostvm.h),
+ * which answers the same ioctls with the same core code in this process.
+ */
+static int dev_ioctl(struct xdt_hdl *h, unsigned long cmd, void *arg)
+{
+	if (h->vm)
+		return xdt_hostvm_ioctl(h->vm, cmd, arg);
+	return ioctl(h->fd, cmd, arg);
+}
+
 static int drain_cpu(struct xdt_hdl *h, const struct xdt_consumer *c, int cpu)
 {
 	struct xdt_bufsnap s;
@@ -226,7 +237,7 @@ static int drain_cpu(struct xdt_hdl *h, const struct xdt_consumer *c, int cpu)
 		s.cpu = (__u32)cpu;
 		s.size = (__u32)h->bufcap;
 		s.buf = (__u64)(uintptr_t)h->buf;
-		if (!ioctl(h->fd, XDT_IOC_BUFSNAP, &s))
+		if (!dev_ioctl(h, XDT_IOC_BUFSNAP, &s))
 			break;
 		if ((errno == ENOSPC || errno == EOVERFLOW || errno == E2BIG ||
 		     errno == EMSGSIZE) && h->bufcap < (256u << 20)) {
@@ -290,14 +301,20 @@ int xdt_go(xdt_hdl_t *h)
 	h->blob = prog_blob(p, &size);
 	h->pr.quiet = h->o.quiet;
 	h->pr.last_nl = 1;
-	h->fd = open_dev_err(h->errmsg, sizeof(h->errmsg));
-	if (h->fd < 0)
-		return -1;
+	if (h->o.hostvm) {
+		h->vm = xdt_hostvm_open();
+		if (!h->vm)
+			return HERR(h, "cannot start the host VM: %s", strerror(errno));
+	} else {
+		h->fd = open_dev_err(h->errmsg, sizeof(h->errmsg));
+		if (h->fd < 0)
+			return -1;
+	}
 	memset(&en, 0, sizeof(en));
 	en.prog = (__u64)(uintptr_t)h->blob;
 	en.size = (__u32)size;
 	en.unmatched = -1;
-	if (ioctl(h->fd, XDT_IOC_ENABLE, &en) < 0 && en.unmatched < 0) {
+	if (dev_ioctl(h, XDT_IOC_ENABLE, &en) < 0 && en.unmatched < 0) {
 		if (errno == EINVAL)
 			return HERR(h, "failed to enable '%s': %.*s", p->srcdesc[0],
 				    (int)sizeof(en.err), en.err);
@@ -319,7 +336,7 @@ int xdt_go(xdt_hdl_t *h)
 		eq.cap = cap;
 		eq.count = 0;
 		eq.buf = (__u64)(uintptr_t)h->eps;
-		if (ioctl(h->fd, XDT_IOC_EPROBES, &eq) < 0)
+		if (dev_ioctl(h, XDT_IOC_EPROBES, &eq) < 0)
 			return HERR(h, "failed to list enabled probes: %s", strerror(errno));
 		if (eq.count <= cap)
 			break;
@@ -327,12 +344,12 @@ int xdt_go(xdt_hdl_t *h)
 	}
 	h->neps = eq.count;
 	qsort(h->eps, h->neps, sizeof(*h->eps), ep_cmp);
-	h->ncpus = (int)sysconf(_SC_NPROCESSORS_CONF);
+	h->ncpus = h->vm ? 1 : (int)sysconf(_SC_NPROCESSORS_CONF);
 	if (h->ncpus < 1)
 		h->ncpus = 1;
 	h->bufcap = h->o.bufsize;
 	h->buf = xzalloc(h->bufcap);
-	if (ioctl(h->fd, XDT_IOC_GO) < 0) {
+	if (dev_ioctl(h, XDT_IOC_GO, NULL) < 0) {
 		if (errno == EBUSY)
 			return HERR(h, "could not enable tracing: an instruction is "
 				    "already patched (by ftrace, kprobes, a debugger, or "
@@ -353,7 +370,10 @@ int xdt_work(xdt_hdl_t *h, const struct xdt_consumer *c)
 	if (drain(h, c))
 		return XDT_WORK_DONE;
 	memset(&st, 0, sizeof(st));
-	if (ioctl(h->fd, XDT_IOC_STATUS, &st) == 0 && st.exited)
+	if (dev_ioctl(h, XDT_IOC_STATUS, &st) == 0 && st.exited)
+		return XDT_WORK_DONE;
+	/* The host VM has nothing to fire after BEGIN but END: done. */
+	if (h->vm)
 		return XDT_WORK_DONE;
 	return XDT_WORK_OKAY;
 }
@@ -364,7 +384,7 @@ int xdt_stop(xdt_hdl_t *h, const struct xdt_consumer *c)
 
 	if (!h->running)
 		return HERR(h, "not tracing");
-	if (ioctl(h->fd, XDT_IOC_STOP) < 0)
+	if (dev_ioctl(h, XDT_IOC_STOP, NULL) < 0)
 		ret = HERR(h, "failed to stop tracing: %s", strerror(errno));
 	drain(h, c);
 	h->running = 0;
@@ -375,9 +395,9 @@ int xdt_stop(xdt_hdl_t *h, const struct xdt_consumer *c)
 int xdt_status(xdt_hdl_t *h, struct xdt_status *st)
 {
 	memset(st, 0, sizeof(*st));
-	if (h->fd < 0)
+	if (h->fd < 0 && !h->vm)
 		return HERR(h, "not enabled");
-	if (ioctl(h->fd, XDT_IOC_STATUS, st) < 0)
+	if (dev_ioctl(h, XDT_IOC_STATUS, st) < 0)
 		return HERR(h, "failed to read the status: %s", strerror(errno));
 	return 0;
 }
@@ -413,7 +433,7 @@ int xdt_aggwalk(xdt_hdl_t *h, int (*fn)(const struct xdt_aggdata *, void *),
 		memset(&a, 0, sizeof(a));
 		a.size = (__u32)cap;
 		a.buf = (__u64)(uintptr_t)buf;
-		if (ioctl(h->fd, XDT_IOC_AGGSNAP, &a) < 0) {
+		if (dev_ioctl(h, XDT_IOC_AGGSNAP, &a) < 0) {
 			if ((errno == ENOSPC || errno == EOVERFLOW || errno == E2BIG)
 			    && cap < (1u << 30)) {
 				cap = a.size > cap ? a.size : cap * 2;

@@ -21,6 +21,7 @@
 #include <linux/types.h>
 #include "xdt.h"
 #include "dif.h"
+#include "hostvm.h"
 
 #define DT_MAXCLAUSES	256
 #define DT_MAXARGS	16	/* printf() arguments */
@@ -415,6 +416,7 @@ struct dt_opts {
 	pid_t child;		/* -c */
 	pid_t target;		/* -p */
 	int child_gate;		/* 1: the -c child waits stopped for GO */
+	int hostvm;		/* -x hostvm: run in the host VM, not /dev/xdt */
 };
 int list_probes(const struct xdt_probedesc *m, int verbose);
 
@@ -437,6 +439,7 @@ struct xdt_hdl {
 	char unimplemented[DT_NOPTIONS];	/* options named, not acted on */
 	/* running (consumer.c) */
 	int fd, ncpus, running, stopped;
+	struct xdt_hostvm *vm;		/* -x hostvm, instead of fd */
 	struct xdt_eprobe *eps;
 	__u32 neps;
 	char *buf;

@@ -107,6 +107,8 @@ static const struct { const char *name; enum optkind kind; int implemented; } op
 	{ "udefs", OPT_FLAG, 0 }, { "verbose", OPT_FLAG, 0 },
 	{ "incdir", OPT_ANY, 0 }, { "define", OPT_ANY, 0 },
 	{ "undef", OPT_ANY, 0 }, { "libdir", OPT_ANY, 0 },
+	/* xdt's own: run BEGIN/END/ERROR programs in libxdt's host VM */
+	{ "hostvm", OPT_FLAG, 1 },
 };
 
 _Static_assert(sizeof(options) / sizeof(options[0]) <= DT_NOPTIONS, "DT_NOPTIONS");
@@ -184,6 +186,8 @@ static void opt_apply(const char *name, const char *val, unsigned long long n,
 	(void)val;
 	if (!strcmp(name, "quiet")) {
 		c->o.quiet = (int)n;
+	} else if (!strcmp(name, "hostvm")) {
+		c->o.hostvm = (int)n;
 	} else if (!strcmp(name, "errtags")) {
 		dt_errtags = (int)n;
 	} else if (!strcmp(name, "defaultargs")) {
@@ -309,6 +313,7 @@ void xdt_close(xdt_hdl_t *h)
 		return;
 	if (h->fd >= 0)
 		close(h->fd);
+	xdt_hostvm_close(h->vm);
 	free(h->buf);
 	free(h->eps);
 	free(h->blob);

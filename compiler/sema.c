@@ -19,11 +19,29 @@ static const char *const varnames[] = {
 #undef DIF_VNAME
 };
 
-static const struct { const char *name; int nargs; int rtype; const char *args; } subrs[] = {
-#define DIF_SUB(name, idx, str, rt, args) [idx] = { str, (int)sizeof(args) - 1, rt, args },
+static const struct { const char *name; const char *rtype; const char *args; } subrs[] = {
+#define DIF_SUB(name, idx, str, rt, args) [idx] = { str, rt, args },
 	DIF_SUBRS(DIF_SUB)
 #undef DIF_SUB
 };
+
+/* The D type a subroutine row names ("string", "void *", "uint32_t"). */
+static struct dtype *subr_type(const char *name)
+{
+	size_t n = strlen(name);
+	char base[32];
+
+	if (!strcmp(name, "string"))
+		return dt_string;
+	if (n > 2 && n < sizeof(base) && !strcmp(name + n - 2, " *")) {
+		memcpy(base, name, n - 2);
+		base[n - 2] = '\0';
+		return type_ptr(subr_type(base));
+	}
+	if (!strcmp(name, "void"))
+		return dt_void;
+	return type_named(name);
+}
 
 static struct dtype *builtin_type(int v)
 {
@@ -150,10 +168,55 @@ static const char *scope_prefix(int scope)
 }
 
 /* ---- constants -------------------------------------------------------------- */
+/* @v as a value of integer type @t: sign- or zero-extended from its width. */
+static long long narrow(long long v, const struct dtype *t)
+{
+	unsigned bits = 8 * t->real->size;
+
+	if (bits >= 64 || !bits)
+		return v;
+	if (t->real->sgn)
+		return (long long)((unsigned long long)v << (64 - bits)) >> (64 - bits);
+	return (long long)((unsigned long long)v & ((1ULL << bits) - 1));
+}
+
+/* @a op @b, both of the operation's type; 0 if not a constant. */
+static int binval(enum tok op, int uns, long long a, long long b, long long *v)
+{
+	switch (op) {
+	case T_PLUS: *v = (long long)((unsigned long long)a + (unsigned long long)b); return 1;
+	case T_MINUS: *v = (long long)((unsigned long long)a - (unsigned long long)b); return 1;
+	case T_STAR: *v = (long long)((unsigned long long)a * (unsigned long long)b); return 1;
+	case T_DIV: case T_MOD:
+		if (!b || (!uns && a == INT64_MIN && b == -1))
+			return 0;
+		if (uns)
+			*v = (long long)(op == T_DIV ?
+				(unsigned long long)a / (unsigned long long)b :
+				(unsigned long long)a % (unsigned long long)b);
+		else
+			*v = op == T_DIV ? a / b : a % b;
+		return 1;
+	case T_SHL: *v = (long long)((unsigned long long)a << (b & 63)); return 1;
+	case T_SHR:
+		*v = uns ? (long long)((unsigned long long)a >> (b & 63)) : a >> (b & 63);
+		return 1;
+	case T_AND: *v = a & b; return 1;
+	case T_OR: *v = a | b; return 1;
+	case T_XOR: *v = a ^ b; return 1;
+	case T_EQ: *v = a == b; return 1;
+	case T_NE: *v = a != b; return 1;
+	case T_LT: *v = uns ? (unsigned long long)a < (unsigned long long)b : a < b; return 1;
+	case T_LE: *v = uns ? (unsigned long long)a <= (unsigned long long)b : a <= b; return 1;
+	case T_GT: *v = uns ? (unsigned long long)a > (unsigned long long)b : a > b; return 1;
+	case T_GE: *v = uns ? (unsigned long long)a >= (unsigned long long)b : a >= b; return 1;
+	default: return 0;
+	}
+}
+
 int sema_constval(struct node *n, long long *v)
 {
 	long long a, b;
-	int uns;
 
 	switch (n->k) {
 	case N_INT:
@@ -181,40 +244,24 @@ int sema_constval(struct node *n, long long *v)
 		if (!sema_constval(n->a, &a))
 			return 0;
 		return sema_constval(a ? n->b : n->c, v);
-	case N_BIN:
+	case N_BIN: {
+		/* the type the operation is done in: C's, as cg.c does it */
+		struct dtype *ot = n->op == T_EQ || n->op == T_NE || n->op == T_LT ||
+			n->op == T_LE || n->op == T_GT || n->op == T_GE ? n->ct : n->t;
+
 		if (!n->a->t || !type_is_int(n->a->t) || !type_is_int(n->b->t) ||
+		    !ot || !type_is_int(ot) ||
 		    !sema_constval(n->a, &a) || !sema_constval(n->b, &b))
 			return 0;
-		uns = n->t && type_is_int(n->t) && !n->t->real->sgn;
-		switch (n->op) {
-		case T_PLUS: *v = (long long)((unsigned long long)a + (unsigned long long)b); return 1;
-		case T_MINUS: *v = (long long)((unsigned long long)a - (unsigned long long)b); return 1;
-		case T_STAR: *v = (long long)((unsigned long long)a * (unsigned long long)b); return 1;
-		case T_DIV: case T_MOD:
-			if (!b || (!uns && a == INT64_MIN && b == -1))
-				return 0;
-			if (uns)
-				*v = (long long)(n->op == T_DIV ?
-					(unsigned long long)a / (unsigned long long)b :
-					(unsigned long long)a % (unsigned long long)b);
-			else
-				*v = n->op == T_DIV ? a / b : a % b;
-			return 1;
-		case T_SHL: *v = (long long)((unsigned long long)a << (b & 63)); return 1;
-		case T_SHR:
-			*v = uns ? (long long)((unsigned long long)a >> (b & 63)) : a >> (b & 63);
-			return 1;
-		case T_AND: *v = a & b; return 1;
-		case T_OR: *v = a | b; return 1;
-		case T_XOR: *v = a ^ b; return 1;
-		case T_EQ: *v = a == b; return 1;
-		case T_NE: *v = a != b; return 1;
-		case T_LT: *v = uns ? (unsigned long long)a < (unsigned long long)b : a < b; return 1;
-		case T_LE: *v = uns ? (unsigned long long)a <= (unsigned long long)b : a <= b; return 1;
-		case T_GT: *v = uns ? (unsigned long long)a > (unsigned long long)b : a > b; return 1;
-		case T_GE: *v = uns ? (unsigned long long)a >= (unsigned long long)b : a >= b; return 1;
-		default: return 0;
-		}
+		a = narrow(a, ot);
+		if (n->op != T_SHL && n->op != T_SHR)
+			b = narrow(b, ot);
+		if (!binval(n->op, !ot->real->sgn, a, b, v))
+			return 0;
+		if (ot == n->t)
+			*v = narrow(*v, n->t);
+		return 1;
+	}
 	case N_AND: case N_OR:
 		if (!sema_constval(n->a, &a) || !sema_constval(n->b, &b))
 			return 0;
@@ -377,9 +424,17 @@ static struct dvar *array_of(struct prog *p, struct node *base)
 	return NULL;
 }
 
-/* this->x[...]: clause-locals are never associative arrays */
-static void no_local_array(struct lexer *lx, const struct node *n)
+/*
+ * this->x[...]: clause-locals are never associative arrays, but one that
+ * holds a pointer or an array is indexed like any other (this->p[1]).
+ */
+static void no_local_array(struct prog *p, struct lexer *lx, const struct node *n)
 {
+	struct dvar *v;
+
+	if (n->a->k == N_THIS && (v = var_lookup(p, XDT_VAR_LOCAL, n->a->s)) &&
+	    (v->t->real->k == TK_PTR || v->t->real->k == TK_ARRAY))
+		return;
 	if (n->a->k == N_THIS)
 		dt_cerrt(lx, DT_D_ARR_LOCAL, n->line, n->col,
 			 "local variables may not be used as associative arrays: this->%s",
@@ -546,23 +601,34 @@ static struct node *call(struct prog *p, struct lexer *lx, struct node *n)
 		dt_cerrt(lx, DT_D_FUNC_UNDEF, n->line, n->col,
 			 "%s( ) is not a supported function here", n->s);
 	}
-	if (n->nargs != subrs[s].nargs)
-		dt_cerrt(lx, DT_D_PROTO_LEN, n->line, n->col,
-			 "%s( ) prototype mismatch: %d arg%s passed, %d expected",
-			 n->s, n->nargs, n->nargs == 1 ? "" : "s", subrs[s].nargs);
-	for (i = 0; i < n->nargs; i++) {
-		struct node *a = n->args[i] = sem(p, lx, n->args[i]);
-		int str = subrs[s].args[i] == 's';
+	{
+		const char *args = subrs[s].args, *bar = strchr(args, '|');
+		int min = bar ? (int)(bar - args) : (int)strlen(args);
+		int max = (int)strlen(args) - (bar ? 1 : 0);
 
-		act_check(lx, a, DT_D_ACT_SPEC);
-		if (str ? !type_is_strlike(a->t) : !type_is_scalar(a->t))
-			dt_cerrt(lx, DT_D_PROTO_ARG, a->line, a->col,
-				 "%s( ) argument #%d is incompatible with prototype: %s expected, %s given",
-				 n->s, i + 1, str ? "string" : "integer", type_str(a->t));
-		a->type = str ? XDT_TYPE_STRING : XDT_TYPE_INT;
+		if (n->nargs < min || n->nargs > max)
+			dt_cerrt(lx, DT_D_PROTO_LEN, n->line, n->col,
+				 "%s( ) prototype mismatch: %d arg%s passed, %s%d expected",
+				 n->s, n->nargs, n->nargs == 1 ? "" : "s",
+				 n->nargs < min ? (min < max ? "at least " : "") :
+				 (min < max ? "at most " : ""), n->nargs < min ? min : max);
+		for (i = 0; i < n->nargs; i++) {
+			struct node *a = n->args[i] = sem(p, lx, n->args[i]);
+			char k = args[i + (bar && args + i >= bar)];
+			long long z;
+			int str = k == 's' ||
+				  (k == 'S' && !(type_is_int(a->t) && sema_constval(a, &z) && !z));
+
+			act_check(lx, a, DT_D_ACT_SPEC);
+			if (str ? !type_is_strlike(a->t) : !type_is_scalar(a->t))
+				dt_cerrt(lx, DT_D_PROTO_ARG, a->line, a->col,
+					 "%s( ) argument #%d is incompatible with prototype: %s expected, %s given",
+					 n->s, i + 1, str ? "string" : "integer", type_str(a->t));
+			a->type = str ? XDT_TYPE_STRING : XDT_TYPE_INT;
+		}
 	}
 	n->var = s;
-	n->t = subrs[s].rtype == XDT_TYPE_STRING ? dt_string : dt_int64;
+	n->t = subr_type(subrs[s].rtype);
 	return n;
 }
 
@@ -579,8 +645,11 @@ static void compare(struct lexer *lx, struct node *n)
 		n->ct = dt_string;
 	} else if (a->real->k == TK_PTR && b->real->k == TK_PTR && type_compat(a, b)) {
 		n->ct = dt_ulong;
-	} else if ((a->real->k == TK_PTR && type_is_int(b) && sema_constval(n->b, &z) && !z) ||
-		   (b->real->k == TK_PTR && type_is_int(a) && sema_constval(n->a, &z) && !z)) {
+	} else if (((a->real->k == TK_PTR || a->real->k == TK_STRING) && type_is_int(b) &&
+		    sema_constval(n->b, &z) && !z) ||
+		   ((b->real->k == TK_PTR || b->real->k == TK_STRING) && type_is_int(a) &&
+		    sema_constval(n->a, &z) && !z)) {
+		/* a pointer, or a string (strstr's, strtok's result), against NULL */
 		n->ct = dt_ulong;
 	} else if ((a->real->k == TK_PTR && type_is_int(b)) ||
 		   (b->real->k == TK_PTR && type_is_int(a))) {
@@ -733,7 +802,7 @@ struct node *sema_lvalue(struct prog *p, struct lexer *lx, struct node *n,
 		n->t = v->t;
 		return n;
 	case N_INDEX:
-		no_local_array(lx, n);
+		no_local_array(p, lx, n);
 		if (n->a->k == N_IDENT || n->a->k == N_SELF) {
 			scope = n->a->k == N_SELF ? XDT_VAR_THREAD : XDT_VAR_GLOBAL;
 			if (n->a->k == N_IDENT && !strcmp(n->a->s, "args"))
@@ -876,7 +945,7 @@ static struct node *sem(struct prog *p, struct lexer *lx, struct node *n)
 		n->t = v->t;
 		return n;
 	case N_INDEX:
-		no_local_array(lx, n);
+		no_local_array(p, lx, n);
 		if (n->a->k == N_IDENT && !strcmp(n->a->s, "args")) {
 			if (n->nargs != 1)
 				dt_cerrt(lx, DT_D_ARR_BADREF, n->line, n->col,

@@ -67,6 +67,31 @@ struct dtype *type_int(unsigned size, int sgn)
 	}
 }
 
+/*
+ * What inet_ntoa(), inet_ntoa6() and inet_ntop() take, as DTrace's D
+ * library (net.d) names it: ipaddr_t, struct in6_addr / in6_addr_t (16
+ * bytes, Linux's layout too) and the address families -- Linux's values,
+ * since the addresses scripts pass are Linux's (AF_INET6 is 26 on illumos).
+ */
+static void net_types(void)
+{
+	struct dtype *in6 = type_tagged(TK_STRUCT, "in6_addr", 1);
+	struct dtype *fam = tnew(TK_ENUM, "enum <address families>", 4, 1);
+
+	type_typedef("ipaddr_t", find("uint32_t", TK_VOID));
+	in6->mems = xzalloc(sizeof(*in6->mems));
+	in6->mems[0].name = xstrdup("s6_addr");
+	in6->mems[0].t = type_array(find("uint8_t", TK_VOID), 16);
+	in6->nmems = 1;
+	in6->size = 16;
+	in6->align = 1;
+	in6->defined = 1;
+	type_typedef("in6_addr_t", in6);
+	fam->defined = 1;
+	type_enumconst_add("AF_INET", 2, fam);
+	type_enumconst_add("AF_INET6", 10, fam);
+}
+
 void types_init(unsigned strsize)
 {
 	static const struct { const char *n; unsigned size; int sgn; } ints[] = {
@@ -125,6 +150,7 @@ void types_init(unsigned strsize)
 	t = type_ptr(dt_char);
 	type_typedef("caddr_t", t);
 	type_typedef("uintptr_t", dt_ulong);
+	net_types();
 }
 
 struct dtype *type_named(const char *name)

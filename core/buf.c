@@ -17,11 +17,6 @@
  * snapshot can walk another CPU's arena while it is being updated; it sums
  * the CPUs into one table for the consumer.
  */
-#include <linux/slab.h>
-#include <linux/smp.h>
-#include <linux/vmalloc.h>
-#include <linux/jhash.h>
-
 #include "xdt_impl.h"
 
 DEFINE_PER_CPU(struct xdt_cpu, xdt_cpu);
@@ -59,6 +54,32 @@ u64 xdt_traps(void)
 	for_each_possible_cpu(cpu)
 		n += READ_ONCE(per_cpu_ptr(&xdt_cpu, cpu)->traps);
 	return n;
+}
+
+/* A consumer's counters, for XDT_IOC_STATUS. */
+void xdt_state_status(struct xdt_state *st, struct xdt_status *s)
+{
+	int cpu;
+
+	memset(s, 0, sizeof(*s));
+	for_each_possible_cpu(cpu) {
+		struct xdt_scpu *c = st->cpu ? &st->cpu[cpu] : NULL;
+
+		if (!c)
+			break;
+		s->drops += c->bufs[0].drops + c->bufs[1].drops;
+		s->aggdrops += c->aggdrops;
+		s->errors += c->errors;
+		s->firings += c->firings;
+	}
+	/* The machine's traps while st ran (other consumers' included). */
+	if (st->state == XDT_STATE_RUNNING)
+		s->traps = xdt_traps() - st->traps0;
+	else if (st->state == XDT_STATE_STOPPED)
+		s->traps = st->traps1 - st->traps0;
+	xdt_vars_status(st->vars, s);
+	s->exited = READ_ONCE(st->exited);
+	s->state = st->state;
 }
 
 int xdt_bufs_alloc(struct xdt_state *st)

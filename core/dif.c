@@ -12,15 +12,6 @@
  * RET.  What the verifier cannot know (memory addresses, divisors) is checked
  * at run time and raised as a fault for dtrace:::ERROR.
  */
-#include <linux/cred.h>
-#include <linux/kallsyms.h>
-#include <linux/mm.h>
-#include <linux/pgtable.h>
-#include <linux/sched.h>
-#include <linux/smp.h>
-#include <linux/timekeeping.h>
-#include <linux/uaccess.h>
-
 #include "xdt_impl.h"
 
 static const u8 dif_form[256] = {
@@ -182,94 +173,6 @@ void __xdt_probe xdt_dif_fault(struct xdt_mstate *m, int kind, u64 addr,
 	m->ctx->fault_pc = pc;
 }
 
-/*
- * Toxic memory (illumos keeps a list, dtrace_toxic_ranges): a load from
- * device memory can have side effects, and on arm64 one that no device
- * answers is a synchronous external abort, which no exception fixup
- * catches -- the fuzzer oopsed aarch64 through an ioremap()ed address.  So
- * DIF reads only pages that are RAM: the linear map, or any other kernel
- * mapping (vmalloc, stacks, modules, the image) whose page frame is memory,
- * found by a walk of the kernel page tables: lock-free, inline, and the
- * tables of a live mapping stay in place (a racing vunmap leaves at worst a
- * stale RAM frame, which the nofault copy reads harmlessly).
- */
-static pgd_t *kernel_pgd;		/* init_mm's: not exported */
-
-static int find_init_mm(void *data, const char *name, struct module *mod,
-			unsigned long addr)
-{
-	if (mod || strcmp(name, "init_mm"))
-		return 0;
-	kernel_pgd = ((struct mm_struct *)addr)->pgd;
-	return 1;
-}
-
-void xdt_dif_init(void)
-{
-	kallsyms_on_each_symbol(find_init_mm, NULL);
-	if (!kernel_pgd)
-		pr_warn("xdt: no init_mm: DIF reads only the linear map\n");
-}
-
-static bool __xdt_probe ram_page(unsigned long addr)
-{
-	pgd_t *pgd;
-	p4d_t *p4d, p4;
-	pud_t *pud, pu;
-	pmd_t *pmd, pm;
-	pte_t pt;
-
-	if (virt_addr_valid((void *)addr))
-		return true;
-	if (!kernel_pgd)
-		return false;
-	pgd = pgd_offset_pgd(kernel_pgd, addr);
-	if (pgd_none(READ_ONCE(*pgd)) || pgd_bad(READ_ONCE(*pgd)))
-		return false;
-	p4d = p4d_offset(pgd, addr);
-	p4 = READ_ONCE(*p4d);
-	if (p4d_none(p4) || p4d_bad(p4))
-		return false;
-	pud = pud_offset(p4d, addr);
-	pu = READ_ONCE(*pud);
-	if (pud_none(pu))
-		return false;
-	if (pud_leaf(pu))
-		return pfn_valid(pud_pfn(pu) + ((addr & ~PUD_MASK) >> PAGE_SHIFT));
-	if (pud_bad(pu))
-		return false;
-	pmd = pmd_offset(pud, addr);
-	pm = READ_ONCE(*pmd);
-	if (pmd_none(pm))
-		return false;
-	if (pmd_leaf(pm))
-		return pfn_valid(pmd_pfn(pm) + ((addr & ~PMD_MASK) >> PAGE_SHIFT));
-	if (pmd_bad(pm))
-		return false;
-	pt = READ_ONCE(*pte_offset_kernel(pmd, addr));
-	return pte_present(pt) && pfn_valid(pte_pfn(pt));
-}
-
-/* copy_from_kernel_nofault, from RAM only: 0 or -EFAULT. */
-int __xdt_probe xdt_copy_nofault(void *dst, unsigned long src, size_t n)
-{
-	unsigned long p, last;
-
-	if (!n)
-		return 0;
-	if (src + n - 1 < src)
-		return -EFAULT;
-	last = (src + n - 1) & PAGE_MASK;
-	for (p = src & PAGE_MASK; ; p += PAGE_SIZE) {
-		if (!ram_page(p))
-			return -EFAULT;
-		if (p == last)
-			break;
-	}
-	return copy_from_kernel_nofault(dst, (const void *)src, n) ?
-	       -EFAULT : 0;
-}
-
 static int __xdt_probe load(struct xdt_mstate *m, u64 addr, void *dst,
 			    size_t n, u32 pc)
 {
@@ -278,40 +181,6 @@ static int __xdt_probe load(struct xdt_mstate *m, u64 addr, void *dst,
 		return -EFAULT;
 	}
 	return 0;
-}
-
-/*
- * Copy a string of at most @max bytes (NUL included) from kernel memory,
- * faulting safely.  Reads whole aligned words: an aligned word never
- * straddles a page, so a string that ends just before an unmapped page is
- * read without a false fault.  (6.1 does not export
- * strncpy_from_kernel_nofault to modules.)
- */
-long __xdt_probe xdt_strcpy_nofault(char *dst, unsigned long src, u32 max)
-{
-	unsigned long page = 1;		/* not a page address: none checked */
-	u32 n = 0;
-
-	while (n < max) {
-		unsigned long a = (src + n) & ~7UL;
-		u64 w;
-		u32 i = (src + n) & 7;
-
-		if ((a & PAGE_MASK) != page) {
-			page = a & PAGE_MASK;
-			if (!ram_page(page))
-				return -EFAULT;
-		}
-		if (copy_from_kernel_nofault(&w, (void *)a, 8))
-			return -EFAULT;
-		for (; i < 8 && n < max; i++, n++) {
-			dst[n] = ((char *)&w)[i];
-			if (!dst[n])
-				return n;
-		}
-	}
-	dst[max - 1] = '\0';
-	return max - 1;
 }
 
 /* strcmp over two strings in memory, each bounded by @max bytes. */
@@ -334,51 +203,6 @@ static int __xdt_probe scmp(struct xdt_mstate *m, u64 a, u64 b, u32 max,
 	}
 	*res = 0;
 	return 0;
-}
-
-static u64 __xdt_probe var(u32 v, struct xdt_mstate *m)
-{
-	struct task_struct *t = current;
-	struct xdt_probe *p = m->ctx->probe;
-
-	switch (v) {
-	case DIF_VAR_ARG0 ... DIF_VAR_ARG9:
-		return xdt_arg(m->ctx, v - DIF_VAR_ARG0);
-	case DIF_VAR_PROBEPROV:
-		return (unsigned long)p->prov->name;
-	case DIF_VAR_PROBEMOD:
-		return (unsigned long)(p->mod ? p->mod : "");
-	case DIF_VAR_PROBEFUNC:
-		return (unsigned long)(p->func ? p->func : "");
-	case DIF_VAR_PROBENAME:
-		return (unsigned long)(p->name ? p->name : "");
-	case DIF_VAR_EXECNAME:
-		return (unsigned long)t->comm;
-	case DIF_VAR_PID:
-		return t->tgid;
-	case DIF_VAR_TID:
-		return t->pid;
-	case DIF_VAR_UID:
-		return from_kuid(&init_user_ns, task_cred_xxx(t, uid));
-	case DIF_VAR_CPU:
-		return raw_smp_processor_id();
-	case DIF_VAR_TIMESTAMP:
-		return ktime_get_mono_fast_ns();
-	case DIF_VAR_VTIMESTAMP:
-		/* Thread CPU time as of its last accounting update. */
-		return t->se.sum_exec_runtime;
-	case DIF_VAR_WALLTIMESTAMP:
-		return ktime_get_real_fast_ns();
-	case DIF_VAR_EPID:
-		return m->ecb ? m->ecb->epid : 0;
-	case DIF_VAR_ID:
-		return p->id;
-	case DIF_VAR_ERRNO:
-		/* Set by the firer: a syscall return that failed. */
-		return m->ctx->err;
-	default:
-		return 0;
-	}
 }
 
 int __xdt_probe xdt_dif_run(const struct xdt_difo_k *d, struct xdt_mstate *m,
@@ -465,7 +289,7 @@ int __xdt_probe xdt_dif_run(const struct xdt_difo_k *d, struct xdt_mstate *m,
 			v = (unsigned long)(d->strtab + DIF_INDEX(in));
 			break;
 		case DIF_OP_LDV:
-			v = var(DIF_INDEX(in), m);
+			v = xdt_dif_var(DIF_INDEX(in), m);
 			break;
 		case DIF_OP_LDSB: { s8 x;  if (load(m, a, &x, 1, pc)) return -EFAULT; v = x; break; }
 		case DIF_OP_LDSH: { s16 x; if (load(m, a, &x, 2, pc)) return -EFAULT; v = x; break; }

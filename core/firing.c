@@ -13,11 +13,7 @@
  * list (IRQs off make the firing a reader), so consumers come and go while
  * others fire.
  */
-#include <linux/irqflags.h>
-#include <linux/string.h>
-#include <linux/uaccess.h>
-
-#include "xdt_arch.h"
+#include "xdt_impl.h"
 
 static int run_clause(struct xdt_cpu *c, struct xdt_scpu *sc,
 		      struct xdt_state *st, const struct xdt_ecb *ecb,
@@ -172,7 +168,7 @@ static int __xdt_probe run_clause(struct xdt_cpu *c, struct xdt_scpu *sc,
 				stack(ctx, (u64 *)(key + keylen), a->arg1);
 				keylen += a->arg1 * 8;
 			} else {
-				memset(key + keylen, 0, st->strsize);
+				memset(key + keylen, 0, ALIGN(st->strsize, 8));
 				if (xdt_strcpy_nofault(key + keylen, v,
 						       st->strsize) < 0) {
 					ctx->fault = XDT_FAULT_BADADDR;
@@ -181,8 +177,7 @@ static int __xdt_probe run_clause(struct xdt_cpu *c, struct xdt_scpu *sc,
 					raise_error(c, sc, st, ecb, ctx, i + 1);
 					return -1;
 				}
-				key[keylen + st->strsize - 1] = '\0';
-				keylen += st->strsize;
+				keylen += ALIGN(st->strsize, 8);
 			}
 			break;
 		case XDT_ACT_AGG:
@@ -194,6 +189,25 @@ static int __xdt_probe run_clause(struct xdt_cpu *c, struct xdt_scpu *sc,
 		}
 	}
 	return 0;
+}
+
+/*
+ * Argument @i of a firing: known ones from the context, the others from
+ * the provider's getarg the first time one is read (cached, in order, so
+ * a probe on the fetch's own path only nests: trapdepth).
+ */
+u64 __xdt_probe xdt_arg(struct xdt_ctx *ctx, unsigned int i)
+{
+	u64 (*get)(struct xdt_ctx *, unsigned int);
+
+	if (i >= XDT_NARGS)
+		return 0;
+	if (i < ctx->nargs)
+		return ctx->args[i];
+	get = ctx->probe->prov->ops->getarg;
+	for (; ctx->nargs <= i; ctx->nargs++)
+		ctx->args[ctx->nargs] = get ? get(ctx, ctx->nargs) : 0;
+	return ctx->args[i];
 }
 
 void __xdt_probe xdt_probe_fire(struct xdt_ctx *ctx)

@@ -19,7 +19,6 @@
 
 #include "xdt_arch.h"
 
-#define XDT_MAX_PROG	(16u << 20)
 
 static int xdt_open(struct inode *inode, struct file *f)
 {
@@ -112,31 +111,6 @@ static long ioc_eprobes(struct xdt_state *st, void __user *uarg)
 	return copy_to_user(uarg, &q, sizeof(q)) ? -EFAULT : 0;
 }
 
-static void status(struct xdt_state *st, struct xdt_status *s)
-{
-	int cpu;
-
-	memset(s, 0, sizeof(*s));
-	for_each_possible_cpu(cpu) {
-		struct xdt_scpu *c = st->cpu ? &st->cpu[cpu] : NULL;
-
-		if (!c)
-			break;
-		s->drops += c->bufs[0].drops + c->bufs[1].drops;
-		s->aggdrops += c->aggdrops;
-		s->errors += c->errors;
-		s->firings += c->firings;
-	}
-	/* The machine's traps while st ran (other consumers' included). */
-	if (st->state == XDT_STATE_RUNNING)
-		s->traps = xdt_traps() - st->traps0;
-	else if (st->state == XDT_STATE_STOPPED)
-		s->traps = st->traps1 - st->traps0;
-	xdt_vars_status(st->vars, s);
-	s->exited = READ_ONCE(st->exited);
-	s->state = st->state;
-}
-
 static long xdt_ioctl_locked(struct file *f, unsigned int cmd,
 			     unsigned long arg)
 {
@@ -196,7 +170,7 @@ static long xdt_ioctl_locked(struct file *f, unsigned int cmd,
 	case XDT_IOC_STATUS: {
 		struct xdt_status s;
 
-		status(st, &s);
+		xdt_state_status(st, &s);
 		return copy_to_user(uarg, &s, sizeof(s)) ? -EFAULT : 0;
 	}
 	}

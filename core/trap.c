@@ -73,25 +73,6 @@ bool __xdt_probe xdt_trap(struct pt_regs *regs, unsigned long addr)
 	return true;
 }
 
-/*
- * Argument @i of a firing: known ones from the context, the others from
- * the provider's getarg the first time one is read (cached, in order, so
- * a probe on the fetch's own path only nests: trapdepth).
- */
-u64 __xdt_probe xdt_arg(struct xdt_ctx *ctx, unsigned int i)
-{
-	u64 (*get)(struct xdt_ctx *, unsigned int);
-
-	if (i >= XDT_NARGS)
-		return 0;
-	if (i < ctx->nargs)
-		return ctx->args[i];
-	get = ctx->probe->prov->ops->getarg;
-	for (; ctx->nargs <= i; ctx->nargs++)
-		ctx->args[ctx->nargs] = get ? get(ctx, ctx->nargs) : 0;
-	return ctx->args[i];
-}
-
 bool __xdt_probe xdt_own_text(unsigned long addr)
 {
 	return within_module_core(addr, THIS_MODULE);

@@ -42,7 +42,8 @@
  * grace period outlasts every firing that could hold such an address.  The
  * cost: a chunk freed and wanted again within one cleaner period is a drop
  * (counted apart, as DTrace's "dynamic variable drops with non-empty dirty
- * list").
+ * list").  The cleaner, and the thread-exit hook of "Threads", are the
+ * kernel's half (vars_reclaim.c); this file is portable core.
  *
  * Threads.  The thread key is the task pointer.  A thread's variables are
  * reclaimed at sched_process_exit, which runs in the exiting thread itself
@@ -50,115 +51,26 @@
  * variables, so none can outlive the cleanup and be found by a later task
  * that reuses the task_struct.
  */
-#include <linux/hash.h>
-#include <linux/jhash.h>
-#include <linux/log2.h>
-#include <linux/random.h>
-#include <linux/sched.h>
-#include <linux/slab.h>
-#include <linux/tracepoint.h>
-#include <linux/vmalloc.h>
-#include <linux/workqueue.h>
+#include "vars.h"
 
-#include "xdt_impl.h"
+/*
+ * A by-reference global or clause-local (a string, a struct) starts with a
+ * word that says whether NULL was stored (1) -- as DTrace marks its static
+ * by-reference variables -- so `s = strstr(a, b); s != NULL` holds what
+ * was stored.  Dynamic variables need none: storing 0 (NULL) frees them.
+ */
+#define NULLMARK	8
 
 #define VAR_MAXSIZE	(64u << 10)	/* one variable's value */
 #define VAR_MAXSPACE	(4u << 20)	/* globals, and this-> per CPU */
 #define DYN_DEFAULT	(1u << 20)	/* dynvarsize: DTrace's default */
 #define DYN_MAX		(256u << 20)
-#define SCRATCH_DEFAULT	(16u << 10)
+#define SCRATCH_DEFAULT	(1u << 20)	/* DTrace's is what is left of a 4M buffer */
 #define SCRATCH_MAX	(4u << 20)
 #define CLEAN_DEFAULT	101		/* Hz, DTrace's cleanrate default */
 #define CLEAN_MAX	10000
 
-/* Chunk metadata; the key follows it (keymax bytes). */
-struct dv_meta {
-	u32 next;			/* chunk number + 1, 0 = end */
-	u16 var;
-	u16 pad;
-	u32 keylen;
-	u32 pad2;
-	unsigned long thread;		/* 0: a global array element */
-	char key[];
-};
-
-struct dv_bucket {
-	u32 lock;
-	u32 head;			/* chunk number + 1, 0 = empty */
-};
-
-struct xdt_vars {
-	const struct xdt_var *tab;
-	u32 nvars;
-	u32 *off;			/* globals/this->: offset of each var;
-					   arrays: key bytes of each var */
-	u32 strsize;
-	char *globals;
-	u32 gsize, lsize, scratchsize;
-	u32 bouncesize;			/* largest by-reference value */
-	u32 keymax, valmax;		/* over dynamic variables */
-	char *zero;			/* bouncesize zeroes: a missing value */
-	struct xdt_vcpu *cpu;		/* [nr_cpu_ids] */
-
-	/* dynamic variable pool */
-	char *meta, *vals;
-	size_t metastride, valstride;
-	u32 nchunks, nbuckets;		/* nbuckets: a power of two */
-	struct dv_bucket *tbuckets, *abuckets;
-	u32 poollock, freehead, dirtyhead;
-	bool has_thread;
-	unsigned long period;		/* cleaner, jiffies */
-	struct delayed_work cleaner;
-	bool running;
-	struct tracepoint *exit_tp;
-};
-
-/* ---- locks ----------------------------------------------------------------- */
-static __always_inline void dv_lock(u32 *l)
-{
-	while (cmpxchg(l, 0, 1))
-		cpu_relax();
-}
-
-static __always_inline void dv_unlock(u32 *l)
-{
-	smp_store_release(l, 0);
-}
-
-/*
- * Process context taking the locks firings take: IRQs off and this CPU's
- * busy guard set, so nothing (not even a firing from an NMI) can try the
- * same lock on this CPU while it is held.
- */
-static __always_inline int dv_guard(unsigned long *flags)
-{
-	struct xdt_cpu *c;
-	int was;
-
-	local_irq_save(*flags);
-	c = this_cpu_ptr(&xdt_cpu);
-	was = c->busy;
-	c->busy = 1;
-	return was;
-}
-
-static __always_inline void dv_unguard(unsigned long flags, int was)
-{
-	this_cpu_ptr(&xdt_cpu)->busy = was;
-	local_irq_restore(flags);
-}
-
 /* ---- the pool ---------------------------------------------------------------- */
-static __always_inline struct dv_meta *dv_meta(struct xdt_vars *v, u32 n)
-{
-	return (struct dv_meta *)(v->meta + (size_t)(n - 1) * v->metastride);
-}
-
-static __always_inline char *dv_val(struct xdt_vars *v, u32 n)
-{
-	return v->vals + (size_t)(n - 1) * v->valstride;
-}
-
 /* A chunk, or 0 (counted as a drop) when the pool is empty. */
 static u32 __xdt_probe dv_alloc(struct xdt_vars *v, struct xdt_vcpu *vc)
 {
@@ -175,76 +87,6 @@ static u32 __xdt_probe dv_alloc(struct xdt_vars *v, struct xdt_vcpu *vc)
 	}
 	dv_unlock(&v->poollock);
 	return n;
-}
-
-static void __xdt_probe dv_dirty(struct xdt_vars *v, u32 n)
-{
-	dv_lock(&v->poollock);
-	dv_meta(v, n)->next = v->dirtyhead;
-	v->dirtyhead = n;
-	dv_unlock(&v->poollock);
-}
-
-static void dv_clean(struct work_struct *w)
-{
-	struct xdt_vars *v = container_of(to_delayed_work(w), struct xdt_vars,
-					  cleaner);
-	unsigned long flags;
-	u32 head, tail;
-	int was;
-
-	was = dv_guard(&flags);
-	dv_lock(&v->poollock);
-	head = v->dirtyhead;
-	v->dirtyhead = 0;
-	dv_unlock(&v->poollock);
-	dv_unguard(flags, was);
-	if (head) {
-		/* No firing that could still read these values is left. */
-		synchronize_rcu();
-		for (tail = head; dv_meta(v, tail)->next;
-		     tail = dv_meta(v, tail)->next)
-			;
-		was = dv_guard(&flags);
-		dv_lock(&v->poollock);
-		dv_meta(v, tail)->next = v->freehead;
-		v->freehead = head;
-		dv_unlock(&v->poollock);
-		dv_unguard(flags, was);
-	}
-	if (READ_ONCE(v->running))
-		schedule_delayed_work(&v->cleaner, v->period);
-}
-
-static __always_inline struct dv_bucket *dv_tbucket(struct xdt_vars *v,
-						     unsigned long thread)
-{
-	return &v->tbuckets[hash_long(thread, 32) & (v->nbuckets - 1)];
-}
-
-/* sched_process_exit, in the exiting thread: free its variables. */
-static void __xdt_probe dv_thread_exit(void *data, struct task_struct *p)
-{
-	struct xdt_vars *v = data;
-	struct dv_bucket *b = dv_tbucket(v, (unsigned long)p);
-	unsigned long flags;
-	u32 *link, n;
-	int was;
-
-	was = dv_guard(&flags);
-	dv_lock(&b->lock);
-	for (link = &b->head; (n = *link);) {
-		struct dv_meta *e = dv_meta(v, n);
-
-		if (e->thread == (unsigned long)p) {
-			*link = e->next;
-			dv_dirty(v, n);
-		} else {
-			link = &e->next;
-		}
-	}
-	dv_unlock(&b->lock);
-	dv_unguard(flags, was);
 }
 
 /* ---- setup ------------------------------------------------------------------ */
@@ -381,7 +223,7 @@ int xdt_vars_create(struct xdt_state *st, char *err, size_t errlen)
 		if (var_dynamic(x)) {
 			for (k = 0; k < x->nkeys; k++)
 				keylen += x->keykinds & (1u << k) ?
-					  st->strsize : 8;
+					  ALIGN(st->strsize, 8) : 8;
 			v->off[i] = keylen;
 			v->keymax = max(v->keymax, keylen);
 			v->valmax = max(v->valmax, size);
@@ -389,10 +231,10 @@ int xdt_vars_create(struct xdt_state *st, char *err, size_t errlen)
 				v->has_thread = true;
 		} else if (x->scope == XDT_VAR_GLOBAL) {
 			v->off[i] = gsize;
-			gsize += size;
+			gsize += size + (x->flags & XDT_VF_BYREF ? NULLMARK : 0);
 		} else {
 			v->off[i] = lsize;
-			lsize += size;
+			lsize += size + (x->flags & XDT_VF_BYREF ? NULLMARK : 0);
 		}
 		if (gsize > VAR_MAXSPACE || lsize > VAR_MAXSPACE) {
 			snprintf(err, errlen, "variables need more than %u "
@@ -427,59 +269,6 @@ int xdt_vars_create(struct xdt_state *st, char *err, size_t errlen)
 	return 0;
 }
 
-int xdt_vars_start(struct xdt_vars *v)
-{
-	int ret;
-
-	if (!v->valmax)
-		return 0;
-	if (v->has_thread) {
-		v->exit_tp = xdt_tracepoint_find("sched_process_exit");
-		if (!v->exit_tp)
-			return -ENOENT;
-		ret = tracepoint_probe_register(v->exit_tp, dv_thread_exit, v);
-		if (ret) {
-			v->exit_tp = NULL;
-			return ret;
-		}
-	}
-	INIT_DELAYED_WORK(&v->cleaner, dv_clean);
-	WRITE_ONCE(v->running, true);
-	schedule_delayed_work(&v->cleaner, v->period);
-	return 0;
-}
-
-/*
- * STOP, once its probes are disabled and before its grace period: no
- * thread exits into the hook after this.  sched_process_exit is not an
- * rcuidle tracepoint, so STOP's synchronize_rcu covers a hook still
- * running; and no task_struct freed from now on can be reused by a thread
- * that fires (only END fires, in the consumer, which was alive before).
- */
-void xdt_vars_unhook(struct xdt_vars *v)
-{
-	if (v && v->exit_tp) {
-		tracepoint_probe_unregister(v->exit_tp, dv_thread_exit, v);
-		v->exit_tp = NULL;
-	}
-}
-
-/* After STOP: nothing fires any more; stop the cleaner. */
-void xdt_vars_stop(struct xdt_vars *v)
-{
-	if (!v)
-		return;
-	if (v->exit_tp) {		/* not through STOP: wait for the hook */
-		tracepoint_probe_unregister(v->exit_tp, dv_thread_exit, v);
-		tracepoint_synchronize_unregister();
-		v->exit_tp = NULL;
-	}
-	if (!v->running)
-		return;
-	WRITE_ONCE(v->running, false);
-	cancel_delayed_work_sync(&v->cleaner);
-}
-
 void xdt_vars_status(struct xdt_vars *v, struct xdt_status *s)
 {
 	u32 cpu;
@@ -501,6 +290,7 @@ void xdt_vars_status(struct xdt_vars *v, struct xdt_status *s)
 void __xdt_probe xdt_vars_clear(struct xdt_vars *v, struct xdt_vcpu *vc)
 {
 	memset(vc->locals, 0, v->lsize);
+	vc->strtok = 0;
 	vc->locals_dirty = 0;
 }
 
@@ -552,12 +342,12 @@ static int __xdt_probe build_key(struct xdt_mstate *m, struct xdt_tuple *t,
 			off += 8;
 			continue;
 		}
-		memset(key + off, 0, m->strsize);
+		memset(key + off, 0, ALIGN(m->strsize, 8));
 		if (xdt_strcpy_nofault(key + off, t->e[i].v, m->strsize) < 0) {
 			xdt_dif_fault(m, XDT_FAULT_BADADDR, t->e[i].v, pc);
 			return -EFAULT;
 		}
-		off += m->strsize;
+		off += ALIGN(m->strsize, 8);
 	}
 	return 0;
 }
@@ -623,7 +413,10 @@ int __xdt_probe xdt_var_load(struct xdt_mstate *m, struct xdt_tuple *t,
 	if (op == DIF_OP_LDGS || op == DIF_OP_LDLS) {
 		p = (op == DIF_OP_LDGS ? v->globals : m->vc->locals) +
 		    v->off[id];
-		*val = byref ? (unsigned long)p : *(u64 *)p;
+		if (!byref)
+			*val = *(u64 *)p;
+		else
+			*val = *(u64 *)p ? 0 : (unsigned long)p + NULLMARK;
 		return 0;
 	}
 	if (op_is_array(op) && build_key(m, t, x, pc))
@@ -653,15 +446,19 @@ int __xdt_probe xdt_var_store(struct xdt_mstate *m, struct xdt_tuple *t,
 	struct dv_ref r;
 	char *p;
 
-	if ((op != DIF_OP_STTS && op != DIF_OP_STTAA && op != DIF_OP_STGAA) ||
-	    val) {
-		if (byref && fetch_byref(m, x, val, pc))
-			return -EFAULT;
-	}
+	if (byref && val && fetch_byref(m, x, val, pc))
+		return -EFAULT;
 	if (op == DIF_OP_STGS || op == DIF_OP_STLS) {
 		if (op == DIF_OP_STLS)
 			vc->locals_dirty = 1;
 		p = (op == DIF_OP_STGS ? v->globals : vc->locals) + v->off[id];
+		if (byref) {
+			/* NULL is a value of its own (json()'s "not found") */
+			*(u64 *)p = !val;
+			if (!val)
+				return 0;
+			p += NULLMARK;
+		}
 		memcpy(p, src, size);
 		return 0;
 	}
@@ -781,72 +578,16 @@ int __xdt_probe xdt_scratch_alloc(struct xdt_mstate *m, u64 n, u64 *addr,
 	return 0;
 }
 
-/* ---- subroutines ---------------------------------------------------------------- */
-/*
- * One function per row of DIF_SUBRS, named after it: a new subroutine is a
- * row there and a function here.  Arguments are checked against the row's
- * kinds before the function runs.
- */
-typedef int (*subr_fn)(struct xdt_mstate *m, const struct xdt_tuple *t,
-		       u64 *rv, u32 pc);
-
-/* xorshift64*: rand() must not call into the kernel's (probe-able) RNG. */
-static int __xdt_probe subr_RAND(struct xdt_mstate *m,
-				 const struct xdt_tuple *t, u64 *rv, u32 pc)
+bool __xdt_probe xdt_in_scratch(struct xdt_mstate *m, u64 a, u64 n)
 {
-	u64 x = m->vc->rand;
-
-	x ^= x >> 12;
-	x ^= x << 25;
-	x ^= x >> 27;
-	m->vc->rand = x;
-	*rv = (x * 0x2545f4914f6cdd1dULL) >> 33;
-	return 0;
+	return in_area(a, n, m->vc->scratch, m->scratch_used);
 }
 
-static int __xdt_probe subr_STRLEN(struct xdt_mstate *m,
-				   const struct xdt_tuple *t, u64 *rv, u32 pc)
+char *__xdt_probe xdt_mem_dest(struct xdt_mstate *m, u64 a, u64 n, u32 pc)
 {
-	u64 s = t->e[0].v;
-	u32 i;
-
-	for (i = 0; i + 1 < m->strsize; i++) {
-		u8 c;
-
-		if (xdt_copy_nofault(&c, s + i, 1)) {
-			xdt_dif_fault(m, XDT_FAULT_BADADDR, s + i, pc);
-			return -EFAULT;
-		}
-		if (!c)
-			break;
+	if (!writable(m, a, n)) {
+		xdt_dif_fault(m, XDT_FAULT_BADADDR, a, pc);
+		return NULL;
 	}
-	*rv = i;
-	return 0;
-}
-
-static const struct {
-	const char *args;		/* 'i' integer, 's' string, in order */
-	subr_fn fn;
-} subrs[DIF_NSUBRS] = {
-#define X(name, idx, str, rt, args) [idx] = { args, subr_##name },
-	DIF_SUBRS(X)
-#undef X
-};
-
-/* Arguments are the whole tuple stack (consumed): count and kinds. */
-int __xdt_probe xdt_subr_call(struct xdt_mstate *m, struct xdt_tuple *t,
-			      u32 subr, u64 *rv, u32 pc)
-{
-	const char *args = subrs[subr].args;
-	u32 i, n = t->n;
-
-	t->n = 0;
-	for (i = 0; i < n && args[i]; i++)
-		if ((args[i] == 's') != !!t->e[i].str)
-			break;
-	if (i != n || args[i]) {
-		xdt_dif_fault(m, XDT_FAULT_ILLOP, subr, pc);
-		return -EINVAL;
-	}
-	return subrs[subr].fn(m, t, rv, pc);
+	return (char *)(unsigned long)a;
 }

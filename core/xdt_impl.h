@@ -31,16 +31,35 @@
 #ifndef XDT_IMPL_H
 #define XDT_IMPL_H
 
+/*
+ * The portable core (dif.c, vars.c, firing.c, buf.c, load.c) includes only
+ * this header, and builds against the kernel or, for libxdt's host VM,
+ * against core/host/kernel.h: the one place the core says which.
+ */
+#ifdef __KERNEL__
+#include <linux/hash.h>
+#include <linux/irqflags.h>
+#include <linux/jhash.h>
 #include <linux/kprobes.h>
 #include <linux/list.h>
+#include <linux/log2.h>
 #include <linux/mutex.h>
 #include <linux/percpu.h>
+#include <linux/random.h>
+#include <linux/sched.h>
+#include <linux/slab.h>
+#include <linux/smp.h>
 #include <linux/string.h>
 #include <linux/types.h>
+#include <linux/uaccess.h>
+#include <linux/vmalloc.h>
+#include "isa.h"
+#else
+#include "host/kernel.h"
+#endif
 
 #include "uapi/xdt.h"
 #include "uapi/dif.h"
-#include "isa.h"
 
 #define __xdt_probe	__kprobes notrace
 
@@ -48,6 +67,7 @@
 #define XDT_MAXKEYS	8
 #define XDT_KEYBUF	(XDT_MAXKEYS * 4096)
 #define XDT_MAXAGGS	1024
+#define XDT_MAX_PROG	(16u << 20)	/* bytes of a program object */
 
 /* ---- 2. providers and probes -------------------------------------------- */
 struct xdt_probe;
@@ -274,6 +294,11 @@ struct xdt_state {
 enum { XDT_STATE_IDLE, XDT_STATE_ENABLED, XDT_STATE_RUNNING,
        XDT_STATE_STOPPED };
 
+/* load.c: check and load @blob (which @st then owns), no probes bound. */
+int xdt_prog_load(struct xdt_state *st, struct xdt_enable *req, void *blob);
+#define XDT_EERR(req, fmt, ...) \
+	({ snprintf((req)->err, sizeof((req)->err), fmt, ##__VA_ARGS__); \
+	   -EINVAL; })
 int xdt_enable(struct xdt_state *st, struct xdt_enable *req, void *blob);
 int xdt_go(struct xdt_state *st);
 void xdt_stop(struct xdt_state *st);
@@ -304,8 +329,15 @@ struct xdt_mstate {
 	struct xdt_vcpu *vc;		/* this CPU's part of @vars */
 };
 int xdt_dif_run(const struct xdt_difo_k *d, struct xdt_mstate *m, u64 *rv);
+/* The environment's (kernel: core/kmem.c; host VM: core/host/machine.c). */
 long xdt_strcpy_nofault(char *dst, unsigned long src, u32 max);
 int xdt_copy_nofault(void *dst, unsigned long src, size_t n);
+u64 xdt_dif_var(u32 v, struct xdt_mstate *m);
+/* User memory of the current task, never sleeping: 0 / length, or -EFAULT. */
+int xdt_copyin_nofault(void *dst, unsigned long uaddr, size_t n);
+long xdt_ustrcpy_nofault(char *dst, unsigned long uaddr, u32 max);
+/* progenyof(): is the current task @pid or a descendant of it? */
+int xdt_progenyof(s64 pid);
 void xdt_dif_init(void);
 void xdt_dif_fault(struct xdt_mstate *m, int kind, u64 addr, u32 pc);
 
@@ -318,6 +350,7 @@ struct xdt_vcpu {
 	char *bounce;			/* a by-reference value being stored */
 	int locals_dirty;		/* this-> written since last zeroed */
 	u64 rand;			/* rand()'s state */
+	u64 strtok;			/* strtok()'s position, this firing */
 	u64 dyndrops, dyndrops_dirty;
 };
 
@@ -335,6 +368,9 @@ int xdt_var_store(struct xdt_mstate *m, struct xdt_tuple *t, u32 op, u32 id,
 int xdt_mem_store(struct xdt_mstate *m, u64 addr, u64 val, u32 n, u32 pc);
 int xdt_mem_copy(struct xdt_mstate *m, u64 dst, u64 src, u64 n, u32 pc);
 int xdt_scratch_alloc(struct xdt_mstate *m, u64 n, u64 *addr, u32 pc);
+/* @n bytes at @a a program may write (else BADADDR raised: NULL). */
+char *xdt_mem_dest(struct xdt_mstate *m, u64 a, u64 n, u32 pc);
+bool xdt_in_scratch(struct xdt_mstate *m, u64 a, u64 n);
 int xdt_subr_call(struct xdt_mstate *m, struct xdt_tuple *t, u32 subr,
 		  u64 *rv, u32 pc);
 
@@ -378,6 +414,7 @@ int xdt_buf_snap(struct xdt_state *st, u32 cpu, void __user *dst, u32 *size,
 int xdt_agg_update(struct xdt_scpu *c, u32 aggid, u32 func, const char *key,
 		   u32 keylen, s64 val);
 u64 xdt_traps(void);
+void xdt_state_status(struct xdt_state *st, struct xdt_status *s);
 int xdt_agg_snap(struct xdt_state *st, struct xdt_aggsnap *req);
 
 /* ---- 7. firing ------------------------------------------------------------ */

@@ -624,7 +624,7 @@ static void generate(int fbt)
 }
 
 /* ---- running ------------------------------------------------------------------- */
-static unsigned long long faults[8];	/* ERROR records by fault kind */
+static unsigned long long faults[16];	/* ERROR records by fault kind */
 
 /* Count the ERROR records in every CPU's buffer, by fault kind. */
 static void count_faults(int fd)
@@ -646,7 +646,7 @@ static void count_faults(int fd)
 			if (h->size < sizeof(*h) || off + h->size > b.size)
 				break;
 			if (h->epid == 0)
-				faults[((__u64 *)(h + 1))[4] & 7]++;
+				faults[((__u64 *)(h + 1))[4] & 15]++;
 			off += h->size;
 		}
 	}

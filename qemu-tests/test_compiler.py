@@ -9,9 +9,7 @@ Set XDT_BLESS=1 to (re)write the expected files from the current output.
 import glob
 import os
 import re
-import shutil
 import subprocess
-import tempfile
 
 import pytest
 
@@ -20,30 +18,20 @@ TESTS = os.path.join(TOP, "compiler", "tests")
 pytestmark = pytest.mark.host
 
 
-def _build():
-    """The Makefile's host binary if it has the target, else gcc directly."""
+def _build(target="host-dtrace", name="dtrace"):
+    """A host artifact of the Makefile (dtrace, libxdt.a): the one build."""
     cache = os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache")
-    built = os.path.join(cache, "xdt", "build", "host", "dtrace")
-    r = subprocess.run(["make", "-s", "-C", TOP, "host-dtrace"],
+    built = os.path.join(cache, "xdt", "build", "host", name)
+    r = subprocess.run(["make", "-s", "-C", TOP, target],
                        capture_output=True, text=True)
-    if r.returncode == 0 and os.path.exists(built):
-        return built
-    out = os.path.join(tempfile.mkdtemp(prefix="xdt-dtrace-"), "dtrace")
-    srcs = sorted(glob.glob(os.path.join(TOP, "compiler", "*.c")))
-    r = subprocess.run(["gcc", "-std=c11", "-O2", "-Wall", "-Wextra", "-Werror",
-                        "-I" + os.path.join(TOP, "core", "uapi"),
-                        "-I" + os.path.join(TOP, "compiler"), "-o", out] + srcs,
-                       capture_output=True, text=True)
-    assert r.returncode == 0, "dtrace does not build:\n" + r.stderr
-    return out
+    assert r.returncode == 0 and os.path.exists(built), \
+        f"make {target} failed:\n" + r.stdout + r.stderr
+    return built
 
 
 @pytest.fixture(scope="module")
 def dtrace():
-    path = _build()
-    yield path
-    if "xdt-dtrace-" in path:
-        shutil.rmtree(os.path.dirname(path), ignore_errors=True)
+    return _build()
 
 
 def _args(path):
@@ -182,13 +170,13 @@ def test_libxdt_errors_are_values(tmp_path):
     tag, message, source line) and the handle compiles again after it; a
     bad option is an error value too.  The driver links the compiler's
     sources (not main.c) as any libxdt user would."""
-    srcs = [s for s in sorted(glob.glob(os.path.join(TOP, "compiler", "*.c")))
-            if not s.endswith("/main.c")]
+    lib = _build("host-libxdt", "libxdt.a")
     exe = str(tmp_path / "test_libxdt")
     r = subprocess.run(["gcc", "-std=c11", "-O2", "-Wall", "-Wextra", "-Werror",
                         "-I" + os.path.join(TOP, "core", "uapi"),
+                        "-I" + os.path.join(TOP, "core", "host"),
                         "-I" + os.path.join(TOP, "compiler"), "-o", exe,
-                        os.path.join(TESTS, "libxdt", "test_libxdt.c")] + srcs,
+                        os.path.join(TESTS, "libxdt", "test_libxdt.c"), lib],
                        capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
     r = subprocess.run([exe], capture_output=True, text=True)

@@ -107,7 +107,8 @@ def test_dynamic_variable_exhaustion_is_counted(xdt):
     assert st["errors"] == 0, out
 
 
-BADADDR, DIVZERO, ILLOP, NOSCRATCH, TUPOFLOW, BADALIGN = 1, 2, 3, 4, 5, 6
+# DTrace's DTRACEFLT_* numbers, as core/uapi/xdt.h has them
+BADADDR, BADALIGN, ILLOP, DIVZERO, NOSCRATCH, TUPOFLOW = 1, 2, 3, 4, 5, 8
 
 
 def test_faults(xdt):

@@ -162,15 +162,48 @@ enum dif_var {
 
 /*
  * Subroutines for CALL, one table for the VM, the verifier, the compiler
- * and the disassembler: X(name, index, D name, return type, argument
- * types).  Argument types are a string, one letter per argument: 'i' an
- * integer, 's' a string; the arguments are the tuple stack's elements in
- * order.  The return type is an enum xdt_type (0 integer, 1 string: an
- * address in scratch).  The strings issue fills this table.
+ * and the disassembler: X(name, index, D name, D return type, arguments).
+ * Arguments are one letter each, the tuple stack's elements in order: 'i'
+ * an integer (or pointer), 's' a string, 'S' a string or NULL (integer 0);
+ * those after a '|' are optional.  A "string" result is in scratch space;
+ * "void" subroutines are called for their effect.  Adding a subroutine is
+ * a row here and a function subr_NAME in core/vars.c.
  */
 #define DIF_SUBRS(X) \
-	X(RAND,	  0, "rand",	0, "")	/* a pseudo-random integer */	\
-	X(STRLEN, 1, "strlen",	0, "s")	/* bytes before the NUL, at most strsize */
+	X(RAND,	     0, "rand",	     "int",	 "")	/* pseudo-random */  \
+	X(STRLEN,    1, "strlen",    "size_t",	 "s")			     \
+	X(COPYIN,    2, "copyin",    "void *",	 "ii")	/* user memory */    \
+	X(COPYINSTR, 3, "copyinstr", "string",	 "i|i")			     \
+	X(COPYINTO,  4, "copyinto",  "void",	 "iii")			     \
+	X(BCOPY,     5, "bcopy",     "void",	 "iii")	/* kernel memory */  \
+	X(STRJOIN,   6, "strjoin",   "string",	 "ss")			     \
+	X(SUBSTR,    7, "substr",    "string",	 "si|i")		     \
+	X(INDEX,     8, "index",     "int",	 "ss|i")		     \
+	X(RINDEX,    9, "rindex",    "int",	 "ss|i")		     \
+	X(STRCHR,   10, "strchr",    "string",	 "si")			     \
+	X(STRRCHR,  11, "strrchr",   "string",	 "si")			     \
+	X(STRSTR,   12, "strstr",    "string",	 "ss")			     \
+	X(STRTOK,   13, "strtok",    "string",	 "Ss")			     \
+	X(BASENAME, 14, "basename",  "string",	 "s")			     \
+	X(DIRNAME,  15, "dirname",   "string",	 "s")			     \
+	X(CLEANPATH, 16, "cleanpath", "string",	 "s")			     \
+	X(LLTOSTR,  17, "lltostr",   "string",	 "i|i")			     \
+	X(STRTOLL,  18, "strtoll",   "int64_t",	 "s|i")			     \
+	X(TOUPPER,  19, "toupper",   "string",	 "s")			     \
+	X(TOLOWER,  20, "tolower",   "string",	 "s")			     \
+	X(HTONS,    21, "htons",     "uint16_t", "i")			     \
+	X(HTONL,    22, "htonl",     "uint32_t", "i")			     \
+	X(HTONLL,   23, "htonll",    "uint64_t", "i")			     \
+	X(NTOHS,    24, "ntohs",     "uint16_t", "i")			     \
+	X(NTOHL,    25, "ntohl",     "uint32_t", "i")			     \
+	X(NTOHLL,   26, "ntohll",    "uint64_t", "i")			     \
+	X(INET_NTOA, 27, "inet_ntoa", "string",	 "i")	/* ipaddr_t * */     \
+	X(INET_NTOA6, 28, "inet_ntoa6", "string", "i")	/* in6_addr_t * */   \
+	X(INET_NTOP, 29, "inet_ntop", "string",	 "ii")	/* af, address */    \
+	X(PROGENYOF, 30, "progenyof", "int",	 "i")			     \
+	X(GETMAJOR, 31, "getmajor",  "uint32_t", "i")	/* Linux dev_t */    \
+	X(GETMINOR, 32, "getminor",  "uint32_t", "i")			     \
+	X(JSON,     33, "json",	     "string",	 "ss")	/* illumos' */
 
 enum dif_subr {
 #define DIF_SENUM(name, idx, str, rt, args) DIF_SUBR_##name = idx,

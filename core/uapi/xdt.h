@@ -22,7 +22,7 @@
 #include <linux/types.h>
 
 #define XDT_DEVICE		"/dev/xdt"
-#define XDT_ABI_VERSION		2
+#define XDT_ABI_VERSION		3	/* 3: DTrace's fault numbers */
 
 #define XDT_PROVNAMELEN		32
 #define XDT_MODNAMELEN		64
@@ -241,14 +241,15 @@ struct xdt_rechdr {
 	__u32 size;			/* including this header */
 };
 
+/* DTrace's DTRACEFLT_* values: what ERROR's arg4 holds, scripts compare it. */
 enum xdt_fault_kind {
-	XDT_FAULT_NONE,
-	XDT_FAULT_BADADDR,		/* "invalid address" */
-	XDT_FAULT_DIVZERO,		/* "divide-by-zero" */
-	XDT_FAULT_ILLOP,		/* "illegal operation" */
-	XDT_FAULT_NOSCRATCH,		/* "out of scratch space" */
-	XDT_FAULT_TUPOFLOW,		/* "tuple stack overflow" */
-	XDT_FAULT_BADALIGN,		/* "invalid alignment" */
+	XDT_FAULT_NONE = 0,
+	XDT_FAULT_BADADDR = 1,		/* "invalid address" */
+	XDT_FAULT_BADALIGN = 2,		/* "invalid alignment" */
+	XDT_FAULT_ILLOP = 3,		/* "illegal operation" */
+	XDT_FAULT_DIVZERO = 4,		/* "divide-by-zero" */
+	XDT_FAULT_NOSCRATCH = 5,	/* "out of scratch space" */
+	XDT_FAULT_TUPOFLOW = 8,		/* "tuple stack overflow" */
 };
 
 struct xdt_eprobe {

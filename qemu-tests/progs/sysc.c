@@ -8,6 +8,12 @@
  *   sysc read N         open /dev/zero, one read(fd, buf, N); prints "fd=F"
  *   sysc openat PATH    one openat(AT_FDCWD, PATH, O_RDONLY); prints
  *                       "ret=R errno=E"
+ *   sysc openat-quiet PATH  the same, printing nothing (for tests whose
+ *                       stdout is dtrace's alone)
+ *   sysc openat-untouched N  one openat(2) of a path in a fresh anonymous
+ *                       mapping nothing has touched yet (no page behind it
+ *                       until the kernel's own copy faults one in);
+ *                       prints nothing
  *   sysc exec N         exec itself N times (then exits 0)
  *   sysc spin N         spin in user mode for N iterations (0: forever)
  *   sysc threads T N [R [MS]]  T threads (clone(2) with a shared address
@@ -23,6 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sched.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -102,9 +109,19 @@ int main(int argc, char **argv)
 		r = syscall(SYS_read, fd, buf, n);
 		return r == n ? 0 : 1;
 	}
-	if (!strcmp(argv[1], "openat")) {
+	if (!strcmp(argv[1], "openat") || !strcmp(argv[1], "openat-quiet")) {
 		r = syscall(SYS_openat, AT_FDCWD, argv[2], O_RDONLY);
-		printf("ret=%ld errno=%d\n", r, r < 0 ? errno : 0);
+		if (!strcmp(argv[1], "openat"))
+			printf("ret=%ld errno=%d\n", r, r < 0 ? errno : 0);
+		return 0;
+	}
+	if (!strcmp(argv[1], "openat-untouched")) {
+		char *p = mmap(NULL, 8192, PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+		if (p == MAP_FAILED)
+			return 1;
+		syscall(SYS_openat, AT_FDCWD, p + 4096, O_RDONLY);
 		return 0;
 	}
 	if (!strcmp(argv[1], "threads")) {

@@ -1,0 +1,26 @@
+/* flags: -q */
+/* Integer promotions, conversions and narrowing, as C does them. */
+BEGIN
+{
+	/* int is 32 bits: it wraps there, long long does not */
+	printf("%d\n", 0x7fffffff + 1);
+	printf("%lld\n", 0x7fffffffLL + 1);
+	/* char arithmetic is int arithmetic */
+	a = (char)100;
+	b = (char)100;
+	printf("%d\n", a + b);
+	/* a store narrows; the loaded value is sign- or zero-extended */
+	this->c = (char)200;
+	this->uc = (unsigned char)200;
+	this->s = (short)70000;
+	this->us = (unsigned short)70000;
+	printf("%d %d %d %d\n", this->c, this->uc, this->s, this->us);
+	printf("%u\n", (unsigned char)0xef);
+	/* unsigned int wraps at 32 bits */
+	printf("%u\n", 0U - 1);
+	printf("%llu\n", (uint64_t)(0U - 1));
+	/* sizeof follows the types */
+	printf("%d %d %d %d\n", sizeof (char), sizeof (short), sizeof (1),
+	    sizeof (1LL));
+	exit(0);
+}

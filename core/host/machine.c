@@ -1,0 +1,537 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The host VM (hostvm.h): the environment the portable core expects of a
+ * kernel, for one thread in user space, and the ioctls of /dev/xdt over it.
+ *
+ * Memory.  In the kernel a DIF load reads only RAM and faults on anything
+ * else.  Here every allocation the core makes goes through
+ * xdt_host_alloc(), which records it; a load succeeds only inside a live
+ * recorded block (the program, variables, scratch, buffers, the built-in
+ * strings below), so `*(int *)0` or a pointer past a string faults and
+ * fires ERROR exactly as in a guest.
+ *
+ * What differs from a guest, by design: the only probes are dtrace:::BEGIN,
+ * END and ERROR (a description naming any other matches nothing); one CPU;
+ * stack() is empty (BEGIN and END have no kernel stack in a guest either);
+ * built-in variables are this process's (execname, pid, uid, clocks), as a
+ * BEGIN clause in a guest sees dtrace's own; and freed dynamic variables
+ * are not recycled during a run (no cleaner: a run is BEGIN and END only).
+ */
+#define _GNU_SOURCE
+#include <fnmatch.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "xdt_impl.h"
+#include "hostvm.h"
+
+/* ---- memory ---------------------------------------------------------------- */
+struct block {
+	const char *base;
+	size_t size;
+};
+
+static struct block *blocks;
+static size_t nblocks, blockcap;
+
+void *xdt_host_alloc(size_t n, int zero)
+{
+	char *p = zero ? calloc(1, n ? n : 1) : malloc(n ? n : 1);
+
+	if (!p)
+		return NULL;
+	if (nblocks == blockcap) {
+		size_t cap = blockcap ? blockcap * 2 : 64;
+		struct block *b = realloc(blocks, cap * sizeof(*b));
+
+		if (!b) {
+			free(p);
+			return NULL;
+		}
+		blocks = b;
+		blockcap = cap;
+	}
+	blocks[nblocks].base = p;
+	blocks[nblocks].size = n;
+	nblocks++;
+	return p;
+}
+
+void xdt_host_free(const void *p)
+{
+	size_t i;
+
+	if (!p)
+		return;
+	for (i = nblocks; i-- > 0;) {
+		if (blocks[i].base == p) {
+			blocks[i] = blocks[--nblocks];
+			break;
+		}
+	}
+	free((void *)p);
+}
+
+/* The readable bytes at @a: 0 when @a is in no live block. */
+static size_t readable(unsigned long a)
+{
+	size_t i;
+
+	for (i = 0; i < nblocks; i++) {
+		unsigned long b = (unsigned long)blocks[i].base;
+
+		if (a >= b && a - b < blocks[i].size)
+			return blocks[i].size - (a - b);
+	}
+	return 0;
+}
+
+int xdt_copy_nofault(void *dst, unsigned long src, size_t n)
+{
+	if (!n)
+		return 0;
+	if (readable(src) < n)
+		return -EFAULT;
+	memcpy(dst, (const void *)src, n);
+	return 0;
+}
+
+/* As the kernel's: the length, or @max bytes unterminated, or -EFAULT. */
+long xdt_strcpy_nofault(char *dst, unsigned long src, u32 max)
+{
+	size_t avail = readable(src);
+	u32 n;
+
+	for (n = 0; n < max; n++) {
+		if (n >= avail)
+			return -EFAULT;
+		dst[n] = ((const char *)src)[n];
+		if (!dst[n])
+			return n;
+	}
+	return max;
+}
+
+/* ---- the dtrace provider, the thread, built-in variables --------------------- */
+static const struct xdt_provider_ops dtrace_ops;
+static struct xdt_provider dtrace_prov = { .ops = &dtrace_ops };
+static struct xdt_probe probes[3];
+struct xdt_probe *xdt_probe_begin = &probes[0], *xdt_probe_end = &probes[1],
+		 *xdt_probe_error = &probes[2];
+static struct task_struct task;
+struct task_struct *xdt_host_current = &task;
+static char *comm;
+static int setup_done;
+
+/* Names in recorded memory, so D reads them as it reads the kernel's. */
+static const char *dup_name(const char *s)
+{
+	char *p = xdt_host_alloc(strlen(s) + 1, 0);
+
+	if (p)
+		strcpy(p, s);
+	return p;
+}
+
+static int setup(void)
+{
+	static const char *const names[] = { "BEGIN", "END", "ERROR" };
+	FILE *f;
+	int i;
+
+	if (setup_done)
+		return 0;
+	dtrace_prov.name = dup_name("dtrace");
+	comm = xdt_host_alloc(16, 1);	/* TASK_COMM_LEN */
+	if (!dtrace_prov.name || !comm)
+		return -ENOMEM;
+	f = fopen("/proc/self/comm", "r");
+	if (!f || !fgets(comm, 16, f))
+		strcpy(comm, "dtrace");
+	if (f)
+		fclose(f);
+	comm[strcspn(comm, "\n")] = '\0';
+	for (i = 0; i < 3; i++) {
+		probes[i].id = i + 1;
+		probes[i].prov = &dtrace_prov;
+		probes[i].mod = probes[i].func = dup_name("");
+		probes[i].name = dup_name(names[i]);
+		if (!probes[i].mod || !probes[i].name)
+			return -ENOMEM;
+	}
+	setup_done = 1;
+	return 0;
+}
+
+static u64 clock_ns(clockid_t id)
+{
+	struct timespec ts;
+
+	clock_gettime(id, &ts);
+	return (u64)ts.tv_sec * 1000000000ULL + (u64)ts.tv_nsec;
+}
+
+u64 xdt_dif_var(u32 v, struct xdt_mstate *m)
+{
+	struct xdt_probe *p = m->ctx->probe;
+
+	switch (v) {
+	case DIF_VAR_PROBEPROV:
+		return (unsigned long)p->prov->name;
+	case DIF_VAR_PROBEMOD:
+		return (unsigned long)p->mod;
+	case DIF_VAR_PROBEFUNC:
+		return (unsigned long)p->func;
+	case DIF_VAR_PROBENAME:
+		return (unsigned long)p->name;
+	case DIF_VAR_EXECNAME:
+		return (unsigned long)comm;
+	case DIF_VAR_PID:
+		return (u64)getpid();
+	case DIF_VAR_TID:
+		return (u64)gettid();
+	case DIF_VAR_UID:
+		return (u64)getuid();
+	case DIF_VAR_CPU:
+		return 0;
+	case DIF_VAR_TIMESTAMP:
+		return clock_ns(CLOCK_MONOTONIC);
+	case DIF_VAR_VTIMESTAMP:
+		return clock_ns(CLOCK_THREAD_CPUTIME_ID);
+	case DIF_VAR_WALLTIMESTAMP:
+		return clock_ns(CLOCK_REALTIME);
+	case DIF_VAR_EPID:
+		return m->ecb ? m->ecb->epid : 0;
+	case DIF_VAR_ID:
+		return p->id;
+	case DIF_VAR_ERRNO:
+		return (u64)(s64)m->ctx->err;
+	default:
+		if (v - DIF_VAR_ARG0 < XDT_NARGS)
+			return xdt_arg(m->ctx, v - DIF_VAR_ARG0);
+		return 0;
+	}
+}
+
+/* The host VM has no user address space of a traced task: every copyin faults. */
+int xdt_copyin_nofault(void *dst, unsigned long uaddr, size_t n)
+{
+	return n ? -EFAULT : 0;
+}
+
+long xdt_ustrcpy_nofault(char *dst, unsigned long uaddr, u32 max)
+{
+	return -EFAULT;
+}
+
+/* This process's ancestry, from /proc. */
+int xdt_progenyof(s64 pid)
+{
+	long p = getpid();
+	int depth;
+
+	for (depth = 0; p > 0 && depth < 4096; depth++) {
+		char path[64], buf[512], *r;
+		FILE *f;
+
+		if (p == pid)
+			return 1;
+		snprintf(path, sizeof(path), "/proc/%ld/stat", p);
+		f = fopen(path, "r");
+		if (!f)
+			return 0;
+		r = fgets(buf, sizeof(buf), f);
+		fclose(f);
+		/* pid (comm) state ppid: comm may hold spaces, find its ')' */
+		if (!r || !(r = strrchr(buf, ')')) ||
+		    sscanf(r + 1, " %*c %ld", &p) != 1)
+			return 0;
+	}
+	return 0;
+}
+
+unsigned int xdt_stack(struct xdt_ctx *ctx, u64 *pcs, unsigned int max)
+{
+	return 0;
+}
+
+/* No cleaner and no thread exits on the host (see the top). */
+int xdt_vars_start(struct xdt_vars *v)
+{
+	return 0;
+}
+
+void xdt_vars_unhook(struct xdt_vars *v)
+{
+}
+
+void xdt_vars_stop(struct xdt_vars *v)
+{
+}
+
+/* ---- the device ---------------------------------------------------------------- */
+struct xdt_hostvm {
+	struct xdt_state st;
+};
+
+static bool desc_matches(const struct xdt_probedesc *d,
+			 const struct xdt_probe *p)
+{
+	const char *pat[4] = { d->prov, d->mod, d->func, d->name };
+	const char *val[4] = { p->prov->name, p->mod, p->func, p->name };
+	int i;
+
+	for (i = 0; i < 4; i++)
+		if (pat[i][0] && fnmatch(pat[i], val[i], 0))
+			return false;
+	return true;
+}
+
+static int bind(struct xdt_state *st, struct xdt_enable *req)
+{
+	const struct xdt_prog *p = st->prog;
+	const struct xdt_clause *uc = (const void *)((char *)st->blob +
+						     p->clauses_off);
+	u32 i, j;
+
+	req->unmatched = -1;
+	st->ecbs = kvcalloc((size_t)p->nclauses * 3, sizeof(*st->ecbs),
+			    GFP_KERNEL);
+	if (!st->ecbs)
+		return -ENOMEM;
+	for (i = 0; i < p->nclauses; i++) {
+		u32 before = st->necbs;
+
+		for (j = 0; j < 3; j++) {
+			struct xdt_ecb *e = &st->ecbs[st->necbs];
+
+			if (!desc_matches(&uc[i].desc, &probes[j]))
+				continue;
+			e->epid = st->necbs + 1;
+			e->clause = &st->clauses[i];
+			e->probe = &probes[j];
+			e->st = st;
+			st->necbs++;
+		}
+		if (st->necbs == before && req->unmatched < 0)
+			req->unmatched = i;
+	}
+	return 0;
+}
+
+static void link_ecbs(struct xdt_state *st, bool on)
+{
+	u32 i;
+
+	for (i = st->necbs; i-- > 0;) {
+		struct xdt_ecb *e = &st->ecbs[i], **link;
+
+		if (on) {
+			e->next = e->probe->ecbs;
+			e->probe->ecbs = e;
+			continue;
+		}
+		for (link = &e->probe->ecbs; *link; link = &(*link)->next) {
+			if (*link == e) {
+				*link = e->next;
+				break;
+			}
+		}
+	}
+}
+
+static void fire(struct xdt_state *st, struct xdt_probe *p)
+{
+	struct xdt_ctx ctx;
+
+	xdt_ctx_init(&ctx, p);
+	ctx.only = st;
+	xdt_probe_fire(&ctx);
+}
+
+static void vm_stop(struct xdt_state *st)
+{
+	if (st->state != XDT_STATE_RUNNING)
+		return;
+	st->running = 0;
+	fire(st, xdt_probe_end);
+	link_ecbs(st, false);
+	st->state = XDT_STATE_STOPPED;
+}
+
+static void vm_reset(struct xdt_state *st)
+{
+	vm_stop(st);
+	kvfree(st->acts);
+	kvfree(st->clauses);
+	kvfree(st->difos);
+	kfree(st->aggfunc);
+	kvfree(st->ecbs);
+	xdt_vars_free(st->vars);
+	kvfree(st->blob);
+	xdt_bufs_free(st);
+	memset(st, 0, sizeof(*st));
+}
+
+static int vm_enable(struct xdt_state *st, struct xdt_enable *req)
+{
+	void *blob;
+	int ret;
+
+	if (st->state != XDT_STATE_IDLE)
+		return -EBUSY;
+	memset(req->err, 0, sizeof(req->err));
+	if (req->size > XDT_MAX_PROG) {
+		snprintf(req->err, sizeof(req->err),
+			 "program object of %u bytes (at most %u)", req->size,
+			 XDT_MAX_PROG);
+		return -E2BIG;
+	}
+	blob = kvmalloc(req->size, GFP_KERNEL);
+	if (!blob)
+		return -ENOMEM;
+	memcpy(blob, u64_to_user_ptr(req->prog), req->size);
+	ret = xdt_prog_load(st, req, blob);	/* st owns blob now */
+	if (!ret)
+		ret = bind(st, req);
+	if (ret) {
+		vm_reset(st);
+		return ret;
+	}
+	req->nprobes = st->necbs;
+	st->state = XDT_STATE_ENABLED;
+	return 0;
+}
+
+static int vm_go(struct xdt_state *st)
+{
+	int ret;
+
+	if (st->state != XDT_STATE_ENABLED)
+		return -EINVAL;
+	ret = xdt_bufs_alloc(st);
+	if (ret)
+		return ret;
+	link_ecbs(st, true);
+	st->state = XDT_STATE_RUNNING;
+	fire(st, xdt_probe_begin);
+	st->running = 1;
+	return 0;
+}
+
+static int vm_probes(struct xdt_probe_query *q)
+{
+	struct xdt_probeinfo *out = u64_to_user_ptr(q->buf);
+	u32 j;
+
+	q->count = 0;
+	q->err[0] = '\0';
+	for (j = 0; j < 3; j++) {
+		struct xdt_probeinfo *pi;
+
+		if (!desc_matches(&q->match, &probes[j]))
+			continue;
+		if (q->count < q->cap) {
+			pi = &out[q->count];
+			memset(pi, 0, sizeof(*pi));
+			pi->id = probes[j].id;
+			snprintf(pi->desc.prov, sizeof(pi->desc.prov), "%s",
+				 probes[j].prov->name);
+			snprintf(pi->desc.name, sizeof(pi->desc.name), "%s",
+				 probes[j].name);
+		}
+		q->count++;
+	}
+	return 0;
+}
+
+static int vm_eprobes(struct xdt_state *st, struct xdt_eprobe_query *q)
+{
+	struct xdt_eprobe *out = u64_to_user_ptr(q->buf);
+	u32 i;
+
+	for (i = 0; i < st->necbs && i < q->cap; i++) {
+		struct xdt_ecb *e = &st->ecbs[i];
+
+		memset(&out[i], 0, sizeof(out[i]));
+		out[i].epid = e->epid;
+		out[i].clause = e->clause->index;
+		out[i].probe = e->probe->id;
+		snprintf(out[i].desc.prov, sizeof(out[i].desc.prov), "%s",
+			 e->probe->prov->name);
+		snprintf(out[i].desc.name, sizeof(out[i].desc.name), "%s",
+			 e->probe->name);
+	}
+	q->count = st->necbs;
+	return 0;
+}
+
+struct xdt_hostvm *xdt_hostvm_open(void)
+{
+	struct xdt_hostvm *vm;
+
+	if (setup())
+		return NULL;
+	vm = calloc(1, sizeof(*vm));
+	return vm;
+}
+
+void xdt_hostvm_close(struct xdt_hostvm *vm)
+{
+	if (!vm)
+		return;
+	vm_reset(&vm->st);
+	free(vm);
+}
+
+int xdt_hostvm_ioctl(struct xdt_hostvm *vm, unsigned long cmd, void *arg)
+{
+	struct xdt_state *st = &vm->st;
+	int ret;
+
+	switch (cmd) {
+	case XDT_IOC_VERSION:
+		*(u32 *)arg = XDT_ABI_VERSION;
+		ret = 0;
+		break;
+	case XDT_IOC_PROBES:
+		ret = vm_probes(arg);
+		break;
+	case XDT_IOC_ENABLE:
+		ret = vm_enable(st, arg);
+		break;
+	case XDT_IOC_EPROBES:
+		ret = vm_eprobes(st, arg);
+		break;
+	case XDT_IOC_GO:
+		ret = vm_go(st);
+		break;
+	case XDT_IOC_STOP:
+		ret = st->state == XDT_STATE_RUNNING ? 0 : -EINVAL;
+		vm_stop(st);
+		break;
+	case XDT_IOC_BUFSNAP: {
+		struct xdt_bufsnap *b = arg;
+
+		ret = st->state < XDT_STATE_RUNNING ? -EINVAL :
+		      xdt_buf_snap(st, b->cpu, u64_to_user_ptr(b->buf),
+				   &b->size, &b->drops);
+		break;
+	}
+	case XDT_IOC_AGGSNAP:
+		ret = st->state < XDT_STATE_RUNNING ? -EINVAL :
+		      xdt_agg_snap(st, arg);
+		break;
+	case XDT_IOC_STATUS:
+		xdt_state_status(st, arg);
+		ret = 0;
+		break;
+	default:
+		ret = -ENOTTY;
+	}
+	if (ret < 0) {
+		errno = -ret;
+		return -1;
+	}
+	return ret;
+}

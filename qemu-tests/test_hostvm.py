@@ -1,0 +1,81 @@
+"""D semantics on the host VM (`dtrace -x hostvm`): xdt.ko's portable core
+(DIF verifier and machine, variables, firing, buffers) built into libxdt and
+run in this process, BEGIN/END/ERROR only.  No guest: milliseconds a test.
+
+  compiler/tests/vm/NAME.d   C's arithmetic in DIF (signed and unsigned
+                             division, shifts, comparisons, promotions),
+                             string compares, faults and ERROR
+  qemu-tests/d/NAME.d        every guest test that needs no probe but
+                             BEGIN/END (no `cmd:` header): the host VM must
+                             print what the guests print, byte for byte
+
+Each NAME.d.out is the exact stdout; `/* flags: */` adds dtrace arguments.
+XDT_BLESS=1 writes the .out files of compiler/tests/vm from what ran.
+"""
+import glob
+import os
+import shlex
+import subprocess
+
+import pytest
+
+from test_compiler import dtrace  # noqa: F401 (fixture)
+from test_d import header
+
+pytestmark = pytest.mark.host
+
+TOP = os.path.realpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+VM = sorted(glob.glob(os.path.join(TOP, "compiler", "tests", "vm", "*.d")))
+GUEST = [s for s in sorted(glob.glob(os.path.join(TOP, "qemu-tests", "d", "*.d")))
+         if header(s, "cmd") is None]
+
+
+def _run(dtrace, script):
+    argv = [dtrace, "-x", "hostvm"] + shlex.split(header(script, "flags") or "")
+    return subprocess.run(argv + ["-s", script], capture_output=True, text=True,
+                          timeout=60)
+
+
+@pytest.mark.parametrize("script", VM, ids=os.path.basename)
+def test_vm(dtrace, script):
+    r = _run(dtrace, script)
+    assert r.returncode == 0, r.stderr
+    out = script + ".out"
+    if os.environ.get("XDT_BLESS"):
+        with open(out, "w") as f:
+            f.write(r.stdout)
+    with open(out) as f:
+        assert r.stdout == f.read(), f"stdout differs:\n{r.stdout}\n{r.stderr}"
+
+
+@pytest.mark.parametrize("script", GUEST, ids=os.path.basename)
+def test_same_as_guest(dtrace, script):
+    r = _run(dtrace, script)
+    assert r.returncode == 0, r.stderr
+    assert "error" not in r.stderr.lower(), r.stderr
+    with open(script + ".out") as f:
+        assert r.stdout == f.read(), f"stdout differs:\n{r.stdout}"
+
+
+def test_fault_reaches_error(dtrace, tmp_path):
+    """Memory the VM did not allocate is unreadable (as in the kernel only
+    RAM is): a load from a stale pointer past a string faults, and an
+    ERROR clause sees DTrace's fault number and the address."""
+    d = tmp_path / "f.d"
+    d.write_text('BEGIN { p = (char *)alloca(8); trace(*(p + (1 << 30))); }\n'
+                 'ERROR { printf("%d %d", arg4, arg5 == (uint64_t)p + (1 << 30)); '
+                 'exit(0); }\n')
+    r = subprocess.run([dtrace, "-x", "hostvm", "-q", "-s", str(d)],
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip() == "1 1", (r.stdout, r.stderr)
+    assert "invalid address" in r.stderr
+
+
+def test_other_probes_match_nothing(dtrace):
+    """The host VM has the dtrace provider only: anything else is refused
+    the way an unknown probe is, never silently ignored."""
+    r = subprocess.run([dtrace, "-x", "hostvm", "-n", "fbt::vfs_read:entry"],
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode != 0
+    assert "does not match any probes" in r.stderr, r.stderr
