@@ -219,6 +219,13 @@ static void push_key(unsigned v)
 }
 
 /* A register that holds an address of something, or near it. */
+/* Each subroutine's argument kinds (uapi/dif.h). */
+static const char *const subr_args[DIF_NSUBRS] = {
+#define X(name, idx, str, rt, args) [idx] = args,
+	DIF_SUBRS(X)
+#undef X
+};
+
 static unsigned gen_addr(void)
 {
 	unsigned r = reg(), o = reg();
@@ -334,13 +341,29 @@ static void gen_stmt(unsigned start, unsigned budget)
 		emit(DIF_INSN_R(DIF_OP_COPYS, s, n, d));
 		break;
 	}
-	case 9:			/* subroutine, with a guess at its arguments */
-		if (chance(70))
-			emit(DIF_INSN_R(DIF_OP_PUSHTS, gen_addr(), 0, 0));
-		if (chance(20))
+	case 9: {		/* subroutine: arguments of its row's kinds,
+				   mostly; random pointers and lengths */
+		unsigned sub = below(DIF_NSUBRS), k;
+		const char *a = subr_args[sub];
+
+		for (k = 0; a[k] && !(a[k] == '|' && chance(40)); k++) {
+			int str = a[k] == 's' || (a[k] == 'S' && chance(70));
+
+			if (a[k] == '|')
+				continue;
+			if (chance(5))
+				str = !str;		/* a wrong kind */
+			if (str)
+				emit(DIF_INSN_R(DIF_OP_PUSHTS, gen_addr(), 0, 0));
+			else
+				emit(DIF_INSN_R(DIF_OP_PUSHTV, chance(50) ?
+						gen_addr() : rreg(), 0, 0));
+		}
+		if (chance(5))			/* one too many */
 			emit(DIF_INSN_R(DIF_OP_PUSHTV, rreg(), 0, 0));
-		emit(DIF_INSN_I(DIF_OP_CALL, below(DIF_NSUBRS), r));
+		emit(DIF_INSN_I(DIF_OP_CALL, sub, r));
 		break;
+	}
 	case 10:
 		emit(DIF_INSN_R(DIF_OP_LDARG, rreg(), 0, r));
 		break;
