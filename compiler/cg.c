@@ -660,7 +660,8 @@ void prog_layout(struct prog *p)
 			off = (off + 7) & ~7u;
 			c->recs[k].off = off;
 			off += c->recs[k].type == XDT_TYPE_STRING ? p->strsize :
-			       c->recs[k].type == DT_TYPE_STACK ? 8 * c->recs[k].nframes : 8;
+			       c->recs[k].type == DT_TYPE_STACK ? 8 * c->recs[k].nframes :
+			       c->recs[k].type == DT_TYPE_MEM ? c->recs[k].nframes : 8;
 		}
 		c->recsize = off;
 	}

@@ -142,6 +142,12 @@ static const struct xdt_eprobe *ep_find(struct xdt_hdl *h, __u32 epid)
 	return bsearch(&key, h->eps, h->neps, sizeof(key), ep_cmp);
 }
 
+/* The output now: -o's file, freopen()'s, or stdout. */
+static FILE *dt_out(struct xdt_hdl *h)
+{
+	return h->pr.out ? h->pr.out : stdout;
+}
+
 static const char *fault_name(__u64 kind)
 {
 	switch (kind) {
@@ -151,6 +157,9 @@ static const char *fault_name(__u64 kind)
 	case XDT_FAULT_NOSCRATCH: return "out of scratch space";
 	case XDT_FAULT_TUPOFLOW: return "tuple stack overflow";
 	case XDT_FAULT_BADALIGN: return "invalid alignment";
+	case XDT_FAULT_KPRIV: return "invalid kernel access";
+	case XDT_FAULT_UPRIV: return "invalid user access";
+	case XDT_FAULT_BADSTACK: return "bad stack";
 	default: return "unknown fault";
 	}
 }
@@ -167,14 +176,19 @@ static int print_fault(xdt_hdl_t *h, const struct xdt_fault *f, void *arg)
 	else
 		snprintf(where, sizeof(where), "action #%llu",
 			 (unsigned long long)f->action);
+	fflush(dt_out(h));
 	fflush(stdout);
 	fprintf(stderr, "dtrace: error on enabled probe ID %llu (ID %u: %s:%s:%s:%s): %s",
 		(unsigned long long)(ep ? ep->epid : 0), ep ? ep->probe : 0,
 		ep ? ep->desc.prov : "?", ep ? ep->desc.mod : "?",
 		ep ? ep->desc.func : "?", ep ? ep->desc.name : "?", f->what);
-	if (f->kind == XDT_FAULT_BADADDR || f->kind == XDT_FAULT_BADALIGN)
+	if (f->kind == XDT_FAULT_BADADDR || f->kind == XDT_FAULT_BADALIGN ||
+	    f->kind == XDT_FAULT_BADSTACK)
 		fprintf(stderr, " (0x%llx)", (unsigned long long)f->addr);
-	fprintf(stderr, " in %s at DIF offset %llu\n", where, (unsigned long long)f->pc);
+	fprintf(stderr, " in %s", where);
+	if (f->pc != XDT_NO_DIFOFF)
+		fprintf(stderr, " at DIF offset %llu", (unsigned long long)f->pc);
+	fputc('\n', stderr);
 	return 0;
 }
 
@@ -188,6 +202,7 @@ static int print_rec(xdt_hdl_t *h, const struct xdt_record *r, void *arg)
 static void print_drop(xdt_hdl_t *h, int cpu, __u64 n, void *arg)
 {
 	(void)h, (void)arg;
+	fflush(dt_out(h));
 	fflush(stdout);
 	fprintf(stderr, "dtrace: %llu drop%s on CPU %d\n",
 		(unsigned long long)n, n == 1 ? "" : "s", cpu);
@@ -283,6 +298,7 @@ static int drain(struct xdt_hdl *h, const struct xdt_consumer *c)
 
 	for (int cpu = 0; cpu < h->ncpus && !stop; cpu++)
 		stop = drain_cpu(h, c, cpu);
+	fflush(dt_out(h));
 	fflush(stdout);
 	return stop;
 }
@@ -298,6 +314,9 @@ int xdt_go(xdt_hdl_t *h)
 
 	if (!p->nclauses)
 		return HERR(h, "no probes specified");
+	if (p->destructive && !h->o.destructive)
+		return HERR(h, "could not enable tracing: Destructive actions not allowed");
+	h->p.flags = h->o.destructive ? XDT_PROG_DESTRUCTIVE : 0;
 	h->blob = prog_blob(p, &size);
 	h->pr.quiet = h->o.quiet;
 	h->pr.last_nl = 1;
@@ -327,7 +346,8 @@ int xdt_go(xdt_hdl_t *h)
 			    p->srctext[p->clauses[en.unmatched].src],
 			    d->prov, d->mod, d->func, d->name);
 	}
-	for (i = 0; i < p->nsrc; i++)
+	/* dtrace(1)'s notice()s: -q or the quiet option silences them */
+	for (i = 0; i < p->nsrc && !h->o.quiet; i++)
 		fprintf(stderr, "dtrace: %s '%s' matched %u probe%s\n",
 			p->srcfile[i] ? "script" : "description", p->srcdesc[i],
 			en.nprobes, en.nprobes == 1 ? "" : "s");
@@ -441,7 +461,7 @@ int xdt_aggwalk(xdt_hdl_t *h, int (*fn)(const struct xdt_aggdata *, void *),
 			}
 			free(buf);
 			if (!fn)
-				putchar('\n');
+				fputc('\n', dt_out(h));
 			return HERR(h, "failed to snapshot aggregations: %s", strerror(errno));
 		}
 		if (a.size <= cap)
@@ -449,8 +469,8 @@ int xdt_aggwalk(xdt_hdl_t *h, int (*fn)(const struct xdt_aggdata *, void *),
 		cap = a.size;	/* "or needed" */
 	}
 	if (!fn) {
-		if (!print_aggs(&h->p, buf, a.size, a.count, stdout))
-			putchar('\n');
+		if (!print_aggs(&h->p, buf, a.size, a.count, dt_out(h)))
+			fputc('\n', dt_out(h));
 		free(buf);
 		return 0;
 	}

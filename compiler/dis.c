@@ -26,14 +26,13 @@ static const char *const vars[] = {
 };
 
 static const char *const actnames[] = {
-	[XDT_ACT_RECORD] = "record", [XDT_ACT_STRING] = "string",
-	[XDT_ACT_EXIT] = "exit", [XDT_ACT_AGGKEY] = "aggkey",
-	[XDT_ACT_AGG] = "agg", [XDT_ACT_STACK] = "stack",
-	[XDT_ACT_DIFEXPR] = "difexpr",
+#define ACT_NAME(name, v, dis, rec, fl) [v] = dis,
+	XDT_ACTIONS(ACT_NAME)
+#undef ACT_NAME
 };
 
 static const char *const subrnames[] = {
-#define DIF_SNAME(name, idx, str, rt, args) [idx] = str,
+#define DIF_SNAME(name, idx, str, rt, args, fl) [idx] = str,
 	DIF_SUBRS(DIF_SNAME)
 #undef DIF_SNAME
 };
@@ -192,6 +191,8 @@ void dis_prog(FILE *fp, const struct prog *p)
 					x->arg0 == XDT_KEY_INT ? "int" : "?");
 			if (x->kind == XDT_ACT_STACK)
 				fprintf(fp, " %u frames", x->arg0);
+			if (x->kind == XDT_ACT_MEMREF)
+				fprintf(fp, " %u bytes", x->arg0);
 			if (x->kind == XDT_ACT_AGG)
 				fprintf(fp, " @%s %s", p->aggs[x->arg0].name,
 					aggfunc_name((int)x->arg1));

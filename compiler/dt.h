@@ -32,6 +32,7 @@
  * and a stack() (recorded or an aggregation key), which no expression has.
  */
 #define DT_TYPE_STACK	2
+#define DT_TYPE_MEM	3	/* bytes of memory: tracemem(), structs */
 
 /* ---- lex.c ------------------------------------------------------------ */
 enum tok {
@@ -107,7 +108,9 @@ void lex_skipspace(struct lexer *lx);
 	X(D_PRAGMA_OPTSET) X(D_PRAGMA_DEPEND) X(D_PRAGCTL_INVAL) \
 	X(D_LVAL_INVAL) X(D_DIV_ZERO) X(D_XLATE_REDECL) X(D_XLATE_TYPE) \
 	X(D_XLATE_SOU) X(D_XLATE_MEMB) X(D_XLATE_NONE) X(D_XLATE_INCOMPAT) \
-	X(D_EMPTY) X(D_COMM_COMM) X(D_STRINGOF_TYPE) X(D_NOREG) X(D_CG_EXPR)
+	X(D_EMPTY) X(D_COMM_COMM) X(D_STRINGOF_TYPE) X(D_NOREG) X(D_CG_EXPR) \
+	X(D_TRACEMEM_SIZE) X(D_TRACEMEM_ADDR) X(D_TRACEMEM_DYNSIZE) \
+	X(D_PRINT_VOID)
 
 enum dt_errtag {
 #define DT_TAGENUM(t) DT_##t,
@@ -303,6 +306,7 @@ struct dvar *var_declare(struct prog *p, struct lexer *lx, int scope,
 int sema_constval(struct node *n, long long *v);
 void sema_xlator_check(struct prog *p, struct lexer *lx, struct dxlator *x);
 int sema_reserved(const char *name);	/* a built-in variable or function */
+int sema_is_action(const char *name);	/* an action: a statement's call */
 struct node *node_clone(const struct node *n);
 const char *type_str(const struct dtype *t);
 
@@ -316,7 +320,10 @@ struct difo {
 };
 
 /* What the consumer prints for a clause: one entry per trace/printf/exit. */
-enum outkind { OUT_TRACE, OUT_PRINTF, OUT_EXIT, OUT_STACK };
+enum outkind {
+	OUT_TRACE, OUT_PRINTF, OUT_EXIT, OUT_STACK, OUT_TRACEMEM, OUT_PRINT,
+	OUT_SYSTEM, OUT_FREOPEN, OUT_FTRUNCATE,
+};
 struct outst {
 	enum outkind k;
 	char *fmt;		/* printf */
@@ -325,10 +332,12 @@ struct outst {
 };
 
 struct recval {
-	int type;		/* XDT_TYPE_INT, XDT_TYPE_STRING, DT_TYPE_STACK */
-	struct dtype *t;	/* the D type recorded (NULL: stack) */
+	int type;		/* XDT_TYPE_INT, XDT_TYPE_STRING, DT_TYPE_STACK,
+				   DT_TYPE_MEM */
+	struct dtype *t;	/* the D type recorded (NULL: stack, memory) */
 	unsigned off;		/* from the record header */
-	unsigned nframes;	/* DT_TYPE_STACK: frames (8 bytes each) */
+	unsigned nframes;	/* DT_TYPE_STACK: frames (8 bytes each);
+				   DT_TYPE_MEM: bytes */
 };
 
 struct clause {
@@ -365,6 +374,8 @@ struct prog {
 	struct dxlator **xlators; int nxlators;
 	unsigned dynvarsize, scratchsize, cleanrate;	/* 0: the kernel's */
 	int ncond;		/* if/else condition variables made */
+	int destructive;	/* uses a destructive action or subroutine */
+	unsigned flags;		/* XDT_PROG_*, set by the consumer (-w) */
 	char **srctext;
 	int *srcfile;
 };
@@ -386,6 +397,9 @@ const char *aggfunc_name(int f);
 /* ---- print.c ---------------------------------------------------------- */
 struct dt_print {
 	int quiet;
+	int rawbytes;		/* -x rawbytes: every byte range as a hex dump */
+	FILE *orig;		/* -o's file, NULL: stdout */
+	FILE *out;		/* where records go now (freopen()), NULL: orig */
 	int header_done;
 	int last_nl;		/* the last character printed was '\n' */
 	int exit_status;	/* the value exit() recorded */
@@ -403,6 +417,8 @@ void print_selftest(FILE *fp);
 void print_fake_records(const struct prog *p, char **vals, int nvals);
 void print_fake_aggs(const struct prog *p, char **ents, int nents);
 void print_stack(const __u64 *pcs, unsigned nframes, FILE *fp);
+void print_bytes(struct dt_print *pr, const char *c, size_t n, int width,
+		 int raw, FILE *fp);
 
 /* ---- ksyms.c: kernel addresses -> module`function+0xoff ---------------- */
 void ksyms_path(const char *path);	/* default $XDT_KALLSYMS, /proc/kallsyms */
@@ -417,6 +433,7 @@ struct dt_opts {
 	pid_t target;		/* -p */
 	int child_gate;		/* 1: the -c child waits stopped for GO */
 	int hostvm;		/* -x hostvm: run in the host VM, not /dev/xdt */
+	int destructive;	/* -w: destructive actions allowed */
 };
 int list_probes(const struct xdt_probedesc *m, int verbose);
 

@@ -81,7 +81,7 @@ static const struct { const char *name; enum optkind kind; int implemented; } op
 	{ "stackframes", OPT_COUNT, 1 }, { "zdefs", OPT_FLAG, 0 },
 	{ "aggrate", OPT_RATE, 0 }, { "aggsize", OPT_SIZE, 0 },
 	{ "bufpolicy", OPT_ANY, 0 }, { "bufresize", OPT_ANY, 0 },
-	{ "cpu", OPT_COUNT, 0 }, { "destructive", OPT_FLAG, 0 },
+	{ "cpu", OPT_COUNT, 0 }, { "destructive", OPT_FLAG, 1 },
 	{ "flowindent", OPT_FLAG, 0 }, { "grabanon", OPT_FLAG, 0 },
 	{ "jstackframes", OPT_COUNT, 0 }, { "jstackstrsize", OPT_SIZE, 0 },
 	{ "nspec", OPT_COUNT, 0 }, { "specsize", OPT_SIZE, 0 },
@@ -89,7 +89,7 @@ static const struct { const char *name; enum optkind kind; int implemented; } op
 	{ "ustackframes", OPT_COUNT, 0 }, { "aggsortkey", OPT_FLAG, 0 },
 	{ "aggsortkeypos", OPT_COUNT, 0 }, { "aggsortpos", OPT_COUNT, 0 },
 	{ "aggsortrev", OPT_FLAG, 0 }, { "aggpack", OPT_FLAG, 0 },
-	{ "aggzoom", OPT_FLAG, 0 }, { "rawbytes", OPT_FLAG, 0 },
+	{ "aggzoom", OPT_FLAG, 0 }, { "rawbytes", OPT_FLAG, 1 },
 	{ "droptags", OPT_FLAG, 0 }, { "linkmode", OPT_ANY, 0 },
 	{ "temporal", OPT_FLAG, 0 }, { "oformat", OPT_ANY, 0 },
 	{ "encoding", OPT_ANY, 0 }, { "version", OPT_ANY, 0 },
@@ -186,6 +186,10 @@ static void opt_apply(const char *name, const char *val, unsigned long long n,
 	(void)val;
 	if (!strcmp(name, "quiet")) {
 		c->o.quiet = (int)n;
+	} else if (!strcmp(name, "destructive")) {
+		c->o.destructive = (int)n;
+	} else if (!strcmp(name, "rawbytes")) {
+		c->pr.rawbytes = (int)n;
 	} else if (!strcmp(name, "hostvm")) {
 		c->o.hostvm = (int)n;
 	} else if (!strcmp(name, "errtags")) {
@@ -324,6 +328,11 @@ void xdt_close(xdt_hdl_t *h)
 const char *xdt_errmsg(const xdt_hdl_t *h)
 {
 	return h->errmsg;
+}
+
+void xdt_set_output(xdt_hdl_t *h, FILE *fp)
+{
+	h->pr.orig = h->pr.out = fp;
 }
 
 int xdt_setopt(xdt_hdl_t *h, const char *name, const char *value)

@@ -81,6 +81,8 @@ int xdt_setopt(xdt_hdl_t *h, const char *name, const char *value);
 void xdt_set_macros(xdt_hdl_t *h, char **argv, int argc);
 void xdt_set_target(xdt_hdl_t *h, pid_t pid);
 void xdt_set_cpp(xdt_hdl_t *h, int on, char **args, int nargs);
+/* Where the default printers write (dtrace -o): @fp, not stdout. */
+void xdt_set_output(xdt_hdl_t *h, FILE *fp);
 
 /*
  * Compile D text (@name: the file name in messages; @file: it came from

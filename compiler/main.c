@@ -20,12 +20,13 @@
 static void usage(void)
 {
 	fprintf(stderr,
-		"Usage: dtrace [-eSlqv] [-n program] [-s script] [-c cmd] [-p pid]\n"
-		"\t[-P provider] [-m module] [-f function] [-x opt=val] [args ...]\n"
+		"Usage: dtrace [-eSlqvw] [-n program] [-s script] [-c cmd] [-p pid]\n"
+		"\t[-o output] [-P provider] [-m module] [-f function] [-x opt=val] [args ...]\n"
 		"\t-n  enable the probes described by program (repeatable)\n"
 		"\t-s  enable the probes of a D script file\n"
 		"\t-l  list probes (filtered by -n -P -m -f); -v shows refusals\n"
 		"\t-e  compile only; -S show the DIF; -q quiet\n"
+		"\t-w  allow destructive actions; -o append traced data to output\n"
 		"\t-c  run cmd and trace until it exits ($target); -p trace pid\n"
 		"\t-x  bufsize=SIZE[k|m|g] switchrate=N[hz|s|ms|us] strsize=N quiet\n"
 		"\t    dynvarsize=SIZE cleanrate=N errtags stackframes=N ...\n"
@@ -229,7 +230,7 @@ int main(int argc, char **argv)
 	xdt_hdl_t *h = xdt_open();
 	struct dt_opts *o = xdt__opts(h);
 	struct xdt_probedesc lmatch;
-	const char *cmd = NULL, *selftest = NULL;
+	const char *cmd = NULL, *selftest = NULL, *ofile = NULL;
 	struct { int file; const char *s; } src[64];
 	int nsrc = 0, list = 0, verbose = 0, compile_only = 0, showdif = 0, c, i;
 	char *cppargs[128];
@@ -237,7 +238,7 @@ int main(int argc, char **argv)
 	struct xdt_cerror err;
 
 	memset(&lmatch, 0, sizeof(lmatch));
-	while ((c = getopt(argc, argv, "+n:s:lvqc:p:eSx:P:m:f:X:hCD:U:I:H")) != -1) {
+	while ((c = getopt(argc, argv, "+n:s:lvqwo:c:p:eSx:P:m:f:X:hCD:U:I:H")) != -1) {
 		switch (c) {
 		case 'n':
 		case 's':
@@ -249,6 +250,8 @@ int main(int argc, char **argv)
 		case 'l': list = 1; break;
 		case 'v': verbose = 1; break;
 		case 'q': xdt_setopt(h, "quiet", NULL); break;
+		case 'w': xdt_setopt(h, "destructive", NULL); break;
+		case 'o': ofile = optarg; break;
 		case 'e': compile_only = 1; break;
 		case 'S': showdif = 1; break;
 		case 'c': cmd = optarg; break;
@@ -353,5 +356,13 @@ int main(int argc, char **argv)
 	}
 	if (compile_only)
 		return 0;
+	if (ofile) {
+		/* dtrace -o: traced data appended to the file, as DTrace does */
+		FILE *of = fopen(ofile, "a");
+
+		if (!of)
+			dt_fatal("failed to open output file '%s'", ofile);
+		xdt_set_output(h, of);
+	}
 	return run(h, o);
 }

@@ -66,19 +66,16 @@ static int is_ident(struct parser *ps, const char *s)
 /* The actions: statements only, never values. */
 static int is_action(const char *s)
 {
-	return !strcmp(s, "stack") || !strcmp(s, "trace") ||
-	       !strcmp(s, "printf") || !strcmp(s, "exit");
+	return sema_is_action(s);
 }
 
 /* Actions DTrace has that xdt does not have yet: say so, not "syntax". */
 static int is_future_action(const char *s)
 {
 	static const char *const fa[] = {
-		"ustack", "jstack", "printa", "tracemem", "print", "printm",
-		"speculate", "commit", "discard", "chill", "raise", "stop",
-		"panic", "breakpoint", "system", "copyout", "copyoutstr",
-		"freopen", "ftruncate", "setopt", "clear", "trunc", "normalize",
-		"denormalize", "pcap",
+		"ustack", "jstack", "printa", "printm",
+		"speculate", "commit", "discard", "setopt", "clear", "trunc",
+		"normalize", "denormalize", "pcap",
 	};
 	for (size_t i = 0; i < sizeof(fa) / sizeof(fa[0]); i++)
 		if (!strcmp(s, fa[i]))
@@ -1470,6 +1467,34 @@ static void add_rec(struct lower *L, struct node *e, int exit)
 	c->nrecs++;
 }
 
+/*
+ * trace()'s and print()'s value, recorded as DTrace records it: a string
+ * as a string, a struct, union or array as its bytes (a memory record of
+ * its size, read at its address), anything else as an integer of its type.
+ */
+static void add_val(struct lower *L, struct node *e)
+{
+	struct parser *ps = L->ps;
+	struct dtype *r = e->t->real;
+	struct clause *c;
+	unsigned size = r->size;
+
+	if (r->k == TK_STRING || !type_is_byref(e->t)) {
+		add_rec(L, e, 0);
+		return;
+	}
+	if (!size || size > XDT_MAXMEMREF)
+		dt_cerrt(&ps->lx, DT_D_PROTO_ARG, e->line, e->col,
+			 "cannot trace %s: %u bytes (1 to %u)", type_str(e->t),
+			 size, XDT_MAXMEMREF);
+	e->type = XDT_TYPE_INT;		/* the DIF value is its address */
+	add_act(L, XDT_ACT_MEMREF, cg_difo(ps->p, &ps->lx, e), size, 0);
+	c = CL(ps);
+	c->recs = xrealloc(c->recs, (c->nrecs + 1) * sizeof(*c->recs));
+	c->recs[c->nrecs] = (struct recval){ DT_TYPE_MEM, e->t, 0, size };
+	c->nrecs++;
+}
+
 /* Values that must be D expressions: not void, not aggregations, typed. */
 static struct node *value(struct lower *L, struct node *e)
 {
@@ -1682,16 +1707,89 @@ static void lower_action(struct lower *L, struct stmt *s)
 	struct node **av = s->args;
 	int n = s->nargs, i;
 
-	if (!strcmp(t.s, "trace")) {
+	if (!strcmp(t.s, "trace") || !strcmp(t.s, "print")) {
+		int pr = t.s[0] == 'p';
+
 		if (n != 1)
 			dt_cerrt(lx, DT_D_PROTO_LEN, t.line, t.col,
-				 "trace( ) expects 1 argument");
-		av[0] = value(L, av[0]);
-		if (!type_is_scalar(av[0]->t) && !type_is_strlike(av[0]->t))
+				 "%s( ) prototype mismatch: %d args passed, 1 expected",
+				 t.s, n);
+		av[0] = sema_expr(ps->p, lx, av[0]);
+		if (av[0]->t->real->k == TK_VOID)
+			dt_cerrt(lx, pr ? DT_D_PRINT_VOID : DT_D_TRACE_VOID,
+				 av[0]->line, av[0]->col,
+				 "%s( ) may not be applied to a void expression", t.s);
+		if (av[0]->t->real->k == TK_FUNC)
 			dt_cerrt(lx, DT_D_PROTO_ARG, av[0]->line, av[0]->col,
-				 "trace( ) of %s is not supported yet", type_str(av[0]->t));
-		add_out(L, OUT_TRACE, NULL, 1);
-		add_rec(L, av[0], 0);
+				 "%s( ) may not be applied to a function", t.s);
+		add_out(L, pr ? OUT_PRINT : OUT_TRACE, NULL, 1);
+		add_val(L, av[0]);
+	} else if (!strcmp(t.s, "tracemem")) {
+		long long sz;
+		struct clause *c;
+
+		if (n < 2 || n > 3)
+			dt_cerrt(lx, DT_D_PROTO_LEN, t.line, t.col,
+				 "tracemem( ) prototype mismatch: %d arg%s passed, %s%d expected",
+				 n, n == 1 ? "" : "s", n < 2 ? "at least " : "at most ",
+				 n < 2 ? 2 : 3);
+		av[0] = value(L, av[0]);
+		av[1] = sema_expr(ps->p, lx, av[1]);
+		if (!type_is_int(av[1]->t) || !sema_constval(av[1], &sz) || sz <= 0)
+			dt_cerrt(lx, DT_D_TRACEMEM_SIZE, av[1]->line, av[1]->col,
+				 "tracemem( ) argument #2 must be a non-zero positive integral constant expression");
+		if (sz > XDT_MAXMEMREF)
+			dt_cerrt(lx, DT_D_TRACEMEM_SIZE, av[1]->line, av[1]->col,
+				 "tracemem( ) size %lld exceeds the maximum of %u bytes",
+				 sz, XDT_MAXMEMREF);
+		if (!type_is_scalar(av[0]->t) && !type_is_byref(av[0]->t))
+			dt_cerrt(lx, DT_D_TRACEMEM_ADDR, av[0]->line, av[0]->col,
+				 "tracemem( ) argument #1 is incompatible with prototype: pointer or integer expected, %s given",
+				 type_str(av[0]->t));
+		add_out(L, OUT_TRACEMEM, NULL, n == 3 ? 2 : 1);
+		if (n == 3) {
+			av[2] = value(L, av[2]);
+			if (!type_is_int(av[2]->t))
+				dt_cerrt(lx, DT_D_TRACEMEM_DYNSIZE, av[2]->line, av[2]->col,
+					 "tracemem( ) dynamic size (argument #3) must be of integer type");
+			add_rec(L, av[2], 0);
+		}
+		av[0]->type = XDT_TYPE_INT;
+		add_act(L, XDT_ACT_MEMREF, cg_difo(ps->p, lx, av[0]), (__u32)sz, 0);
+		c = CL(ps);
+		c->recs = xrealloc(c->recs, (c->nrecs + 1) * sizeof(*c->recs));
+		c->recs[c->nrecs] = (struct recval){ DT_TYPE_MEM, NULL, 0, (unsigned)sz };
+		c->nrecs++;
+	} else if (!strcmp(t.s, "chill") || !strcmp(t.s, "raise")) {
+		if (n != 1)
+			dt_cerrt(lx, DT_D_PROTO_LEN, t.line, t.col,
+				 "%s( ) prototype mismatch: %d args passed, 1 expected",
+				 t.s, n);
+		av[0] = value(L, av[0]);
+		if (!type_is_int(av[0]->t))
+			dt_cerrt(lx, DT_D_PROTO_ARG, av[0]->line, av[0]->col,
+				 "%s( ) argument #1 is incompatible with prototype: integer expected, %s given",
+				 t.s, type_str(av[0]->t));
+		av[0]->type = XDT_TYPE_INT;
+		ps->p->destructive = 1;
+		add_act(L, t.s[0] == 'c' ? XDT_ACT_CHILL : XDT_ACT_RAISE,
+			cg_difo(ps->p, lx, av[0]), 0, 0);
+	} else if (!strcmp(t.s, "stop") || !strcmp(t.s, "breakpoint") ||
+		   !strcmp(t.s, "panic") || !strcmp(t.s, "ftruncate")) {
+		if (n != 0)
+			dt_cerrt(lx, DT_D_PROTO_LEN, t.line, t.col,
+				 "%s( ) prototype mismatch: %d arg%s passed, 0 expected",
+				 t.s, n, n == 1 ? "" : "s");
+		if (t.s[0] == 'f') {
+			/* the consumer's: truncate the output file */
+			add_out(L, OUT_FTRUNCATE, NULL, 0);
+			CL(ps)->record = 1;
+		} else {
+			ps->p->destructive = 1;
+			add_act(L, t.s[0] == 's' ? XDT_ACT_STOP :
+				t.s[0] == 'b' ? XDT_ACT_BREAKPOINT : XDT_ACT_PANIC,
+				-1, 0, 0);
+		}
 	} else if (!strcmp(t.s, "exit")) {
 		if (n != 1)
 			dt_cerrt(lx, DT_D_PROTO_LEN, t.line, t.col,
@@ -1712,14 +1810,18 @@ static void lower_action(struct lower *L, struct stmt *s)
 		c->recs = xrealloc(c->recs, (c->nrecs + 1) * sizeof(*c->recs));
 		c->recs[c->nrecs] = (struct recval){ DT_TYPE_STACK, NULL, 0, nf };
 		c->nrecs++;
-	} else {	/* printf */
+	} else {	/* printf, and the printf-like system(), freopen() */
 		if (n < 1 || av[0]->k != N_STR)
 			dt_cerrt(lx, DT_D_PRINTF_ARG_PROTO, t.line, t.col,
-				 "printf( ) argument #1 must be a string literal");
+				 "%s( ) argument #1 must be a string literal", t.s);
+		if (strcmp(t.s, "printf"))
+			ps->p->destructive = 1;
 		for (i = 1; i < n; i++)
 			av[i] = value(L, av[i]);
 		check_format(L, av[0], av, n);
-		add_out(L, OUT_PRINTF, av[0]->s, n - 1);
+		add_out(L, !strcmp(t.s, "system") ? OUT_SYSTEM :
+			!strcmp(t.s, "freopen") ? OUT_FREOPEN : OUT_PRINTF,
+			av[0]->s, n - 1);
 		CL(ps)->record = 1;
 		for (i = 1; i < n; i++)
 			add_rec(L, av[i], 0);
@@ -1821,11 +1923,13 @@ static void lower_list(struct lower *L, struct stmt *s)
 			lower_action(L, s);
 			break;
 		case S_EXPR: {
+			/*
+			 * Any expression is a statement, as in DTrace: it is
+			 * evaluated for its effects and its faults (a load
+			 * of NULL fires ERROR) and records nothing.
+			 */
 			struct node *e = sema_expr(L->ps->p, &L->ps->lx, s->e);
 
-			if (e->k != N_ASSIGN && e->k != N_INCDEC && e->k != N_CALL)
-				dt_cerrt(&L->ps->lx, DT_D_EMPTY, s->tok.line, s->tok.col,
-					 "statement has no effect");
 			need_piece(L);
 			L->pend = xrealloc(L->pend, (L->npend + 1) * sizeof(*L->pend));
 			L->pend[L->npend++] = e;

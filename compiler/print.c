@@ -6,6 +6,8 @@
  */
 #define _GNU_SOURCE
 #include <ctype.h>
+#include <errno.h>
+#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
 #include "dt.h"
@@ -128,6 +130,373 @@ void print_printf(const char *fmt, const struct prog *p, const struct clause *c,
 	}
 }
 
+
+/* Where records go: stdout, -o's file, or what freopen() opened. */
+#define OUT(pr)	((pr)->out ? (pr)->out : stdout)
+
+static void emit(struct dt_print *pr, const char *buf, size_t len)
+{
+	if (len)
+		fwrite(buf, 1, len, OUT(pr));
+}
+
+/*
+ * Bytes as DTrace's dt_print_bytes() shows them: printable text that ends
+ * in NULs (or fills the range) as a string, anything else (and tracemem(),
+ * @raw, or -x rawbytes) as a hex dump of 16 bytes a line with an ASCII
+ * column.  @width < 0: left-justified in -width columns.
+ */
+void print_bytes(struct dt_print *pr, const char *c, size_t n, int width,
+		 int raw, FILE *fp)
+{
+	size_t i, j;
+
+	if (!n)
+		return;
+	if (!raw && !pr->rawbytes) {
+		for (i = 0; i < n; i++) {
+			unsigned char ch = (unsigned char)c[i];
+
+			if (isprint(ch) || isspace(ch) || ch == '\b' || ch == '\a')
+				continue;
+			if (!ch && i > 0) {
+				for (j = i + 1; j < n && !c[j]; j++)
+					;
+				if (j != n)
+					break;
+				if (pr->quiet)
+					fprintf(fp, "%s", c);
+				else
+					fprintf(fp, " %s%*s", width < 0 ? " " : "", width, c);
+				return;
+			}
+			break;
+		}
+		if (i == n) {
+			fprintf(fp, "  %-*.*s", width < 0 ? -width : width, (int)n, c);
+			return;
+		}
+	}
+	fprintf(fp, "\n%*s      ", 5, "");
+	for (i = 0; i < 16; i++)
+		fprintf(fp, "  %c", "0123456789abcdef"[i]);
+	fprintf(fp, "  0123456789abcdef\n");
+	for (i = 0; i < n; i += 16) {
+		fprintf(fp, "%*s%5zx:", 5, "", i);
+		for (j = i; j < i + 16 && j < n; j++)
+			fprintf(fp, " %02x", (unsigned char)c[j]);
+		while (j++ % 16)
+			fputs("   ", fp);
+		fputs("  ", fp);
+		for (j = i; j < i + 16 && j < n; j++)
+			fputc(c[j] < ' ' || c[j] > '~' ? '.' : c[j], fp);
+		fputc('\n', fp);
+	}
+}
+
+/*
+ * trace(): DTrace prints by the record's size, not the type's sign -- 8
+ * bytes as a signed 64-bit, 4 as a signed int, 2 and 1 zero-extended --
+ * and anything else (strings, structs, arrays) through print_bytes().
+ */
+static void print_trace(struct dt_print *pr, const struct prog *p,
+			const struct recval *r, const char *data, FILE *fp)
+{
+	unsigned size;
+	__u64 v;
+
+	if (r->type == XDT_TYPE_STRING) {
+		print_bytes(pr, data + r->off, p->strsize, -33, 0, fp);
+		return;
+	}
+	size = r->type == DT_TYPE_MEM ? r->nframes :
+	       r->t && type_is_scalar(r->t) ? r->t->real->size : 8;
+	if (r->type == DT_TYPE_MEM && size != 1 && size != 2 && size != 4 &&
+	    size != 8) {
+		print_bytes(pr, data + r->off, size, -33, 0, fp);
+		return;
+	}
+	if (r->type == DT_TYPE_MEM) {
+		const char *m = data + r->off;
+		__u8 b;
+		__u16 h;
+		__u32 w;
+
+		switch (size) {
+		case 1: memcpy(&b, m, 1); v = b; break;
+		case 2: memcpy(&h, m, 2); v = h; break;
+		case 4: memcpy(&w, m, 4); v = w; break;
+		default: memcpy(&v, m, 8); break;
+		}
+	} else {
+		v = (__u64)rec_int(data, r);
+	}
+	switch (size) {
+	case 1:
+		fprintf(fp, pr->quiet ? "%d" : " %3d", (int)(__u8)v);
+		break;
+	case 2:
+		fprintf(fp, pr->quiet ? "%d" : " %5d", (int)(__u16)v);
+		break;
+	case 4:
+		fprintf(fp, pr->quiet ? "%d" : " %8d", (int)(__s32)(__u32)v);
+		break;
+	default:
+		fprintf(fp, pr->quiet ? "%lld" : " %16lld", (long long)v);
+		break;
+	}
+}
+
+
+/* ---- print(): a value by its D type, as DTrace's dtrace_print() ---------- */
+static unsigned long long mem_uint(const char *a, unsigned size)
+{
+	__u8 b;
+	__u16 h;
+	__u32 w;
+	__u64 q;
+
+	switch (size) {
+	case 1: memcpy(&b, a, 1); return b;
+	case 2: memcpy(&h, a, 2); return h;
+	case 4: memcpy(&w, a, 4); return w;
+	default: memcpy(&q, a, 8); return q;
+	}
+}
+
+static void pv_indent(FILE *fp, int depth)
+{
+	fprintf(fp, "%*s", depth * 4, "");
+}
+
+static void pv_value(FILE *fp, struct dtype *t, const char *a, int depth);
+
+/* One line: the type, the member's name (if any), its value. */
+static void pv_member(FILE *fp, const char *name, struct dtype *t,
+		      const struct dmember *m, const char *a, int depth)
+{
+	const char *tn = type_str(t);
+	struct dtype *r = t->real;
+
+	pv_indent(fp, depth);
+	fputs(tn, fp);
+	if (*name) {
+		size_t l = strlen(tn);
+
+		if (l && tn[l - 1] != '*' && tn[l - 1] != ' ')
+			fputc(' ', fp);
+		fputs(name, fp);
+		if (m && m->bits)
+			fprintf(fp, " :%u", m->bits);
+		fputs(" =", fp);
+	}
+	fputc(' ', fp);
+	if (m && m->bits) {
+		unsigned long long v = mem_uint(a, m->usize) >> m->bitoff;
+
+		v &= m->bits >= 64 ? ~0ULL : (1ULL << m->bits) - 1;
+		fprintf(fp, "%#llx", v);
+	} else {
+		pv_value(fp, t, a, depth);
+	}
+	if (r->k == TK_STRUCT || r->k == TK_UNION) {
+		/* closed here, with a newline unless at the top */
+		pv_indent(fp, depth);
+		fputc('}', fp);
+		if (depth)
+			fputc('\n', fp);
+	} else {
+		fputc('\n', fp);
+	}
+}
+
+static void pv_value(FILE *fp, struct dtype *t, const char *a, int depth)
+{
+	struct dtype *r = t->real;
+
+	switch (r->k) {
+	case TK_INT:
+		if (r->size == 1 && r->sgn && strstr(r->name, "char")) {
+			char c = *a;
+
+			if (isprint((unsigned char)c))
+				fprintf(fp, "'%c'", c);
+			else if (!c)
+				fputs("'\\0'", fp);
+			else
+				fprintf(fp, "'\\%03o'", (unsigned char)c);
+			break;
+		}
+		/* hex of the type's bytes, as dt_print_hex */
+		__attribute__((fallthrough));
+	case TK_PTR:
+		fprintf(fp, "%#llx", mem_uint(a, r->size));
+		break;
+	case TK_FLOAT:
+		if (r->size == 4) {
+			float f;
+
+			memcpy(&f, a, 4);
+			fprintf(fp, "%+.7e", f);
+		} else if (r->size == 8) {
+			double d;
+
+			memcpy(&d, a, 8);
+			fprintf(fp, "%+.7e", d);
+		} else {
+			long double d = 0;
+
+			memcpy(&d, a, sizeof(d) < r->size ? sizeof(d) : r->size);
+			fprintf(fp, "%+.16LE", d);
+		}
+		break;
+	case TK_ENUM: {
+		long long v = (long long)(__s32)mem_uint(a, r->size);
+
+		for (int i = 0; i < r->necs; i++)
+			if (r->ecs[i].v == v) {
+				fputs(r->ecs[i].name, fp);
+				return;
+			}
+		fprintf(fp, "%d", (int)v);
+		break;
+	}
+	case TK_STRING:
+		/* a D string is a char array: quoted, bracketed inside */
+		fprintf(fp, depth ? "[ \"%.*s\" ]" : "\"%.*s\"", (int)strnlen(a, r->size), a);
+		break;
+	case TK_ARRAY: {
+		struct dtype *e = r->base;
+		unsigned es = e->real->size, i;
+		int str = 0;
+
+		if (e->real->k == TK_INT && es == 1 && e->real->sgn) {
+			for (i = 0; i < r->nelem && isprint((unsigned char)a[i]); i++)
+				;
+			str = i != r->nelem && !a[i];
+		}
+		if (str) {
+			fprintf(fp, depth ? "[ \"%s\" ]" : "\"%s\"", a);
+			break;
+		}
+		fputs("[ ", fp);
+		for (i = 0; i < r->nelem; i++) {
+			if (e->real->k == TK_STRUCT || e->real->k == TK_UNION) {
+				fputc('\n', fp);
+				pv_member(fp, "", e, NULL, a + i * es, depth + 1);
+				if (i != r->nelem - 1)
+					fputs(",", fp);
+				else
+					fputc('\n', fp);
+			} else {
+				pv_value(fp, e, a + i * es, depth + 1);
+				if (i != r->nelem - 1)
+					fputs(", ", fp);
+			}
+		}
+		if (e->real->k == TK_STRUCT || e->real->k == TK_UNION)
+			pv_indent(fp, depth);
+		else
+			fputc(' ', fp);
+		fputc(']', fp);
+		break;
+	}
+	case TK_STRUCT:
+	case TK_UNION:
+		fputs("{\n", fp);
+		for (int i = 0; i < r->nmems; i++)
+			pv_member(fp, r->mems[i].name, r->mems[i].t, &r->mems[i],
+				  a + r->mems[i].off, depth + 1);
+		break;
+	default:
+		fputs("<unknown type>", fp);
+		break;
+	}
+}
+
+/* print(x): "type value" and a newline; a struct ends at its brace. */
+static void print_value(const struct prog *p, const struct recval *r,
+			const char *data, FILE *fp)
+{
+	struct dtype *t = r->t ? r->t : dt_int64;
+	char buf[16] = { 0 };
+	const char *a = data + r->off;
+
+	if (r->type == XDT_TYPE_INT) {
+		/* an integer record: the value's bytes, as wide as its type */
+		__u64 v = (__u64)rec_int(data, r);
+		__u8 b = (__u8)v;
+		__u16 h = (__u16)v;
+		__u32 w = (__u32)v;
+		unsigned sz = t->real->size;
+
+		if (sz == 1)
+			memcpy(buf, &b, 1);
+		else if (sz == 2)
+			memcpy(buf, &h, 2);
+		else if (sz == 4)
+			memcpy(buf, &w, 4);
+		else
+			memcpy(buf, &v, 8);
+		a = buf;
+	} else if (r->type == XDT_TYPE_STRING) {
+		char *s = xzalloc(p->strsize + 1);
+
+		memcpy(s, a, p->strsize);
+		fprintf(fp, "string \"%s\"\n", s);
+		free(s);
+		return;
+	}
+	pv_member(fp, "", t, NULL, a, 0);
+}
+
+
+/*
+ * The consumer's own actions, in record order with what is printed:
+ * system() runs its formatted command (output flushed first), freopen()
+ * sends what follows (records and the final aggregations, as DTrace's
+ * freopen(3) of stdout does) to a file opened for appending, "" back to
+ * the original output, and ftruncate() empties the current output file.
+ */
+static void consumer_action(struct dt_print *pr, const struct prog *p,
+			    const struct clause *c, const struct outst *o,
+			    const char *data)
+{
+	FILE *f = OUT(pr), *m, *nf;
+	char *s = NULL;
+	size_t n = 0;
+
+	fflush(f);
+	if (o->k == OUT_FTRUNCATE) {
+		if (ftruncate(fileno(f), 0) == 0)
+			fseeko(f, 0, SEEK_SET);
+		return;
+	}
+	m = open_memstream(&s, &n);
+	if (!m)
+		dt_fatal("out of memory");
+	print_printf(o->fmt, p, c, o->rec0, data, m);
+	fclose(m);
+	if (o->k == OUT_SYSTEM) {
+		fflush(stdout);
+		if (system(s) == -1)
+			fprintf(stderr, "dtrace: system(\"%s\") failed: %s\n", s,
+				strerror(errno));
+	} else if (!*s) {
+		if (pr->out && pr->out != pr->orig)
+			fclose(pr->out);
+		pr->out = pr->orig;
+	} else if (!(nf = fopen(s, "a"))) {
+		fprintf(stderr, "dtrace: failed to freopen to %s: %s\n", s,
+			strerror(errno));
+	} else {
+		if (pr->out && pr->out != pr->orig)
+			fclose(pr->out);
+		pr->out = nf;
+	}
+	free(s);
+}
+
 /*
  * A stack, as DTrace's dt_print_stack(): a newline, then each frame on
  * its own line indented 14 (stackindent), innermost first, up to the
@@ -161,7 +530,7 @@ void print_record(struct dt_print *pr, const struct prog *p, int cl,
 		  const struct xdt_eprobe *ep, int cpu, const char *data)
 {
 	const struct clause *c = &p->clauses[cl];
-	char sbuf[p->strsize + 1], *out = NULL, fn[XDT_FUNCNAMELEN + XDT_NAMELEN + 2];
+	char *out = NULL, fn[XDT_FUNCNAMELEN + XDT_NAMELEN + 2];
 	size_t len = 0;
 	FILE *fp = open_memstream(&out, &len);
 
@@ -177,15 +546,7 @@ void print_record(struct dt_print *pr, const struct prog *p, int cl,
 		const struct recval *r = &c->recs[o->rec0];
 
 		if (o->k == OUT_TRACE) {
-			if (r->type == XDT_TYPE_STRING)
-				fprintf(fp, pr->quiet ? "%s" : "   %s",
-					rec_str(p, data, r, sbuf));
-			else if (r->t && type_is_int(r->t) && !r->t->real->sgn)
-				fprintf(fp, pr->quiet ? "%llu" : " %16llu",
-					(unsigned long long)rec_typed(data, r, 0));
-			else
-				fprintf(fp, pr->quiet ? "%lld" : " %16lld",
-					rec_typed(data, r, 1));
+			print_trace(pr, p, r, data, fp);
 		} else if (o->k == OUT_PRINTF) {
 			print_printf(o->fmt, p, c, o->rec0, data, fp);
 		} else if (o->k == OUT_EXIT) {
@@ -193,6 +554,31 @@ void print_record(struct dt_print *pr, const struct prog *p, int cl,
 			pr->exit_status = (int)rec_int(data, r);
 		} else if (o->k == OUT_STACK) {
 			print_stack((const void *)(data + r->off), r->nframes, fp);
+		} else if (o->k == OUT_TRACEMEM) {
+			/* tracemem(a, n, dsize): at most dsize of the n bytes */
+			unsigned n = r[o->nargs - 1].nframes;
+
+			if (o->nargs == 2) {
+				long long d = rec_int(data, r);
+
+				if (d > 0 && (unsigned long long)d < n)
+					n = (unsigned)d;
+			}
+			print_bytes(pr, data + r[o->nargs - 1].off, n, -33, 1, fp);
+		} else if (o->k == OUT_PRINT) {
+			print_value(p, r, data, fp);
+		} else if (o->k == OUT_SYSTEM || o->k == OUT_FREOPEN ||
+			   o->k == OUT_FTRUNCATE) {
+			/* what was printed so far goes out first, as in DTrace */
+			fclose(fp);
+			emit(pr, out, len);
+			free(out);
+			out = NULL;
+			len = 0;
+			consumer_action(pr, p, c, o, data);
+			fp = open_memstream(&out, &len);
+			if (!fp)
+				dt_fatal("out of memory");
 		}
 	}
 	fclose(fp);
@@ -204,11 +590,11 @@ void print_record(struct dt_print *pr, const struct prog *p, int cl,
 	 */
 	if (!pr->quiet && len && (!pr->last_nl ||
 	    (c->nouts && c->outs[c->nouts - 1].k == OUT_STACK))) {
-		fputs(out, stdout);
-		fputc('\n', stdout);
+		emit(pr, out, len);
+		fputc('\n', OUT(pr));
 		pr->last_nl = 1;
 	} else {
-		fwrite(out, 1, len, stdout);
+		emit(pr, out, len);
 	}
 	free(out);
 }

@@ -60,6 +60,7 @@ void *prog_blob(const struct prog *p, size_t *size)
 	h.dynvarsize = p->dynvarsize;
 	h.scratchsize = p->scratchsize;
 	h.cleanrate = p->cleanrate;
+	h.flags = p->flags;
 	h.size = (__u32)off;
 
 	blob = xzalloc(off);

@@ -19,8 +19,8 @@ static const char *const varnames[] = {
 #undef DIF_VNAME
 };
 
-static const struct { const char *name; const char *rtype; const char *args; } subrs[] = {
-#define DIF_SUB(name, idx, str, rt, args) [idx] = { str, rt, args },
+static const struct { const char *name; const char *rtype; const char *args; int fl; } subrs[] = {
+#define DIF_SUB(name, idx, str, rt, args, fl) [idx] = { str, rt, args, fl },
 	DIF_SUBRS(DIF_SUB)
 #undef DIF_SUB
 };
@@ -93,7 +93,11 @@ struct dvar *var_lookup(struct prog *p, int scope, const char *name)
 /* The actions: D functions of type void, for statements only. */
 static const struct { const char *name; int min, max; } actions[] = {
 	{ "trace", 1, 1 }, { "printf", 1, 1 + DT_MAXARGS }, { "exit", 1, 1 },
-	{ "stack", 0, 1 },
+	{ "stack", 0, 1 }, { "tracemem", 2, 3 }, { "print", 1, 1 },
+	{ "chill", 1, 1 }, { "raise", 1, 1 }, { "stop", 0, 0 },
+	{ "breakpoint", 0, 0 }, { "panic", 0, 0 },
+	{ "system", 1, 1 + DT_MAXARGS }, { "freopen", 1, 1 + DT_MAXARGS },
+	{ "ftruncate", 0, 0 },
 };
 
 static int action_index(const char *name)
@@ -102,6 +106,12 @@ static int action_index(const char *name)
 		if (!strcmp(actions[i].name, name))
 			return (int)i;
 	return -1;
+}
+
+/* D's actions: a statement calling one of these is lowered by parse.c. */
+int sema_is_action(const char *name)
+{
+	return action_index(name) >= 0;
 }
 
 /* An action's call used as a value: DTrace's tag depends on where. */
@@ -571,8 +581,11 @@ static struct node *call(struct prog *p, struct lexer *lx, struct node *n)
 
 		if (n->nargs < actions[a].min || n->nargs > actions[a].max)
 			dt_cerrt(lx, DT_D_PROTO_LEN, n->line, n->col,
-				 "%s( ) prototype mismatch: %d arg%s passed, %d expected",
-				 n->s, n->nargs, n->nargs == 1 ? "" : "s", actions[a].min);
+				 "%s( ) prototype mismatch: %d arg%s passed, %s%d expected",
+				 n->s, n->nargs, n->nargs == 1 ? "" : "s",
+				 actions[a].min == actions[a].max ? "" :
+				 n->nargs < actions[a].min ? "at least " : "at most ",
+				 n->nargs < actions[a].min ? actions[a].min : actions[a].max);
 		n->var = -2;
 		n->t = dt_void;
 		return n;
@@ -627,6 +640,8 @@ static struct node *call(struct prog *p, struct lexer *lx, struct node *n)
 			a->type = str ? XDT_TYPE_STRING : XDT_TYPE_INT;
 		}
 	}
+	if (subrs[s].fl & DIF_SF_DESTR)
+		p->destructive = 1;	/* refused unless -w */
 	n->var = s;
 	n->t = subr_type(subrs[s].rtype);
 	return n;

@@ -62,8 +62,8 @@ static const char *const scope_name[] = { "global", "thread-local",
 
 /* Check what an I-form index names (a table entry, a variable). */
 static int verify_index(const struct xdt_difo_k *d, const struct xdt_var *vars,
-			u32 nvars, u32 pc, u32 op, u32 idx, char *err,
-			size_t errlen)
+			u32 nvars, bool destructive, u32 pc, u32 op, u32 idx,
+			char *err, size_t errlen)
 {
 	const struct xdt_var *x;
 
@@ -78,6 +78,8 @@ static int verify_index(const struct xdt_difo_k *d, const struct xdt_var *vars,
 		return VERR("unknown variable %u", idx);
 	if (op == DIF_OP_CALL && idx >= DIF_NSUBRS)
 		return VERR("unknown subroutine %u", idx);
+	if (op == DIF_OP_CALL && !destructive && xdt_subr_destructive(idx))
+		return VERR("destructive subroutine %u without -w", idx);
 	if (!(dif_use[op] & DIF_U_VAR))
 		return 0;
 	if (idx >= nvars)
@@ -95,7 +97,7 @@ static int verify_index(const struct xdt_difo_k *d, const struct xdt_var *vars,
  * every scope and kind in it is known.
  */
 int xdt_dif_verify(const struct xdt_difo_k *d, const struct xdt_var *vars,
-		   u32 nvars, char *err, size_t errlen)
+		   u32 nvars, bool destructive, char *err, size_t errlen)
 {
 	u32 pc, op = 0;
 	int ret;
@@ -138,7 +140,7 @@ int xdt_dif_verify(const struct xdt_difo_k *d, const struct xdt_var *vars,
 			if (DIF_RD(in) >= DIF_NREGS ||
 			    ((use & DIF_U_WD) && DIF_RD(in) == 0))
 				return VERR("bad destination register");
-			ret = verify_index(d, vars, nvars, pc, op,
+			ret = verify_index(d, vars, nvars, destructive, pc, op,
 					   DIF_INDEX(in), err, errlen);
 			if (ret)
 				return ret;
@@ -170,7 +172,8 @@ void __xdt_probe xdt_dif_fault(struct xdt_mstate *m, int kind, u64 addr,
 {
 	m->ctx->fault = kind;
 	m->ctx->fault_addr = addr;
-	m->ctx->fault_pc = pc;
+	/* DTrace's "DIF offset": a byte offset, 4 per instruction */
+	m->ctx->fault_pc = pc * sizeof(u32);
 }
 
 static int __xdt_probe load(struct xdt_mstate *m, u64 addr, void *dst,

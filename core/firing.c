@@ -80,6 +80,17 @@ static void __xdt_probe raise_error(struct xdt_cpu *c, struct xdt_scpu *sc,
 	c->in_error = 0;
 }
 
+/* An action (not its DIF) failed: the fault, and the record abandoned. */
+static void __xdt_probe act_fault(struct xdt_ctx *ctx, char *rec, int kind,
+				  u64 addr)
+{
+	ctx->fault = kind;
+	ctx->fault_addr = addr;
+	ctx->fault_pc = XDT_NO_DIFOFF;
+	if (rec)
+		((struct xdt_rechdr *)rec)->epid = U32_MAX;
+}
+
 static int __xdt_probe run_clause(struct xdt_cpu *c, struct xdt_scpu *sc,
 				  struct xdt_state *st,
 				  const struct xdt_ecb *ecb,
@@ -151,7 +162,7 @@ static int __xdt_probe run_clause(struct xdt_cpu *c, struct xdt_scpu *sc,
 					       st->strsize) < 0) {
 				ctx->fault = XDT_FAULT_BADADDR;
 				ctx->fault_addr = v;
-				ctx->fault_pc = 0;
+				ctx->fault_pc = XDT_NO_DIFOFF;
 				((struct xdt_rechdr *)rec)->epid = U32_MAX;
 				raise_error(c, sc, st, ecb, ctx, i + 1);
 				return -1;
@@ -173,7 +184,7 @@ static int __xdt_probe run_clause(struct xdt_cpu *c, struct xdt_scpu *sc,
 						       st->strsize) < 0) {
 					ctx->fault = XDT_FAULT_BADADDR;
 					ctx->fault_addr = v;
-					ctx->fault_pc = 0;
+					ctx->fault_pc = XDT_NO_DIFOFF;
 					raise_error(c, sc, st, ecb, ctx, i + 1);
 					return -1;
 				}
@@ -186,6 +197,39 @@ static int __xdt_probe run_clause(struct xdt_cpu *c, struct xdt_scpu *sc,
 			break;
 		case XDT_ACT_DIFEXPR:
 			break;		/* ran for its stores */
+		case XDT_ACT_MEMREF:
+			/* tracemem(), trace()/print() of a struct or array */
+			if (xdt_copy_nofault(rec + a->off, v, a->arg0)) {
+				act_fault(ctx, rec, XDT_FAULT_BADADDR, v);
+				raise_error(c, sc, st, ecb, ctx, i + 1);
+				return -1;
+			}
+			break;
+		case XDT_ACT_CHILL:
+			if (xdt_chill(v)) {
+				act_fault(ctx, rec, XDT_FAULT_ILLOP, 0);
+				raise_error(c, sc, st, ecb, ctx, i + 1);
+				return -1;
+			}
+			break;
+		case XDT_ACT_RAISE:
+		case XDT_ACT_STOP:
+			if (xdt_raise(a->kind == XDT_ACT_STOP ? XDT_SIGSTOP : (int)v)) {
+				act_fault(ctx, rec, XDT_FAULT_ILLOP, 0);
+				raise_error(c, sc, st, ecb, ctx, i + 1);
+				return -1;
+			}
+			break;
+		case XDT_ACT_BREAKPOINT:
+			if (xdt_breakpoint()) {
+				act_fault(ctx, rec, XDT_FAULT_ILLOP, 0);
+				raise_error(c, sc, st, ecb, ctx, i + 1);
+				return -1;
+			}
+			break;
+		case XDT_ACT_PANIC:
+			xdt_panic(ctx->probe);
+			break;
 		}
 	}
 	return 0;

@@ -6,10 +6,14 @@
  * (core/host/machine.c).
  */
 #include <linux/cred.h>
+#include <linux/irq_work.h>
+#include <linux/kgdb.h>
 #include <linux/kallsyms.h>
 #include <linux/mm.h>
 #include <linux/pgtable.h>
 #include <linux/sched.h>
+#include <linux/sched/signal.h>
+#include <linux/sched/task.h>
 #include <linux/smp.h>
 #include <linux/timekeeping.h>
 #include <linux/uaccess.h>
@@ -242,4 +246,140 @@ int __xdt_probe xdt_progenyof(s64 pid)
 		t = READ_ONCE(t->real_parent);
 	}
 	return 0;
+}
+
+/* ---- destructive actions (dtrace -w) ------------------------------------- */
+
+/* copyout(), copyoutstr(): into the current task's user memory, never sleeping */
+int __xdt_probe xdt_copyout_nofault(unsigned long uaddr, const void *src,
+				    size_t n)
+{
+	if (!n)
+		return 0;
+	return copy_to_user_nofault((void __user *)uaddr, src, n) ? -EFAULT : 0;
+}
+
+/*
+ * raise(), stop(): a signal to the current process.  Sending takes the
+ * target's siglock, which the code a probe interrupted may hold, so it is
+ * sent from an IRQ work item once the firing is over (as bpf_send_signal
+ * does with IRQs off).  One pending signal per CPU: a second raise() on a
+ * CPU before its first was sent is refused, and the action faults.
+ */
+struct xdt_raise_work {
+	struct irq_work work;
+	struct task_struct *task;
+	int sig;
+};
+static DEFINE_PER_CPU(struct xdt_raise_work, xdt_raise_work);
+
+static void xdt_raise_fn(struct irq_work *w)
+{
+	struct xdt_raise_work *r = container_of(w, struct xdt_raise_work, work);
+
+	send_sig(r->sig, r->task, 1);
+	put_task_struct(r->task);
+}
+
+int __xdt_probe xdt_raise(int sig)
+{
+	struct xdt_raise_work *r = this_cpu_ptr(&xdt_raise_work);
+
+	if (sig <= 0 || sig >= _NSIG)
+		return -EINVAL;
+	if (current->flags & PF_KTHREAD)
+		return 0;		/* no process to signal */
+	if (irq_work_is_busy(&r->work))
+		return -EBUSY;
+	r->task = get_task_struct(current);
+	r->sig = sig;
+	irq_work_queue(&r->work);
+	return 0;
+}
+
+/*
+ * chill(): spin @ns nanoseconds, within DTrace's budget of 500 ms of
+ * chill per CPU in any one-second interval (dtrace_chill_max); past it the
+ * action faults "illegal operation" instead of stalling the CPU.
+ */
+#define XDT_CHILL_MAX		(500 * NSEC_PER_MSEC)
+#define XDT_CHILL_INTERVAL	NSEC_PER_SEC
+struct xdt_chill {
+	u64 start, used;
+};
+static DEFINE_PER_CPU(struct xdt_chill, xdt_chill_budget);
+
+int __xdt_probe xdt_chill(u64 ns)
+{
+	struct xdt_chill *c = this_cpu_ptr(&xdt_chill_budget);
+	u64 now = ktime_get_mono_fast_ns(), end;
+
+	if (now - c->start > XDT_CHILL_INTERVAL) {
+		c->start = now;
+		c->used = 0;
+	}
+	if (ns > XDT_CHILL_MAX || c->used + ns > XDT_CHILL_MAX)
+		return -EBUSY;
+	c->used += ns;
+	for (end = now + ns; ktime_get_mono_fast_ns() < end; )
+		cpu_relax();
+	return 0;
+}
+
+/*
+ * breakpoint(): enter the kernel debugger.  Only when one is there: with
+ * no kgdb I/O driver registered the trap kgdb_breakpoint() raises has no
+ * handler and the kernel would die of it, so the action faults instead.
+ */
+#if IS_ENABLED(CONFIG_KGDB)
+static void **kgdb_io_ops_p;		/* &dbg_io_ops: not exported */
+
+static int find_dbg_io_ops(void *data, const char *name, struct module *mod,
+			   unsigned long addr)
+{
+	if (mod || strcmp(name, "dbg_io_ops"))
+		return 0;
+	kgdb_io_ops_p = (void **)addr;
+	return 1;
+}
+
+int xdt_breakpoint(void)
+{
+	if (!kgdb_io_ops_p || !READ_ONCE(*kgdb_io_ops_p))
+		return -ENODEV;
+	kgdb_breakpoint();
+	return 0;
+}
+#else
+int xdt_breakpoint(void)
+{
+	return -ENODEV;
+}
+#endif
+
+/* panic(): DTrace's wording */
+void xdt_panic(const struct xdt_probe *p)
+{
+	panic("dtrace: panic action at probe %s:%s:%s:%s", p->prov->name,
+	      p->mod, p->func, p->name);
+}
+
+void xdt_destructive_init(void)
+{
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		init_irq_work(&per_cpu(xdt_raise_work, cpu).work, xdt_raise_fn);
+#if IS_ENABLED(CONFIG_KGDB)
+	kallsyms_on_each_symbol(find_dbg_io_ops, NULL);
+#endif
+}
+
+/* Module exit: no signal still queued to send from freed module text. */
+void xdt_destructive_exit(void)
+{
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		irq_work_sync(&per_cpu(xdt_raise_work, cpu).work);
 }

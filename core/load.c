@@ -54,12 +54,25 @@ static int load_difos(struct xdt_state *st, struct xdt_enable *req)
 		d->strtab = strtab + ud[i].str0;
 		d->strlen = ud[i].strlen;
 		d->rtype = ud[i].rtype;
-		if (xdt_dif_verify(d, st->blob + p->vars_off, p->nvars, why,
+		if (xdt_dif_verify(d, st->blob + p->vars_off, p->nvars,
+				   p->flags & XDT_PROG_DESTRUCTIVE, why,
 				   sizeof(why)))
 			return EERR("difo %u %s", i, why);
 	}
 	return 0;
 }
+
+/* The action table's record kinds and flags, by action kind (0: none) */
+static const u8 act_rec[XDT_NACTS] = {
+#define ACT_REC(name, v, dis, rec, fl) [v] = XDT_REC_##rec + 1,
+	XDT_ACTIONS(ACT_REC)
+#undef ACT_REC
+};
+static const u8 act_flags[XDT_NACTS] = {
+#define ACT_FLAGS(name, v, dis, rec, fl) [v] = (fl),
+	XDT_ACTIONS(ACT_FLAGS)
+#undef ACT_FLAGS
+};
 
 static int load_clauses(struct xdt_state *st, struct xdt_enable *req)
 {
@@ -117,29 +130,42 @@ static int load_clauses(struct xdt_state *st, struct xdt_enable *req)
 			if (a->difo >= (s32)p->ndifos || a->difo < -1)
 				return EERR("clause %u action %u: difo %d out of "
 					    "range", i, j, a->difo);
-			switch (a->kind) {
-			case XDT_ACT_RECORD:
-			case XDT_ACT_EXIT:
-				off = ALIGN(off, 8);
-				k->off = off;
+			if (a->kind < 1 || a->kind >= XDT_NACTS ||
+			    !act_rec[a->kind])
+				return EERR("clause %u action %u: unknown action "
+					    "kind %u", i, j, a->kind);
+			if ((act_flags[a->kind] & XDT_AF_DESTR) &&
+			    !(p->flags & XDT_PROG_DESTRUCTIVE))
+				return EERR("clause %u action %u: destructive "
+					    "actions not allowed", i, j);
+			if ((act_flags[a->kind] & XDT_AF_VALUE) && a->difo < 0)
+				return EERR("clause %u action %u: no value", i, j);
+			/* what the action records, 8-aligned */
+			off = ALIGN(off, 8);
+			k->off = off;
+			switch (act_rec[a->kind] - 1) {
+			case XDT_REC_U64:
 				off += 8;
 				break;
-			case XDT_ACT_STRING:
-				off = ALIGN(off, 8);
-				k->off = off;
+			case XDT_REC_STR:
 				off += st->strsize;
 				break;
-			case XDT_ACT_STACK:
+			case XDT_REC_STACK:
 				if (a->arg0 < 1 || a->arg0 > XDT_MAXSTACK)
 					return EERR("clause %u action %u: stack of "
 						    "%u frames (1 to %u)", i, j,
 						    a->arg0, XDT_MAXSTACK);
-				off = ALIGN(off, 8);
-				k->off = off;
 				off += a->arg0 * 8;
 				break;
-			case XDT_ACT_DIFEXPR:
+			case XDT_REC_MEM:
+				if (a->arg0 < 1 || a->arg0 > XDT_MAXMEMREF)
+					return EERR("clause %u action %u: %u bytes "
+						    "of memory (1 to %u)", i, j,
+						    a->arg0, XDT_MAXMEMREF);
+				off += a->arg0;
 				break;
+			}
+			switch (a->kind) {
 			case XDT_ACT_AGGKEY:
 				if (a->arg0 > XDT_KEY_STACK)
 					return EERR("clause %u action %u: bad key "
@@ -149,6 +175,9 @@ static int load_clauses(struct xdt_state *st, struct xdt_enable *req)
 					return EERR("clause %u action %u: stack key "
 						    "of %u frames (1 to %u)", i, j,
 						    a->arg1, XDT_MAXSTACK);
+				if (a->arg0 != XDT_KEY_STACK && a->difo < 0)
+					return EERR("clause %u action %u: no value",
+						    i, j);
 				nkeys++;
 				break;
 			case XDT_ACT_AGG:
@@ -174,15 +203,7 @@ static int load_clauses(struct xdt_state *st, struct xdt_enable *req)
 				st->aggfunc[a->arg0] = a->arg1;
 				nkeys = 0;
 				break;
-			default:
-				return EERR("clause %u action %u: unknown action "
-					    "kind %u", i, j, a->kind);
 			}
-			if (a->kind != XDT_ACT_AGG && a->kind != XDT_ACT_EXIT &&
-			    a->kind != XDT_ACT_STACK &&
-			    !(a->kind == XDT_ACT_AGGKEY &&
-			      a->arg0 == XDT_KEY_STACK) && a->difo < 0)
-				return EERR("clause %u action %u: no value", i, j);
 		}
 		if (nkeys)
 			return EERR("clause %u: keys without an aggregation", i);
@@ -207,6 +228,8 @@ int xdt_prog_load(struct xdt_state *st, struct xdt_enable *req, void *blob)
 	if (p->version != XDT_ABI_VERSION)
 		return EERR("program object version %u, kernel speaks %u",
 			    p->version, XDT_ABI_VERSION);
+	if (p->flags & ~XDT_PROG_DESTRUCTIVE)
+		return EERR("unknown program flags 0x%x", p->flags);
 	if (p->size != size)
 		return EERR("program object says %u bytes, got %u", p->size,
 			    size);

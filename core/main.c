@@ -210,6 +210,7 @@ static int __init xdt_init(void)
 
 	xdt_probes_init();
 	xdt_dif_init();
+	xdt_destructive_init();
 	ret = xdt_dtrace_provider_init();
 	if (ret)
 		return ret;
@@ -263,6 +264,7 @@ static void __exit xdt_exit(void)
 	xdt_kinst_exit();
 	xdt_fbt_exit();
 	xdt_dtrace_provider_exit();
+	xdt_destructive_exit();
 }
 
 module_init(xdt_init);

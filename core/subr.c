@@ -151,6 +151,43 @@ SUBR(BCOPY)
 	return 0;
 }
 
+/*
+ * copyout(buf, uaddr, n), copyoutstr(s, uaddr, max) (destructive: the
+ * verifier lets them in only under -w): the source is read through a
+ * scratch bounce buffer, so an unreadable kernel address faults as a load
+ * does, and the user write never sleeps (a page not resident faults).
+ */
+SUBR(COPYOUT)
+{
+	u32 mark = m->scratch_used;
+	char *b = scratch(m, ARG(2), pc);
+
+	if (!b)
+		return -EFAULT;
+	if (xdt_copy_nofault(b, ARG(0), ARG(2)))
+		return fault(m, XDT_FAULT_BADADDR, ARG(0), pc);
+	if (xdt_copyout_nofault(ARG(1), b, ARG(2)))
+		return fault(m, XDT_FAULT_BADADDR, ARG(1), pc);
+	m->scratch_used = mark;
+	return 0;
+}
+
+SUBR(COPYOUTSTR)
+{
+	u32 mark = m->scratch_used, n;
+	char *s = sarg(m, ARG(0), pc, &n);
+
+	if (!s)
+		return -EFAULT;
+	n++;				/* with its NUL */
+	if (n > ARG(2))
+		n = ARG(2);
+	if (xdt_copyout_nofault(ARG(1), s, n))
+		return fault(m, XDT_FAULT_BADADDR, ARG(1), pc);
+	m->scratch_used = mark;
+	return 0;
+}
+
 /* ---- strings ---------------------------------------------------------------------- */
 SUBR(STRJOIN)
 {
@@ -992,11 +1029,18 @@ SUBR(JSON)
 static const struct {
 	const char *args;
 	subr_fn fn;
+	u32 flags;
 } subrs[DIF_NSUBRS] = {
-#define X(name, idx, str, rt, args) [idx] = { args, subr_##name },
+#define X(name, idx, str, rt, args, fl) [idx] = { args, subr_##name, fl },
 	DIF_SUBRS(X)
 #undef X
 };
+
+/* For the verifier: may a program without -w call subroutine @subr? */
+bool xdt_subr_destructive(u32 subr)
+{
+	return subr < DIF_NSUBRS && (subrs[subr].flags & DIF_SF_DESTR);
+}
 
 /*
  * Arguments are the whole tuple stack (consumed): their count between the

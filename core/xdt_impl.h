@@ -307,7 +307,8 @@ void xdt_state_free(struct xdt_state *st);
 
 /* ---- 5. DIF ------------------------------------------------------------- */
 int xdt_dif_verify(const struct xdt_difo_k *d, const struct xdt_var *vars,
-		   u32 nvars, char *err, size_t errlen);
+		   u32 nvars, bool destructive, char *err, size_t errlen);
+bool xdt_subr_destructive(u32 subr);
 
 /* The tuple stack of one DIF run: keys and subroutine arguments. */
 struct xdt_tuple {
@@ -338,6 +339,15 @@ int xdt_copyin_nofault(void *dst, unsigned long uaddr, size_t n);
 long xdt_ustrcpy_nofault(char *dst, unsigned long uaddr, u32 max);
 /* progenyof(): is the current task @pid or a descendant of it? */
 int xdt_progenyof(s64 pid);
+/* Destructive actions and subroutines (allowed only under dtrace -w) */
+int xdt_copyout_nofault(unsigned long uaddr, const void *src, size_t n);
+int xdt_raise(int sig);
+int xdt_chill(u64 ns);
+int xdt_breakpoint(void);
+void xdt_panic(const struct xdt_probe *p);
+#define XDT_SIGSTOP	19	/* Linux's, on every ISA xdt has */
+void xdt_destructive_init(void);	/* kernel only */
+void xdt_destructive_exit(void);
 void xdt_dif_init(void);
 void xdt_dif_fault(struct xdt_mstate *m, int kind, u64 addr, u32 pc);
 

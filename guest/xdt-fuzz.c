@@ -221,7 +221,7 @@ static void push_key(unsigned v)
 /* A register that holds an address of something, or near it. */
 /* Each subroutine's argument kinds (uapi/dif.h). */
 static const char *const subr_args[DIF_NSUBRS] = {
-#define X(name, idx, str, rt, args) [idx] = args,
+#define X(name, idx, str, rt, args, fl) [idx] = args,
 	DIF_SUBRS(X)
 #undef X
 };

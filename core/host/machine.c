@@ -18,6 +18,7 @@
  * are not recycled during a run (no cleaner: a run is BEGIN and END only).
  */
 #define _GNU_SOURCE
+#include <signal.h>
 #include <fnmatch.h>
 #include <time.h>
 #include <unistd.h>
@@ -222,6 +223,46 @@ int xdt_copyin_nofault(void *dst, unsigned long uaddr, size_t n)
 long xdt_ustrcpy_nofault(char *dst, unsigned long uaddr, u32 max)
 {
 	return -EFAULT;
+}
+
+/*
+ * Destructive actions in the host VM, where BEGIN/END/ERROR fire in the
+ * consumer's own process (as in the kernel they fire in dtrace's): a
+ * signal goes to this process, chill() sleeps, panic() aborts, and there
+ * is no debugger and no traced user memory to write.
+ */
+int xdt_copyout_nofault(unsigned long uaddr, const void *src, size_t n)
+{
+	return n ? -EFAULT : 0;
+}
+
+int xdt_raise(int sig)
+{
+	if (sig <= 0 || sig >= 65)
+		return -EINVAL;
+	return kill(getpid(), sig) ? -EINVAL : 0;
+}
+
+int xdt_chill(u64 ns)
+{
+	struct timespec ts = { (time_t)(ns / 1000000000u), (long)(ns % 1000000000u) };
+
+	if (ns > 500000000u)
+		return -EBUSY;
+	nanosleep(&ts, NULL);
+	return 0;
+}
+
+int xdt_breakpoint(void)
+{
+	return -ENODEV;
+}
+
+void xdt_panic(const struct xdt_probe *p)
+{
+	fprintf(stderr, "dtrace: panic action at probe %s:%s:%s:%s\n",
+		p->prov->name, p->mod, p->func, p->name);
+	abort();
 }
 
 /* This process's ancestry, from /proc. */

@@ -162,51 +162,57 @@ enum dif_var {
 
 /*
  * Subroutines for CALL, one table for the VM, the verifier, the compiler
- * and the disassembler: X(name, index, D name, D return type, arguments).
+ * and the disassembler: X(name, index, D name, D return type, arguments,
+ * flags).
  * Arguments are one letter each, the tuple stack's elements in order: 'i'
  * an integer (or pointer), 's' a string, 'S' a string or NULL (integer 0);
  * those after a '|' are optional.  A "string" result is in scratch space;
- * "void" subroutines are called for their effect.  Adding a subroutine is
- * a row here and a function subr_NAME in core/vars.c.
+ * "void" subroutines are called for their effect.  DIF_SF_DESTR marks a
+ * destructive one (DTrace's copyout, copyoutstr): the verifier refuses it
+ * in a program enabled without -w.  Adding a subroutine is a row here and
+ * a function subr_NAME in core/subr.c.
  */
+#define DIF_SF_DESTR	0x1
 #define DIF_SUBRS(X) \
-	X(RAND,	     0, "rand",	     "int",	 "")	/* pseudo-random */  \
-	X(STRLEN,    1, "strlen",    "size_t",	 "s")			     \
-	X(COPYIN,    2, "copyin",    "void *",	 "ii")	/* user memory */    \
-	X(COPYINSTR, 3, "copyinstr", "string",	 "i|i")			     \
-	X(COPYINTO,  4, "copyinto",  "void",	 "iii")			     \
-	X(BCOPY,     5, "bcopy",     "void",	 "iii")	/* kernel memory */  \
-	X(STRJOIN,   6, "strjoin",   "string",	 "ss")			     \
-	X(SUBSTR,    7, "substr",    "string",	 "si|i")		     \
-	X(INDEX,     8, "index",     "int",	 "ss|i")		     \
-	X(RINDEX,    9, "rindex",    "int",	 "ss|i")		     \
-	X(STRCHR,   10, "strchr",    "string",	 "si")			     \
-	X(STRRCHR,  11, "strrchr",   "string",	 "si")			     \
-	X(STRSTR,   12, "strstr",    "string",	 "ss")			     \
-	X(STRTOK,   13, "strtok",    "string",	 "Ss")			     \
-	X(BASENAME, 14, "basename",  "string",	 "s")			     \
-	X(DIRNAME,  15, "dirname",   "string",	 "s")			     \
-	X(CLEANPATH, 16, "cleanpath", "string",	 "s")			     \
-	X(LLTOSTR,  17, "lltostr",   "string",	 "i|i")			     \
-	X(STRTOLL,  18, "strtoll",   "int64_t",	 "s|i")			     \
-	X(TOUPPER,  19, "toupper",   "string",	 "s")			     \
-	X(TOLOWER,  20, "tolower",   "string",	 "s")			     \
-	X(HTONS,    21, "htons",     "uint16_t", "i")			     \
-	X(HTONL,    22, "htonl",     "uint32_t", "i")			     \
-	X(HTONLL,   23, "htonll",    "uint64_t", "i")			     \
-	X(NTOHS,    24, "ntohs",     "uint16_t", "i")			     \
-	X(NTOHL,    25, "ntohl",     "uint32_t", "i")			     \
-	X(NTOHLL,   26, "ntohll",    "uint64_t", "i")			     \
-	X(INET_NTOA, 27, "inet_ntoa", "string",	 "i")	/* ipaddr_t * */     \
-	X(INET_NTOA6, 28, "inet_ntoa6", "string", "i")	/* in6_addr_t * */   \
-	X(INET_NTOP, 29, "inet_ntop", "string",	 "ii")	/* af, address */    \
-	X(PROGENYOF, 30, "progenyof", "int",	 "i")			     \
-	X(GETMAJOR, 31, "getmajor",  "uint32_t", "i")	/* Linux dev_t */    \
-	X(GETMINOR, 32, "getminor",  "uint32_t", "i")			     \
-	X(JSON,     33, "json",	     "string",	 "ss")	/* illumos' */
+	X(RAND,	     0, "rand",	     "int",	 "", 0)	/* pseudo-random */  \
+	X(STRLEN,    1, "strlen",    "size_t",	 "s", 0)			     \
+	X(COPYIN,    2, "copyin",    "void *",	 "ii", 0)	/* user memory */    \
+	X(COPYINSTR, 3, "copyinstr", "string",	 "i|i", 0)			     \
+	X(COPYINTO,  4, "copyinto",  "void",	 "iii", 0)			     \
+	X(BCOPY,     5, "bcopy",     "void",	 "iii", 0)	/* kernel memory */  \
+	X(STRJOIN,   6, "strjoin",   "string",	 "ss", 0)			     \
+	X(SUBSTR,    7, "substr",    "string",	 "si|i", 0)		     \
+	X(INDEX,     8, "index",     "int",	 "ss|i", 0)		     \
+	X(RINDEX,    9, "rindex",    "int",	 "ss|i", 0)		     \
+	X(STRCHR,   10, "strchr",    "string",	 "si", 0)			     \
+	X(STRRCHR,  11, "strrchr",   "string",	 "si", 0)			     \
+	X(STRSTR,   12, "strstr",    "string",	 "ss", 0)			     \
+	X(STRTOK,   13, "strtok",    "string",	 "Ss", 0)			     \
+	X(BASENAME, 14, "basename",  "string",	 "s", 0)			     \
+	X(DIRNAME,  15, "dirname",   "string",	 "s", 0)			     \
+	X(CLEANPATH, 16, "cleanpath", "string",	 "s", 0)			     \
+	X(LLTOSTR,  17, "lltostr",   "string",	 "i|i", 0)			     \
+	X(STRTOLL,  18, "strtoll",   "int64_t",	 "s|i", 0)			     \
+	X(TOUPPER,  19, "toupper",   "string",	 "s", 0)			     \
+	X(TOLOWER,  20, "tolower",   "string",	 "s", 0)			     \
+	X(HTONS,    21, "htons",     "uint16_t", "i", 0)			     \
+	X(HTONL,    22, "htonl",     "uint32_t", "i", 0)			     \
+	X(HTONLL,   23, "htonll",    "uint64_t", "i", 0)			     \
+	X(NTOHS,    24, "ntohs",     "uint16_t", "i", 0)			     \
+	X(NTOHL,    25, "ntohl",     "uint32_t", "i", 0)			     \
+	X(NTOHLL,   26, "ntohll",    "uint64_t", "i", 0)			     \
+	X(INET_NTOA, 27, "inet_ntoa", "string",	 "i", 0)	/* ipaddr_t * */     \
+	X(INET_NTOA6, 28, "inet_ntoa6", "string", "i", 0)	/* in6_addr_t * */   \
+	X(INET_NTOP, 29, "inet_ntop", "string",	 "ii", 0)	/* af, address */    \
+	X(PROGENYOF, 30, "progenyof", "int",	 "i", 0)			     \
+	X(GETMAJOR, 31, "getmajor",  "uint32_t", "i", 0)	/* Linux dev_t */    \
+	X(GETMINOR, 32, "getminor",  "uint32_t", "i", 0)			     \
+	X(JSON,     33, "json",	     "string",	 "ss", 0)	/* illumos' */ \
+	X(COPYOUT,  34, "copyout",   "void",	 "iii", DIF_SF_DESTR)	     \
+	X(COPYOUTSTR, 35, "copyoutstr", "void",	 "sii", DIF_SF_DESTR)
 
 enum dif_subr {
-#define DIF_SENUM(name, idx, str, rt, args) DIF_SUBR_##name = idx,
+#define DIF_SENUM(name, idx, str, rt, args, fl) DIF_SUBR_##name = idx,
 	DIF_SUBRS(DIF_SENUM)
 #undef DIF_SENUM
 	DIF_NSUBRS

@@ -22,7 +22,7 @@
 #include <linux/types.h>
 
 #define XDT_DEVICE		"/dev/xdt"
-#define XDT_ABI_VERSION		3	/* 3: DTrace's fault numbers */
+#define XDT_ABI_VERSION		4	/* 4: memory records, destructive actions */
 
 #define XDT_PROVNAMELEN		32
 #define XDT_MODNAMELEN		64
@@ -111,8 +111,9 @@ struct xdt_prog {
 	__u32 dynvarsize;		/* dynamic variable space, 0 = default */
 	__u32 scratchsize;		/* per-CPU scratch bytes, 0 = default */
 	__u32 cleanrate;		/* dirty dynvars cleaned, Hz; 0 = default */
-	__u32 pad;
-};					/* 96 bytes: sections after it 8-aligned */
+	__u32 flags;			/* XDT_PROG_* */
+};
+#define XDT_PROG_DESTRUCTIVE	0x1	/* dtrace -w: destructive actions allowed */					/* 96 bytes: sections after it 8-aligned */
 
 /*
  * A D variable the program's DIF names by its index in this table (the
@@ -167,18 +168,43 @@ struct xdt_clause {
  */
 #define XDT_CLAUSE_RECORD	0x1
 
+/*
+ * The actions: one row each, expanded by the kernel's loader (record
+ * layout, checks), the DIF disassembler and the compiler.  Columns: name,
+ * value, name in -S listings, what it records (XDT_REC_*), flags:
+ *   XDT_AF_VALUE  needs a DIF object (its value is the operand)
+ *   XDT_AF_DESTR  destructive: refused unless the program says -w
+ *           (XDT_PROG_DESTRUCTIVE), as DTrace refuses it
+ */
+#define XDT_ACTIONS(X) \
+	X(RECORD,     1, "record",     U64,  XDT_AF_VALUE)	/* the 8-byte value */ \
+	X(STRING,     2, "string",     STR,  XDT_AF_VALUE)	/* strsize bytes */ \
+	X(EXIT,	      3, "exit",       U64,   0)	/* record, then stop */ \
+	X(AGGKEY,     4, "aggkey",     NONE,  0)	/* push a key */ \
+	X(AGG,	      5, "agg",	       NONE,  0)	/* aggregate the keys */ \
+	X(STACK,      6, "stack",      STACK, 0)	/* arg0 return addrs */ \
+	X(DIFEXPR,    7, "difexpr",    NONE, XDT_AF_VALUE)	/* for its effects */ \
+	X(MEMREF,     8, "memref",     MEM,  XDT_AF_VALUE)	/* arg0 bytes at value */ \
+	X(CHILL,      9, "chill",      NONE, XDT_AF_VALUE | XDT_AF_DESTR) \
+	X(RAISE,     10, "raise",      NONE, XDT_AF_VALUE | XDT_AF_DESTR) \
+	X(STOP,	     11, "stop",       NONE,  XDT_AF_DESTR)	/* SIGSTOP */ \
+	X(BREAKPOINT, 12, "breakpoint", NONE, XDT_AF_DESTR)	/* kgdb */ \
+	X(PANIC,     13, "panic",      NONE,  XDT_AF_DESTR)
+
 enum xdt_action_kind {
-	XDT_ACT_RECORD = 1,	/* record the 8-byte integer value */
-	XDT_ACT_STRING,		/* record the string value (strsize bytes) */
-	XDT_ACT_EXIT,		/* record the value, then stop tracing */
-	XDT_ACT_AGGKEY,		/* push a key (int, or string if arg0 = 1) */
-	XDT_ACT_AGG,		/* aggregate: arg0 = agg id, arg1 = function;
-				   value from the DIF object; keys are the
-				   AGGKEY actions just before it */
-	XDT_ACT_STACK,		/* record arg0 kernel return addresses */
-	XDT_ACT_DIFEXPR,	/* evaluate the DIF object for its effects
-				   (variable stores); records nothing */
+#define XDT_AENUM(name, v, dis, rec, fl) XDT_ACT_##name = v,
+	XDT_ACTIONS(XDT_AENUM)
+#undef XDT_AENUM
+	XDT_NACTS
 };
+
+/* What an action records: nothing, 8 bytes, a string, arg0 frames, arg0 bytes */
+enum xdt_rec_kind {
+	XDT_REC_NONE, XDT_REC_U64, XDT_REC_STR, XDT_REC_STACK, XDT_REC_MEM,
+};
+#define XDT_AF_VALUE	0x1
+#define XDT_AF_DESTR	0x2
+#define XDT_MAXMEMREF	(64u << 10)	/* bytes one tracemem()/trace() records */
 
 enum xdt_aggfunc {
 	XDT_AGG_COUNT = 1,
@@ -249,8 +275,18 @@ enum xdt_fault_kind {
 	XDT_FAULT_ILLOP = 3,		/* "illegal operation" */
 	XDT_FAULT_DIVZERO = 4,		/* "divide-by-zero" */
 	XDT_FAULT_NOSCRATCH = 5,	/* "out of scratch space" */
+	XDT_FAULT_KPRIV = 6,		/* "invalid kernel access" */
+	XDT_FAULT_UPRIV = 7,		/* "invalid user access" */
 	XDT_FAULT_TUPOFLOW = 8,		/* "tuple stack overflow" */
+	XDT_FAULT_BADSTACK = 9,		/* "bad stack" */
 };
+
+/*
+ * The DIF offset of a fault (ERROR's arg3) is a byte offset into the DIF
+ * object, 4 per instruction, as DTrace reports it; a fault outside DIF
+ * (recording a string) has none.
+ */
+#define XDT_NO_DIFOFF	0xffffffffu
 
 struct xdt_eprobe {
 	__u32 epid;
