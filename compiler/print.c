@@ -46,86 +46,30 @@ static const char *rec_str(const struct prog *p, const char *data,
 }
 
 /*
- * printf() with D's conversions over recorded values: each conversion is
- * rebuilt as a C one with a 64-bit length so the C library does the
- * padding and flags exactly as DTrace (which also defers to it) does.
+ * printf(): the clause's records from @rec0 on, as the values of the
+ * format the compiler parsed (printf.c formats them).
  */
-void print_printf(const char *fmt, const struct prog *p, const struct clause *c,
-		  int rec0, const char *data, FILE *fp)
+void print_printf(const struct pformat *pf, const struct prog *p,
+		  const struct clause *c, int rec0, const char *data, FILE *fp)
 {
-	char spec[64], sbuf[p->strsize + 1], tmp[64];
-	int k = rec0;
+	int n = c->nrecs - rec0;
+	struct pfval *v = xzalloc((n > 0 ? n : 1) * sizeof(*v));
 
-	for (const char *f = fmt; *f; f++) {
-		size_t n = 0;
-		char conv;
+	for (int i = 0; i < n; i++) {
+		const struct recval *r = &c->recs[rec0 + i];
 
-		if (*f != '%') {
-			fputc(*f, fp);
-			continue;
+		v[i].p = data + r->off;
+		if (r->type == XDT_TYPE_STRING) {
+			v[i].size = p->strsize;
+		} else if (r->type == DT_TYPE_STACK) {
+			v[i].size = r->nframes;
+		} else {
+			v[i].t = r->t;
+			v[i].size = 8;
 		}
-		if (f[1] == '%') {
-			fputc('%', fp);
-			f++;
-			continue;
-		}
-		spec[n++] = '%';
-		for (f++; *f && strchr("-+ #0", *f) && n < 20; f++)
-			spec[n++] = *f;
-		for (; isdigit((unsigned char)*f) && n < 40; f++)
-			spec[n++] = *f;
-		if (*f == '.')
-			for (spec[n++] = *f++; isdigit((unsigned char)*f) && n < 50; f++)
-				spec[n++] = *f;
-		while (*f && strchr("hlLqjzt", *f))
-			f++;		/* every D integer is recorded in 64 bits */
-		conv = *f;
-		if (!conv)
-			break;
-		if (k >= rec0 + c->nrecs) {
-			/* the compiler checked the count; belt and braces */
-			break;
-		}
-		switch (conv) {
-		case 'd': case 'i':
-			spec[n++] = 'l', spec[n++] = 'l', spec[n++] = conv, spec[n] = 0;
-			/* %d of an unsigned type is unsigned (pfprint_dint) */
-			fprintf(fp, spec, rec_typed(data, &c->recs[k], !c->recs[k].t ||
-						    !type_is_int(c->recs[k].t) ||
-						    c->recs[k].t->real->sgn));
-			break;
-		case 'u': case 'x': case 'X': case 'o':
-			spec[n++] = 'l', spec[n++] = 'l', spec[n++] = conv, spec[n] = 0;
-			fprintf(fp, spec, (unsigned long long)rec_typed(data, &c->recs[k], 0));
-			break;
-		case 'c':
-			spec[n++] = 'c', spec[n] = 0;
-			fprintf(fp, spec, (int)(unsigned char)rec_int(data, &c->recs[k]));
-			break;
-		case 's':
-			spec[n++] = 's', spec[n] = 0;
-			fprintf(fp, spec, rec_str(p, data, &c->recs[k], sbuf));
-			break;
-		case 'p':
-			/* a pointer is hex with 0x; width applies to all of it */
-			snprintf(tmp, sizeof(tmp), "0x%llx",
-				 (unsigned long long)rec_int(data, &c->recs[k]));
-			{
-				size_t m = 1;
-
-				/* only '-' and the width make sense for the text */
-				for (size_t i = 1; i < n && spec[i] != '.'; i++)
-					if (spec[i] == '-' || isdigit((unsigned char)spec[i]))
-						spec[m++] = spec[i];
-				spec[m++] = 's', spec[m] = 0;
-			}
-			fprintf(fp, spec, tmp);
-			break;
-		default:
-			break;
-		}
-		k++;
 	}
+	pf_format(fp, pf, v, n, NULL);
+	free(v);
 }
 
 /*
@@ -187,7 +131,7 @@ void print_record(struct dt_print *pr, const struct prog *p, int cl,
 				fprintf(fp, pr->quiet ? "%lld" : " %16lld",
 					rec_typed(data, r, 1));
 		} else if (o->k == OUT_PRINTF) {
-			print_printf(o->fmt, p, c, o->rec0, data, fp);
+			print_printf(o->pf, p, c, o->rec0, data, fp);
 		} else if (o->k == OUT_EXIT) {
 			/* dtrace(1) exits with exit()'s value */
 			pr->exit_status = (int)rec_int(data, r);

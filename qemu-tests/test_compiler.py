@@ -88,7 +88,8 @@ def test_printers(dtrace):
 
 
 def test_records(dtrace):
-    """printf conversions and the default CPU/ID/FUNCTION:NAME layout."""
+    """printf conversions and the default CPU/ID/FUNCTION:NAME layout
+    (%p is DTrace's: hex without 0x, as %x of the value's size)."""
     prog = ('BEGIN { printf("%d|%5i|%-5u|%x|%X|%o|%s|%-6s|%c|%p|%8p|%%|%05d\\n", '
             '-42, 7, 3, 255, 255, 8, "hi", "ab", 65, 4096, 16, 42); } '
             'fbt::vfs_read:entry /arg2 > 1/ { trace(5); trace(execname); } '
@@ -100,10 +101,10 @@ def test_records(dtrace):
     assert r.stdout == (
         "CPU     ID                    FUNCTION:NAME\n"
         "  0      1                           :BEGIN "
-        "-42|    7|3    |ff|FF|10|hi|ab    |A|0x1000|    0x10|%|00042\n"
+        "-42|    7|3    |ff|FF|10|hi|ab    |A|1000|      10|%|00042\n"
         "  0      1                   vfs_read:entry                 5   cat\n"
         "  0      1                             :END done\n"
-        "-42|    7|3    |ff|FF|10|hi|ab    |A|0x1000|    0x10|%|00042\n"
+        "-42|    7|3    |ff|FF|10|hi|ab    |A|1000|      10|%|00042\n"
         "5catdone\n")
 
 
