@@ -1570,16 +1570,6 @@ static void lower_printf(struct lower *L, struct stmt *s)
 	if (n < 1)
 		dt_cerrt(lx, DT_D_PROTO_LEN, t.line, t.col,
 			 "printf( ) prototype mismatch: 0 args passed, at least 1 expected");
-	if (av[0]->k != N_STR) {
-		struct node *f = av[0]->k == N_CALL && is_action(av[0]->s) ? NULL :
-				 value(L, av[0]);
-
-		dt_cerrt(lx, DT_D_PRINTF_ARG_FMT, av[0]->line, av[0]->col,
-			 "printf( ) argument #1 is incompatible with prototype:\n"
-			 "\tprototype: string constant\n\t argument: %s",
-			 f ? type_str(f->t) : "void");
-	}
-	pf = pf_create(lx, av[0]->line, av[0]->col, av[0]->s);
 	for (i = 1; i < n; i++) {
 		struct node *e = av[i];
 
@@ -1598,6 +1588,19 @@ static void lower_printf(struct lower *L, struct stmt *s)
 			pa[i - 1].t = av[i]->t;
 		}
 	}
+	/* as DTrace, the arguments are typed before the format is read */
+	if (av[0]->k != N_STR) {
+		struct node *f = av[0];
+		const char *what = f->k == N_CALL && !strcmp(f->s, "stack") ? "stack" :
+				   f->k == N_CALL && is_action(f->s) ? "void" :
+				   f->k == N_IDENT && f->s[0] == '@' ? "aggregation" :
+				   type_str(value(L, f)->t);
+
+		dt_cerrt(lx, DT_D_PRINTF_ARG_FMT, f->line, f->col,
+			 "printf( ) argument #1 is incompatible with prototype:\n"
+			 "\tprototype: string constant\n\t argument: %s", what);
+	}
+	pf = pf_create(lx, av[0]->line, av[0]->col, av[0]->s);
 	pf_validate(lx, pf, &chk, "printf", 1, pa, n - 1, 1, av[0]->line, av[0]->col);
 	add_out(L, OUT_PRINTF, av[0]->s, n - 1);
 	c = CL(ps);

@@ -325,7 +325,10 @@ static void pr_time(FILE *fp, char *f, const struct pfdesc *d, const struct pfva
 	fprintf(fp, cfmt(f, "", d->cconv), buf);
 }
 
-/* %T: RFC 822, as DTrace's strftime() format has it */
+/*
+ * %T: RFC 822 with DTrace's strftime() format, whose %G is the ISO 8601
+ * week-based year: Sunday 1 January 2006 prints as 2005, as in DTrace.
+ */
 static void pr_time822(FILE *fp, char *f, const struct pfdesc *d, const struct pfval *v)
 {
 	time_t sec = (time_t)(vunsigned(v) / 1000000000ULL);
