@@ -100,7 +100,8 @@ void lex_skipspace(struct lexer *lx);
 	X(D_FUNC_IDENT) X(D_ACT_SPEC) X(D_AGG_FUNC) X(D_AGG_REDEF) \
 	X(D_AGG_SCALAR) X(D_AGG_NULL) X(D_PRINTF_ARG_TYPE) \
 	X(D_PRINTF_ARG_PROTO) X(D_PRINTF_ARG_EXTRA) X(D_PRINTF_FMT_EMPTY) \
-	X(D_PRINTF_DYN_PROTO) X(D_PRINTF_DYN_TYPE) X(D_STACK_SIZE) \
+	X(D_PRINTF_DYN_PROTO) X(D_PRINTF_DYN_TYPE) X(D_PRINTF_ARG_FMT) \
+	X(D_PRINTF_AGG_CONV) X(D_STACK_SIZE) \
 	X(D_STACK_PROTO) X(D_TRACE_VOID) X(D_TRACE_DYN) X(D_CHR_NL) \
 	X(D_CHR_NULL) X(D_CHR_LONG) X(D_STR_NL) X(D_INT_OFLOW) X(D_INT_DIGIT) \
 	X(D_MACRO_UNDEF) X(D_MACRO_UNUSED) X(D_PDESC_ZERO) X(D_PDESC_INVAL) \
@@ -324,11 +325,13 @@ enum outkind {
 	OUT_TRACE, OUT_PRINTF, OUT_EXIT, OUT_STACK, OUT_TRACEMEM, OUT_PRINT,
 	OUT_SYSTEM, OUT_FREOPEN, OUT_FTRUNCATE,
 };
+struct pformat;
 struct outst {
 	enum outkind k;
 	char *fmt;		/* printf */
 	int nargs;
 	int rec0;		/* index of its first value in clause recs[] */
+	struct pformat *pf;	/* printf: its format, parsed (printf.c) */
 };
 
 struct recval {
@@ -407,8 +410,8 @@ struct dt_print {
 void print_header(struct dt_print *pr);
 void print_record(struct dt_print *pr, const struct prog *p, int cl,
 		  const struct xdt_eprobe *ep, int cpu, const char *data);
-void print_printf(const char *fmt, const struct prog *p, const struct clause *c,
-		  int rec0, const char *data, FILE *fp);
+void print_printf(const struct pformat *pf, const struct prog *p,
+		  const struct clause *c, int rec0, const char *data, FILE *fp);
 /* Returns how many entries it printed (each aggregation after a blank line). */
 unsigned print_aggs(const struct prog *p, const char *buf, size_t size,
 		    unsigned count, FILE *fp);
@@ -419,6 +422,68 @@ void print_fake_aggs(const struct prog *p, char **ents, int nents);
 void print_stack(const __u64 *pcs, unsigned nframes, FILE *fp);
 void print_bytes(struct dt_print *pr, const char *c, size_t n, int width,
 		 int raw, FILE *fp);
+
+/* ---- printf.c: printf-style formats, parsed once, checked, formatted --- */
+enum {
+	PF_ALT = 1, PF_ZPAD = 2, PF_LEFT = 4, PF_SPOS = 8, PF_GROUP = 16,
+	PF_SPACE = 32, PF_DYNWIDTH = 64, PF_DYNPREC = 128, PF_AGG = 256,
+	PF_SIGNED = 512,	/* %d of a signed type (else printed as %u) */
+};
+
+/* An argument as the checks see it: a typed value, or what has no type. */
+enum { PFA_VALUE, PFA_STACK, PFA_AGG, PFA_VOID };
+struct pfarg {
+	int kind;
+	struct dtype *t;	/* PFA_VALUE */
+	int line, col;
+};
+
+struct pfcheck {
+	int target;		/* a process (-p/-c): %A takes integers */
+	struct dtype *aggt;	/* printa(): an aggregation value's type */
+};
+
+struct pfdesc;
+struct pfval;
+struct pfconv {
+	const char *name;	/* as written: size prefix and letter */
+	const char *cconv;	/* the C conversion it prints with */
+	const char *types;	/* what it takes, for messages (or the type) */
+	int (*check)(const struct pfcheck *c, struct pfdesc *d, const struct pfarg *a);
+	void (*print)(FILE *fp, char *cfmt, const struct pfdesc *d,
+		      const struct pfval *v);
+};
+
+/* One conversion of a format, with the literal text before it. */
+struct pfdesc {
+	const char *prefix;	/* into struct pformat's text */
+	size_t preflen;
+	const struct pfconv *conv;	/* NULL: text after the last one */
+	unsigned flags;		/* PF_* */
+	int width, prec;	/* as written (? is 16); 0 = none */
+	char cconv[4];		/* C conversion, as the argument's type decided */
+	int rwidth;		/* while printing: the width in effect */
+};
+
+struct pformat {
+	char *text;
+	struct pfdesc *d;  int nd;
+	int nvals;		/* values consumed, '*' arguments included */
+};
+
+/* A value to format: an 8-byte integer (narrowed to @t), string or stack. */
+struct pfval {
+	const struct dtype *t;	/* integer/float type; NULL: int64 */
+	const void *p;
+	unsigned size;		/* string: bytes at most; stack: frames */
+};
+
+struct pformat *pf_create(struct lexer *lx, int line, int col, const char *fmt);
+void pf_validate(struct lexer *lx, struct pformat *pf, const struct pfcheck *c,
+		 const char *func, int foff, const struct pfarg *av, int ac,
+		 int exact, int line, int col);
+int pf_format(FILE *fp, const struct pformat *pf, const struct pfval *v, int nv,
+	      const struct pfval *aggv);
 
 /* ---- ksyms.c: kernel addresses -> module`function+0xoff ---------------- */
 void ksyms_path(const char *path);	/* default $XDT_KALLSYMS, /proc/kallsyms */

@@ -586,6 +586,43 @@ static struct node **arglist(struct parser *ps, int *n, enum tok close)
 	return av;
 }
 
+/*
+ * printf()'s arguments: expressions, or an aggregation named alone
+ * (@a), kept as an identifier "@a" so the format check can say, as
+ * DTrace does, that no conversion takes an aggregation.
+ */
+static struct node **printf_args(struct parser *ps, int *n)
+{
+	struct node **av = NULL;
+
+	*n = 0;
+	if (TOK(ps).t != T_RPAR) {
+		for (;;) {
+			struct token t = TOK(ps);
+			enum tok nx = lex_peek(&ps->lx).t;
+
+			av = xrealloc(av, (*n + 1) * sizeof(*av));
+			if (t.t == T_AGG && (nx == T_COMMA || nx == T_RPAR)) {
+				struct node *a = node_new(N_IDENT, t.line, t.col);
+				size_t len = strlen(t.s);
+
+				a->s = xzalloc(len + 2);
+				a->s[0] = '@';
+				memcpy(a->s + 1, t.s, len);
+				av[(*n)++] = a;
+				lex_next(&ps->lx);
+			} else {
+				av[(*n)++] = assign_expr(ps);
+			}
+			if (TOK(ps).t != T_COMMA)
+				break;
+			lex_next(&ps->lx);
+		}
+	}
+	expect(ps, T_RPAR);
+	return av;
+}
+
 static struct node *primary(struct parser *ps)
 {
 	struct token t = TOK(ps);
@@ -1324,6 +1361,8 @@ static struct stmt *statement(struct parser *ps)
 		if (!strcmp(t.s, "stack")) {
 			/* stack()'s argument is checked as a constant later */
 			s->args = arglist(ps, &s->nargs, T_RPAR);
+		} else if (!strcmp(t.s, "printf")) {
+			s->args = printf_args(ps, &s->nargs);
 		} else {
 			s->args = arglist(ps, &s->nargs, T_RPAR);
 		}
@@ -1438,7 +1477,7 @@ static void add_out(struct lower *L, enum outkind k, char *fmt, int nargs)
 	flush_exprs(L);
 	c = CL(L->ps);
 	c->outs = xrealloc(c->outs, (c->nouts + 1) * sizeof(*c->outs));
-	c->outs[c->nouts] = (struct outst){ k, fmt, nargs, c->nrecs };
+	c->outs[c->nouts] = (struct outst){ k, fmt, nargs, c->nrecs, NULL };
 	c->nouts++;
 }
 
@@ -1533,55 +1572,82 @@ static unsigned stack_frames(struct lower *L, struct token t, struct node **av, 
 }
 
 /*
- * Check printf() conversions against the argument types, as DTrace does
- * at compile time, so the consumer can trust the record layout.
+ * printf(): the format is parsed once here into descriptors (printf.c),
+ * checked against the arguments' types as DTrace checks them, and kept
+ * with the output statement for the consumer.  Arguments that are not
+ * values get DTrace's diagnostics there too: a stack() is a value of its
+ * own kind (%k), an aggregation (@a) or a nested action has no type a
+ * conversion takes (D_PRINTF_ARG_TYPE, as in DTrace).
  */
-static void check_format(struct lower *L, struct node *ft, struct node **av, int n)
+static void lower_printf(struct lower *L, struct stmt *s)
 {
-	struct lexer *lx = &L->ps->lx;
-	const char *f = ft->s;
-	int conv = 0;
+	struct parser *ps = L->ps;
+	struct lexer *lx = &ps->lx;
+	struct token t = s->tok;
+	struct node **av = s->args;
+	int n = s->nargs, i;
+	struct pfarg *pa = xzalloc((n > 1 ? n : 1) * sizeof(*pa));
+	unsigned *nframes = xzalloc((n > 1 ? n : 1) * sizeof(*nframes));
+	struct pfcheck chk = { L->ps->env->target > 0, NULL };
+	struct pformat *pf;
+	struct clause *c;
 
-	for (; *f; f++) {
-		int want;
+	if (n < 1)
+		dt_cerrt(lx, DT_D_PROTO_LEN, t.line, t.col,
+			 "%s( ) prototype mismatch: 0 args passed, at least 1 expected",
+			 t.s);
+	if (strcmp(t.s, "printf"))
+		ps->p->destructive = 1;		/* system(), freopen() */
+	for (i = 1; i < n; i++) {
+		struct node *e = av[i];
 
-		if (*f != '%')
-			continue;
-		f++;
-		if (*f == '%')
-			continue;
-		while (*f && strchr("-+ #0", *f))
-			f++;
-		while (isdigit((unsigned char)*f))
-			f++;
-		if (*f == '.')
-			for (f++; isdigit((unsigned char)*f); f++)
-				;
-		while (*f && strchr("hlLqjzt", *f))
-			f++;
-		if (!*f || !strchr("diuxXocsp", *f))
-			dt_cerrt(lx, DT_D_PRINTF_FMT_EMPTY, ft->line, ft->col,
-				 "printf( ) format conversion #%d is undefined: %%%c",
-				 conv + 1, *f ? *f : ' ');
-		want = *f == 's' ? XDT_TYPE_STRING : XDT_TYPE_INT;
-		if (conv >= n - 1)
-			dt_cerrt(lx, DT_D_PRINTF_ARG_PROTO, ft->line, ft->col,
-				 "printf( ) prototype mismatch: conversion #%d (%%%c) has no argument",
-				 conv + 1, *f);
-		if ((want == XDT_TYPE_STRING && !type_is_strlike(av[conv + 1]->t)) ||
-		    (want == XDT_TYPE_INT && !type_is_scalar(av[conv + 1]->t)))
-			dt_cerrt(lx, DT_D_PRINTF_ARG_TYPE, av[conv + 1]->line, av[conv + 1]->col,
-				 "printf( ) argument #%d is incompatible with conversion #%d prototype: %%%c requires %s, argument is %s",
-				 conv + 2, conv + 1, *f,
-				 want == XDT_TYPE_STRING ? "string" : "int",
-				 type_is_strlike(av[conv + 1]->t) ? "string" :
-				 type_is_scalar(av[conv + 1]->t) ? "int" : type_str(av[conv + 1]->t));
-		conv++;
+		pa[i - 1] = (struct pfarg){ PFA_VALUE, NULL, e->line, e->col };
+		if (e->k == N_CALL && !strcmp(e->s, "stack")) {
+			struct token st = { .line = e->line, .col = e->col };
+
+			pa[i - 1].kind = PFA_STACK;
+			nframes[i] = stack_frames(L, st, e->args, e->nargs);
+		} else if (e->k == N_CALL && is_action(e->s)) {
+			pa[i - 1].kind = PFA_VOID;
+		} else if (e->k == N_IDENT && e->s[0] == '@') {
+			pa[i - 1].kind = PFA_AGG;	/* printf_args() */
+		} else {
+			av[i] = value(L, e);
+			pa[i - 1].t = av[i]->t;
+		}
 	}
-	if (conv != n - 1)
-		dt_cerrt(lx, DT_D_PRINTF_ARG_EXTRA, av[conv + 1]->line, av[conv + 1]->col,
-			 "printf( ) prototype mismatch: %d arguments passed, %d expected",
-			 n - 1, conv);
+	/* as DTrace, the arguments are typed before the format is read */
+	if (av[0]->k != N_STR) {
+		struct node *f = av[0];
+		const char *what = f->k == N_CALL && !strcmp(f->s, "stack") ? "stack" :
+				   f->k == N_CALL && is_action(f->s) ? "void" :
+				   f->k == N_IDENT && f->s[0] == '@' ? "aggregation" :
+				   type_str(value(L, f)->t);
+
+		dt_cerrt(lx, DT_D_PRINTF_ARG_FMT, f->line, f->col,
+			 "%s( ) argument #1 is incompatible with prototype:\n"
+			 "\tprototype: string constant\n\t argument: %s", t.s, what);
+	}
+	pf = pf_create(lx, av[0]->line, av[0]->col, av[0]->s);
+	pf_validate(lx, pf, &chk, t.s, 1, pa, n - 1, 1, av[0]->line, av[0]->col);
+	add_out(L, !strcmp(t.s, "system") ? OUT_SYSTEM :
+		!strcmp(t.s, "freopen") ? OUT_FREOPEN : OUT_PRINTF, av[0]->s, n - 1);
+	c = CL(ps);
+	c->outs[c->nouts - 1].pf = pf;
+	c->record = 1;
+	for (i = 1; i < n; i++) {
+		if (pa[i - 1].kind == PFA_STACK) {
+			add_act(L, XDT_ACT_STACK, -1, nframes[i], 0);
+			c = CL(ps);
+			c->recs = xrealloc(c->recs, (c->nrecs + 1) * sizeof(*c->recs));
+			c->recs[c->nrecs++] = (struct recval){ DT_TYPE_STACK, NULL, 0,
+							       nframes[i] };
+		} else {
+			add_rec(L, av[i], 0);
+		}
+	}
+	free(pa);
+	free(nframes);
 }
 
 static const char *const aggfuncs[] = {
@@ -1705,7 +1771,7 @@ static void lower_action(struct lower *L, struct stmt *s)
 	struct lexer *lx = &ps->lx;
 	struct token t = s->tok;
 	struct node **av = s->args;
-	int n = s->nargs, i;
+	int n = s->nargs;
 
 	if (!strcmp(t.s, "trace") || !strcmp(t.s, "print")) {
 		int pr = t.s[0] == 'p';
@@ -1811,20 +1877,7 @@ static void lower_action(struct lower *L, struct stmt *s)
 		c->recs[c->nrecs] = (struct recval){ DT_TYPE_STACK, NULL, 0, nf };
 		c->nrecs++;
 	} else {	/* printf, and the printf-like system(), freopen() */
-		if (n < 1 || av[0]->k != N_STR)
-			dt_cerrt(lx, DT_D_PRINTF_ARG_PROTO, t.line, t.col,
-				 "%s( ) argument #1 must be a string literal", t.s);
-		if (strcmp(t.s, "printf"))
-			ps->p->destructive = 1;
-		for (i = 1; i < n; i++)
-			av[i] = value(L, av[i]);
-		check_format(L, av[0], av, n);
-		add_out(L, !strcmp(t.s, "system") ? OUT_SYSTEM :
-			!strcmp(t.s, "freopen") ? OUT_FREOPEN : OUT_PRINTF,
-			av[0]->s, n - 1);
-		CL(ps)->record = 1;
-		for (i = 1; i < n; i++)
-			add_rec(L, av[i], 0);
+		lower_printf(L, s);
 	}
 }
 

@@ -21,113 +21,30 @@ static long long rec_int(const char *data, const struct recval *r)
 }
 
 /*
- * An integer as wide as its D type, as DTrace records it (dtrd_size is
- * the type's size): signed conversions sign-extend from that width,
- * unsigned ones zero-extend, so printf("%u", (char)0xef) is 239 and an
- * int that overflowed in 64-bit arithmetic prints as the int it is.
+ * printf(): the clause's records from @rec0 on, as the values of the
+ * format the compiler parsed (printf.c formats them).
  */
-static long long rec_typed(const char *data, const struct recval *r, int sgn)
+void print_printf(const struct pformat *pf, const struct prog *p,
+		  const struct clause *c, int rec0, const char *data, FILE *fp)
 {
-	long long v = rec_int(data, r);
-	unsigned size = r->t && type_is_scalar(r->t) ? r->t->real->size : 8;
-	int sh;
+	int n = c->nrecs - rec0;
+	struct pfval *v = xzalloc((n > 0 ? n : 1) * sizeof(*v));
 
-	if (size >= 8 || !size)
-		return v;
-	sh = 64 - 8 * (int)size;
-	return sgn ? (long long)((unsigned long long)v << sh) >> sh :
-		     (long long)(((unsigned long long)v << sh) >> sh);
-}
+	for (int i = 0; i < n; i++) {
+		const struct recval *r = &c->recs[rec0 + i];
 
-static const char *rec_str(const struct prog *p, const char *data,
-			   const struct recval *r, char *buf)
-{
-	memcpy(buf, data + r->off, p->strsize);
-	buf[p->strsize] = 0;	/* a truncated string has no NUL of its own */
-	return buf;
-}
-
-/*
- * printf() with D's conversions over recorded values: each conversion is
- * rebuilt as a C one with a 64-bit length so the C library does the
- * padding and flags exactly as DTrace (which also defers to it) does.
- */
-void print_printf(const char *fmt, const struct prog *p, const struct clause *c,
-		  int rec0, const char *data, FILE *fp)
-{
-	char spec[64], sbuf[p->strsize + 1], tmp[64];
-	int k = rec0;
-
-	for (const char *f = fmt; *f; f++) {
-		size_t n = 0;
-		char conv;
-
-		if (*f != '%') {
-			fputc(*f, fp);
-			continue;
+		v[i].p = data + r->off;
+		if (r->type == XDT_TYPE_STRING) {
+			v[i].size = p->strsize;
+		} else if (r->type == DT_TYPE_STACK) {
+			v[i].size = r->nframes;
+		} else {
+			v[i].t = r->t;
+			v[i].size = 8;
 		}
-		if (f[1] == '%') {
-			fputc('%', fp);
-			f++;
-			continue;
-		}
-		spec[n++] = '%';
-		for (f++; *f && strchr("-+ #0", *f) && n < 20; f++)
-			spec[n++] = *f;
-		for (; isdigit((unsigned char)*f) && n < 40; f++)
-			spec[n++] = *f;
-		if (*f == '.')
-			for (spec[n++] = *f++; isdigit((unsigned char)*f) && n < 50; f++)
-				spec[n++] = *f;
-		while (*f && strchr("hlLqjzt", *f))
-			f++;		/* every D integer is recorded in 64 bits */
-		conv = *f;
-		if (!conv)
-			break;
-		if (k >= rec0 + c->nrecs) {
-			/* the compiler checked the count; belt and braces */
-			break;
-		}
-		switch (conv) {
-		case 'd': case 'i':
-			spec[n++] = 'l', spec[n++] = 'l', spec[n++] = conv, spec[n] = 0;
-			/* %d of an unsigned type is unsigned (pfprint_dint) */
-			fprintf(fp, spec, rec_typed(data, &c->recs[k], !c->recs[k].t ||
-						    !type_is_int(c->recs[k].t) ||
-						    c->recs[k].t->real->sgn));
-			break;
-		case 'u': case 'x': case 'X': case 'o':
-			spec[n++] = 'l', spec[n++] = 'l', spec[n++] = conv, spec[n] = 0;
-			fprintf(fp, spec, (unsigned long long)rec_typed(data, &c->recs[k], 0));
-			break;
-		case 'c':
-			spec[n++] = 'c', spec[n] = 0;
-			fprintf(fp, spec, (int)(unsigned char)rec_int(data, &c->recs[k]));
-			break;
-		case 's':
-			spec[n++] = 's', spec[n] = 0;
-			fprintf(fp, spec, rec_str(p, data, &c->recs[k], sbuf));
-			break;
-		case 'p':
-			/* a pointer is hex with 0x; width applies to all of it */
-			snprintf(tmp, sizeof(tmp), "0x%llx",
-				 (unsigned long long)rec_int(data, &c->recs[k]));
-			{
-				size_t m = 1;
-
-				/* only '-' and the width make sense for the text */
-				for (size_t i = 1; i < n && spec[i] != '.'; i++)
-					if (spec[i] == '-' || isdigit((unsigned char)spec[i]))
-						spec[m++] = spec[i];
-				spec[m++] = 's', spec[m] = 0;
-			}
-			fprintf(fp, spec, tmp);
-			break;
-		default:
-			break;
-		}
-		k++;
 	}
+	pf_format(fp, pf, v, n, NULL);
+	free(v);
 }
 
 
@@ -475,7 +392,7 @@ static void consumer_action(struct dt_print *pr, const struct prog *p,
 	m = open_memstream(&s, &n);
 	if (!m)
 		dt_fatal("out of memory");
-	print_printf(o->fmt, p, c, o->rec0, data, m);
+	print_printf(o->pf, p, c, o->rec0, data, m);
 	fclose(m);
 	if (o->k == OUT_SYSTEM) {
 		fflush(stdout);
@@ -548,7 +465,7 @@ void print_record(struct dt_print *pr, const struct prog *p, int cl,
 		if (o->k == OUT_TRACE) {
 			print_trace(pr, p, r, data, fp);
 		} else if (o->k == OUT_PRINTF) {
-			print_printf(o->fmt, p, c, o->rec0, data, fp);
+			print_printf(o->pf, p, c, o->rec0, data, fp);
 		} else if (o->k == OUT_EXIT) {
 			/* dtrace(1) exits with exit()'s value */
 			pr->exit_status = (int)rec_int(data, r);

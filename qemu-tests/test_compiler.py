@@ -88,7 +88,8 @@ def test_printers(dtrace):
 
 
 def test_records(dtrace):
-    """printf conversions and the default CPU/ID/FUNCTION:NAME layout."""
+    """printf conversions and the default CPU/ID/FUNCTION:NAME layout
+    (%p is DTrace's: hex without 0x, as %x of the value's size)."""
     prog = ('BEGIN { printf("%d|%5i|%-5u|%x|%X|%o|%s|%-6s|%c|%p|%8p|%%|%05d\\n", '
             '-42, 7, 3, 255, 255, 8, "hi", "ab", 65, 4096, 16, 42); } '
             'fbt::vfs_read:entry /arg2 > 1/ { trace(5); trace(execname); } '
@@ -100,10 +101,13 @@ def test_records(dtrace):
     assert r.stdout == (
         "CPU     ID                    FUNCTION:NAME\n"
         "  0      1                           :BEGIN "
-        "-42|    7|3    |ff|FF|10|hi|ab    |A|0x1000|    0x10|%|00042\n"
-        "  0      1                   vfs_read:entry                 5   cat\n"
+        "-42|    7|3    |ff|FF|10|hi|ab    |A|1000|      10|%|00042\n"
+        # trace() as DTrace's: an int (4 bytes) in 8 columns, a string
+        # after two spaces, left-justified in 33
+        "  0      1                   vfs_read:entry         5  cat"
+        "                              \n"
         "  0      1                             :END done\n"
-        "-42|    7|3    |ff|FF|10|hi|ab    |A|0x1000|    0x10|%|00042\n"
+        "-42|    7|3    |ff|FF|10|hi|ab    |A|1000|      10|%|00042\n"
         "5catdone\n")
 
 
@@ -148,6 +152,63 @@ def test_cmdline_error_names_cmdline(dtrace):
                         'syntax error near "trace"\n'
                         'BEGIN { trace(1) trace(2); }\n'
                         '                 ^\n')
+
+
+# printf()'s compile-time checks: DTrace's tag (-x errtags) and message.
+PRINTF_ERRORS = [
+    ('printf()', "D_PROTO_LEN", "printf( ) prototype mismatch: 0 args passed, at least 1 expected"),
+    ('printf(execname)', "D_PRINTF_ARG_FMT",
+     "printf( ) argument #1 is incompatible with prototype:\n\tprototype: string constant\n"
+     "\t argument: string"),
+    ('printf("")', "D_PRINTF_FMT_EMPTY", "printf( ) format string is empty"),
+    ('printf("%s")', "D_PRINTF_ARG_PROTO",
+     "printf( ) prototype mismatch: conversion #1 (%s) is missing a corresponding value argument"),
+    ('printf("%d %d", 1, 2, 3)', "D_PRINTF_ARG_EXTRA",
+     "printf( ) prototype mismatch: only 2 arguments required by this format string"),
+    ('printf("%d", "x")', "D_PRINTF_ARG_TYPE",
+     "printf( ) argument #2 is incompatible with conversion #1 prototype:\n\tconversion: %d\n"
+     "\t prototype: char, short, int, long, or long long\n\t  argument: string"),
+    ('printf("%s", (char *)0)', "D_PRINTF_ARG_TYPE", "argument: char *"),
+    ('printf("%x", (char *)0)', "D_PRINTF_ARG_TYPE", "conversion: %x"),
+    ('printf("%f", 1)', "D_PRINTF_ARG_TYPE", "prototype: float, double, or long double"),
+    ('printf("%c", 1LL)', "D_PRINTF_ARG_TYPE", "prototype: char, short, or int"),
+    ('printf("%hd", 1)', "D_PRINTF_ARG_TYPE", "prototype: short\n"),
+    ('printf("%hu", (short)1)', "D_PRINTF_ARG_TYPE", "prototype: unsigned short"),
+    ('printf("%ld", 1)', "D_PRINTF_ARG_TYPE", "prototype: long\n"),
+    ('printf("%lx", 1LL)', "D_PRINTF_ARG_TYPE", "conversion: %lx"),
+    ('printf("%Lf", 1)', "D_PRINTF_ARG_TYPE", "prototype: long double"),
+    ('printf("%Y", 1)', "D_PRINTF_ARG_TYPE", "prototype: int64_t"),
+    ('printf("%k", 1)', "D_PRINTF_ARG_TYPE", "prototype: stack"),
+    ('printf("%d", stack())', "D_PRINTF_ARG_TYPE", "argument: stack"),
+    ('printf("%A", 0)', "D_PRINTF_ARG_TYPE",
+     "pointer or integer (with -p/-c) or _usymaddr (without -p/-c)"),
+    ('@a = count(); printf("%d", @a)', "D_PRINTF_ARG_TYPE", "argument: aggregation"),
+    ('printf("%s", printf("x"))', "D_PRINTF_ARG_TYPE", "argument: void"),
+    ('printf("%*d")', "D_PRINTF_DYN_PROTO",
+     'printf( ) prototype mismatch: conversion #1 (%d) is missing a corresponding "*" argument'),
+    ('printf("%.*d")', "D_PRINTF_DYN_PROTO", 'missing a corresponding ".*" argument'),
+    ('printf("%*d", "w", 1)', "D_PRINTF_DYN_TYPE",
+     "printf( ) argument #2 is incompatible with conversion #1 prototype:\n"
+     "\tconversion: % * d\n\t prototype: int\n\t  argument: string"),
+    ('printf("%.*s", "p", "s")', "D_PRINTF_DYN_TYPE", "conversion: % .* s"),
+    ('printf("%@d", 1)', "D_PRINTF_AGG_CONV",
+     "%@ conversion requires an aggregation and is not for use with printf( )"),
+    ('printf("%3", 1)', "D_SYNTAX", "format conversion #1 name expected before end of format string"),
+    ('printf("%hhd", 1)', "D_SYNTAX", "format conversion #1 is undefined: %hhd"),
+    ('printf("%d %z", 1, 2)', "D_SYNTAX", "format conversion #2 is undefined: %z"),
+    ('printf("%5%")', "D_SYNTAX", "format conversion #1 cannot be combined with other format flags: %%"),
+    ('printf("%1$d", 1)', "D_SYNTAX", "format conversion #1 uses unsupported positional format (%n$)"),
+    ('printf("%..d", 1)', "D_SYNTAX", "format conversion #1 has more than one '.' specified"),
+    ('printf("%**d", 1, 2)', "D_SYNTAX", "has more than one '*' specified for the output width"),
+]
+
+
+@pytest.mark.parametrize("prog,tag,msg", PRINTF_ERRORS, ids=[p for p, _, _ in PRINTF_ERRORS])
+def test_printf_errors(dtrace, prog, tag, msg):
+    r = subprocess.run([dtrace, "-x", "errtags", "-e", "-n", "BEGIN { %s; }" % prog],
+                       capture_output=True, text=True)
+    assert r.returncode == 1, r.stderr
+    assert f"[{tag}]" in r.stderr and msg in r.stderr, r.stderr
 
 
 def test_dis_matches_isa(dtrace):

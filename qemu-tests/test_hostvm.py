@@ -32,8 +32,11 @@ GUEST = [s for s in sorted(glob.glob(os.path.join(TOP, "qemu-tests", "d", "*.d")
 
 def _run(dtrace, script):
     argv = [dtrace, "-x", "hostvm"] + shlex.split(header(script, "flags") or "")
+    # printf's %Y/%T are local time and %a names kernel symbols: fix both
+    env = dict(os.environ, TZ="UTC",
+               XDT_KALLSYMS=os.path.join(TOP, "compiler", "tests", "kallsyms.fake"))
     return subprocess.run(argv + ["-s", script], capture_output=True, text=True,
-                          timeout=60)
+                          timeout=60, env=env)
 
 
 @pytest.mark.parametrize("script", VM, ids=os.path.basename)
