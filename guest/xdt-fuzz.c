@@ -424,6 +424,24 @@ static int gen_difo(int rtype)
 	return g.nd++;
 }
 
+/* A DIFO returning @v (an action's operand chosen, not random). */
+static int gen_const(__u64 v)
+{
+	struct xdt_difo *d;
+	unsigned k = below(g.nn), start = g.ni;
+
+	if (g.nd >= MAXD || g.ni + 4 > MAXI)
+		return -1;
+	g.ints[k] = v;
+	d = &g.d[g.nd];
+	memset(d, 0, sizeof(*d));
+	emit(DIF_INSN_I(DIF_OP_SETX, k, 1));
+	emit(DIF_INSN_R(DIF_OP_RET, 0, 0, 1));
+	d->insn0 = start;
+	d->ninsns = g.ni - start;
+	return g.nd++;
+}
+
 static int syscalls = 1, syscalls_now;
 
 static void gen_clause(int fbt)
@@ -451,10 +469,32 @@ static void gen_clause(int fbt)
 	c->action0 = g.na;
 	for (i = 0; i < n && g.na < MAXA; i++) {
 		struct xdt_action *a = &g.a[g.na];
-		unsigned k = below(10);
+		unsigned k = below(12);
 
 		memset(a, 0, sizeof(*a));
-		if (k < 4) {
+		if (k == 10) {
+			/* bytes at an address: tracemem(), trace() of a struct */
+			a->kind = XDT_ACT_MEMREF;
+			a->arg0 = chance(90) ? 1 + below(300) : rnd();
+			a->difo = gen_difo(0);
+		} else if (k == 11) {
+			/*
+			 * Destructive actions that cannot stop the fuzzer
+			 * (its own process fires BEGIN and getppid): chill of
+			 * random lengths (past the budget: a fault), raise of
+			 * signals it ignores or of invalid numbers.  (Not
+			 * breakpoint(): the lab's kgdb would wait for a gdb.)
+			 */
+			static const __u32 sigs[] = { 0, 17, 23, 28, 65, 0xffffffff };
+
+			if (chance(50)) {
+				a->kind = XDT_ACT_CHILL;
+				a->difo = gen_const(chance(80) ? below(20000) : rnd());
+			} else {
+				a->kind = XDT_ACT_RAISE;
+				a->difo = gen_const(sigs[below(6)]);
+			}
+		} else if (k < 4) {
 			a->kind = XDT_ACT_DIFEXPR;
 			a->difo = gen_difo(0);
 		} else if (k < 7) {
@@ -526,7 +566,10 @@ static void mutate(void)
 				struct xdt_action *a = &g.a[below(g.na)];
 
 				switch (below(3)) {
-				case 0: a->kind = below(10); break;
+				/* not STOP, BREAKPOINT, PANIC: they would stop
+				   the fuzzer, wait for a debugger, panic */
+				case 0: a->kind = chance(90) ? below(XDT_ACT_RAISE + 1) :
+						  XDT_NACTS + below(3); break;
 				case 1: a->difo = below(g.nd + 2) - 1; break;
 				default: a->arg0 = below(4); break;
 				}
@@ -633,6 +676,8 @@ static void generate(int fbt)
 	g.p.dynvarsize = chance(50) ? 0 : 64 << below(12);
 	g.p.scratchsize = chance(60) ? 0 : 8 << below(12);
 	g.p.cleanrate = chance(70) ? 0 : 1 + below(1000);
+	/* destructive actions and subroutines: accepted only with the flag */
+	g.p.flags = chance(70) ? XDT_PROG_DESTRUCTIVE : 0;
 	/*
 	 * A quarter of the programs also probe syscall::getppid:entry (and
 	 * fbt::vfs_read:entry): their STOP waits for SRCU and the text
