@@ -223,6 +223,11 @@ static void deliver_fault(struct xdt_hdl *h, const struct xdt_consumer *c,
 	       size - sizeof(struct xdt_rechdr) : sizeof(v));
 	f.ep = ep_find(h, (__u32)v[1]);
 	f.action = v[2];
+	/* the kernel's action index, as DTrace numbers the clause's actions */
+	if (f.ep && f.ep->clause < (unsigned)h->p.nclauses && f.action &&
+	    f.action <= (__u64)h->p.clauses[f.ep->clause].nactions &&
+	    h->p.clauses[f.ep->clause].dact)
+		f.action = (__u64)h->p.clauses[f.ep->clause].dact[f.action - 1];
 	f.pc = v[3];
 	f.kind = v[4];
 	f.addr = v[5];

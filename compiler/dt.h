@@ -348,6 +348,15 @@ struct clause {
 	struct xdt_probedesc desc;
 	int pred;
 	int action0, nactions;
+	/*
+	 * DTrace's action numbers ("in action #N"): each D statement is one
+	 * action (printf one per argument, at least one; tracemem with a
+	 * dynamic size two), while xdt's kernel actions differ (keys of an
+	 * aggregation are actions, printf() alone is none): dact[i] is the
+	 * number of kernel action i.
+	 */
+	int *dact;
+	int dnum, dcur;
 	struct outst *outs;  int nouts;
 	struct recval *recs; int nrecs;
 	unsigned recsize;

@@ -1446,6 +1446,17 @@ static void need_piece(struct lower *L)
 		new_piece(L);
 }
 
+/* A kernel action of the current piece, numbered as DTrace numbers it. */
+static void clause_act(struct parser *ps, __u32 kind, int difo, __u32 a0,
+		       __u32 a1)
+{
+	struct clause *c = CL(ps);
+
+	prog_add_action(ps->p, kind, difo, a0, a1);
+	c->dact = xrealloc(c->dact, (c->nactions + 1) * sizeof(*c->dact));
+	c->dact[c->nactions++] = c->dcur ? c->dcur : ++c->dnum;
+}
+
 static void flush_exprs(struct lower *L)
 {
 	struct parser *ps = L->ps;
@@ -1454,9 +1465,17 @@ static void flush_exprs(struct lower *L)
 	if (!L->npend)
 		return;
 	d = cg_difo_effects(ps->p, &ps->lx, L->pend, L->npend);
-	prog_add_action(ps->p, XDT_ACT_DIFEXPR, d, 0, 0);
-	CL(ps)->nactions++;
+	CL(ps)->dcur = ++CL(ps)->dnum;
+	clause_act(ps, XDT_ACT_DIFEXPR, d, 0, 0);
 	L->npend = 0;
+}
+
+/* A D statement starts: DTrace's next action number. */
+static void begin_dact(struct lower *L)
+{
+	need_piece(L);
+	flush_exprs(L);
+	CL(L->ps)->dcur = ++CL(L->ps)->dnum;
 }
 
 static void add_act(struct lower *L, __u32 kind, int difo, __u32 a0, __u32 a1)
@@ -1465,8 +1484,7 @@ static void add_act(struct lower *L, __u32 kind, int difo, __u32 a0, __u32 a1)
 
 	need_piece(L);
 	flush_exprs(L);
-	prog_add_action(ps->p, kind, difo, a0, a1);
-	CL(ps)->nactions++;
+	clause_act(ps, kind, difo, a0, a1);
 }
 
 static void add_out(struct lower *L, enum outkind k, char *fmt, int nargs)
@@ -1970,9 +1988,11 @@ static void lower_list(struct lower *L, struct stmt *s)
 			lower_if(L, s);
 			break;
 		case S_AGG:
+			begin_dact(L);
 			lower_agg(L, s);
 			break;
 		case S_ACTION:
+			begin_dact(L);
 			lower_action(L, s);
 			break;
 		case S_EXPR: {
@@ -1986,6 +2006,7 @@ static void lower_list(struct lower *L, struct stmt *s)
 			need_piece(L);
 			L->pend = xrealloc(L->pend, (L->npend + 1) * sizeof(*L->pend));
 			L->pend[L->npend++] = e;
+			flush_exprs(L);		/* its own action, as in DTrace */
 			break;
 		}
 		}
@@ -2171,6 +2192,7 @@ static void clause(struct parser *ps, int src)
 			c->pred = c0->pred;
 			c->record = c0->record;
 			c->nactions = c0->nactions;
+			c->dact = c0->dact, c->dnum = c0->dnum;
 			c->outs = c0->outs, c->nouts = c0->nouts;
 			c->recs = c0->recs, c->nrecs = c0->nrecs;
 		}

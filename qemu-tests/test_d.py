@@ -53,7 +53,7 @@ def test_d(xdt, sysc, script):
     want_err = header(script, "stderr")
     not_err = header(script, "stderr-not")
     if want_err:
-        assert re.search(want_err, r.stderr), r.stderr
+        assert re.search(want_err, r.stderr, re.M), r.stderr
     elif not_err:
         assert not re.search(not_err, r.stderr, re.M), r.stderr
     else:
