@@ -612,7 +612,8 @@ void pf_validate(struct lexer *lx, struct pformat *pf, const struct pfcheck *c,
 {
 	int i, j = 0;
 
-	if (!pf->text[0])
+	/* freopen("") is DTrace's way back to the original output */
+	if (!pf->text[0] && strcmp(func, "freopen"))
 		dt_cerrt(lx, DT_D_PRINTF_FMT_EMPTY, line, col,
 			 "%s( ) format string is empty", func);
 	pf->nvals = 0;

@@ -14,6 +14,8 @@
  *                       mapping nothing has touched yet (no page behind it
  *                       until the kernel's own copy faults one in);
  *                       prints nothing
+ *   sysc write-bad N    one write(-1, buf, N) of N dots (it fails: EBADF),
+ *                       then prints buf (what a copyout() left there)
  *   sysc exec N         exec itself N times (then exits 0)
  *   sysc spin N         spin in user mode for N iterations (0: forever)
  *   sysc threads T N [R [MS]]  T threads (clone(2) with a shared address
@@ -143,6 +145,14 @@ int main(int argc, char **argv)
 
 		for (i = 0; !n || i < n; i++)
 			x += i;
+		return 0;
+	}
+	if (!strcmp(argv[1], "write-bad")) {
+		if (n <= 0 || n >= (long)sizeof(buf))
+			return 1;
+		memset(buf, '.', n);
+		syscall(SYS_write, -1, buf, n);
+		printf("%s\n", buf);
 		return 0;
 	}
 	if (!strcmp(argv[1], "exec")) {
