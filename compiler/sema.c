@@ -1114,8 +1114,22 @@ static struct node *sem(struct prog *p, struct lexer *lx, struct node *n)
 	case N_ASSIGN: {
 		struct dtype *lt;
 
+		/*
+		 * x op= e reads x first: DTrace resolves it before the value,
+		 * so an undeclared x is D_VAR_UNDEF whatever e is.
+		 */
+		if (n->op != T_ASSIGN && n->a->k == N_IDENT &&
+		    !var_lookup(p, XDT_VAR_GLOBAL, n->a->s) && !is_builtin(n->a->s) &&
+		    !type_enumconst(n->a->s, &(long long){ 0 }))
+			dt_cerrt(lx, DT_D_VAR_UNDEF, n->a->line, n->a->col,
+				 "failed to resolve %s: Unknown variable name", n->a->s);
 		n->b = sem(p, lx, n->b);
 		act_check(lx, n->b, DT_D_ACT_SPEC);
+		if (n->op != T_ASSIGN && (n->op == T_ADDEQ || n->op == T_SUBEQ) &&
+		    n->b->t->real->k == TK_PTR && n->b->t->real->base->real->k == TK_VOID)
+			dt_cerrt(lx, DT_D_OP_VFPTR, n->line, n->col,
+				 "operator %s requires pointer to non-void type",
+				 tokstr(n->op));
 		if (n->op == T_ASSIGN) {
 			struct dtype *dt = NULL;
 

@@ -78,13 +78,30 @@ static void net_types(void)
 	struct dtype *in6 = type_tagged(TK_STRUCT, "in6_addr", 1);
 	struct dtype *fam = tnew(TK_ENUM, "enum <address families>", 4, 1);
 
+	struct dtype *un = tnew(TK_UNION, "union <in6_addr>", 16, 0);
+
 	type_typedef("ipaddr_t", find("uint32_t", TK_VOID));
-	in6->mems = xzalloc(sizeof(*in6->mems));
-	in6->mems[0].name = xstrdup("s6_addr");
-	in6->mems[0].t = type_array(find("uint8_t", TK_VOID), 16);
-	in6->nmems = 1;
+	/*
+	 * The illumos layout scripts name (ip6->_S6_un._S6_u8[i]), with the
+	 * s6_addr of both (illumos' macro for _S6_un._S6_u8, Linux's for
+	 * in6_u.u6_addr8) as a member over the same 16 bytes.
+	 */
+	un->mems = xzalloc(2 * sizeof(*un->mems));
+	un->mems[0].name = xstrdup("_S6_u8");
+	un->mems[0].t = type_array(find("uint8_t", TK_VOID), 16);
+	un->mems[1].name = xstrdup("_S6_u32");
+	un->mems[1].t = type_array(find("uint32_t", TK_VOID), 4);
+	un->nmems = 2;
+	un->align = 4;
+	un->defined = 1;
+	in6->mems = xzalloc(2 * sizeof(*in6->mems));
+	in6->mems[0].name = xstrdup("_S6_un");
+	in6->mems[0].t = un;
+	in6->mems[1].name = xstrdup("s6_addr");
+	in6->mems[1].t = type_array(find("uint8_t", TK_VOID), 16);
+	in6->nmems = 2;
 	in6->size = 16;
-	in6->align = 1;
+	in6->align = 4;
 	in6->defined = 1;
 	type_typedef("in6_addr_t", in6);
 	fam->defined = 1;
