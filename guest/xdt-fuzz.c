@@ -24,6 +24,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stddef.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -616,6 +617,35 @@ static void mutate(void)
 	}
 }
 
+/*
+ * The fuzzer's own process fires BEGIN and getppid: a raise() whose signal
+ * a mutation chose could kill or stop it (a "Hangup" ended a run).  After
+ * mutating, every raise() gets a fresh constant operand of a signal the
+ * fuzzer ignores (or an invalid one), and actions that would stop the
+ * process, wait for a debugger or panic become DIF expressions.
+ */
+static void sanitize(void)
+{
+	static const __u32 sigs[] = { 0, 17, 23, 28, 65, 0xffffffff };
+	unsigned i;
+
+	for (i = 0; i < g.na; i++) {
+		struct xdt_action *a = &g.a[i];
+
+		if (a->kind == XDT_ACT_STOP || a->kind == XDT_ACT_BREAKPOINT ||
+		    a->kind == XDT_ACT_PANIC)
+			a->kind = XDT_ACT_DIFEXPR;
+		if (a->kind == XDT_ACT_RAISE) {
+			int d = gen_const(sigs[below(6)]);
+
+			if (d < 0)
+				a->kind = XDT_ACT_DIFEXPR;
+			else
+				a->difo = d;
+		}
+	}
+}
+
 /* ---- the blob ---------------------------------------------------------------- */
 static void lay_out(int mutate_header)
 {
@@ -655,6 +685,13 @@ static void lay_out(int mutate_header)
 	p->size = off;
 	if (mutate_header) {
 		__u32 *w = (__u32 *)p;
+
+		/*
+		 * A moved section could make any bytes an action, raise()
+		 * among them: no destructive flag unless it is the word that
+		 * the mutation picks (then the actions are the sanitized ones).
+		 */
+		p->flags = 0;
 		unsigned f = 2 + below(sizeof(*p) / 4 - 2);
 
 		w[f] = chance(50) ? w[f] + below(17) - 8 : (__u32)rnd();
@@ -688,6 +725,7 @@ static void generate(int fbt)
 		gen_clause(fbt);
 	if (chance(40))
 		mutate();
+	sanitize();
 	lay_out(chance(2));
 }
 
@@ -736,6 +774,12 @@ int main(int argc, char **argv)
 	int fd = -1, opt, verbose = 0, fbt = 1;
 	char buf[64];
 
+	/* a raise() that slips past sanitize() must not end the run */
+	for (int sig = 1; sig < 32; sig++)
+		if (sig != SIGKILL && sig != SIGSTOP && sig != SIGSEGV &&
+		    sig != SIGBUS && sig != SIGILL && sig != SIGFPE &&
+		    sig != SIGABRT)
+			signal(sig, SIG_IGN);
 	while ((opt = getopt(argc, argv, "n:t:s:vFB")) != -1) {
 		switch (opt) {
 		case 'n': nmax = strtoull(optarg, NULL, 0); break;
