@@ -200,8 +200,14 @@ static void push_tuple(struct cg *g, struct node **args, int n)
 		rfree(g, regs[i]);
 }
 
-/* The address of a memory lvalue (or of by-reference variable storage). */
-static int address(struct cg *g, struct node *n)
+/*
+ * The address of a memory lvalue (or of by-reference variable storage).
+ * @alloc: it is about to be written (a[k].m = v, self->s.m = v): a struct
+ * in a dynamic variable that does not exist yet is made, zeroed, by the
+ * load -- DTrace's convention, a non-zero destination register before
+ * LDGAA/LDTAA/LDTS asks for allocation -- where reading it must not.
+ */
+static int address(struct cg *g, struct node *n, int alloc)
 {
 	int r;
 
@@ -209,10 +215,21 @@ static int address(struct cg *g, struct node *n)
 	case N_DEREF:
 		return expr(g, n->a);
 	case N_MEMBER:
-		r = n->op == T_ARROW ? expr(g, n->a) : address(g, n->a);
+		r = n->op == T_ARROW ? expr(g, n->a) : address(g, n->a, alloc);
 		if (n->mem->off)
 			op_const(g, n, DIF_OP_ADD, r, n->mem->off);
 		return r;
+	case N_INDEX:
+	case N_SELF:
+		if (alloc && n->dv && type_is_byref(n->t) &&
+		    (n->k == N_INDEX || n->dv->scope == XDT_VAR_THREAD)) {
+			if (n->k == N_INDEX)
+				push_tuple(g, n->args, n->nargs);
+			r = setx(g, n, 1);
+			emit(g, DIF_INSN_I(var_op(n->dv, 0), n->dv->id, r));
+			return r;
+		}
+		return expr(g, n);
 	default:
 		/* by-reference variables and values: the value is the address */
 		return expr(g, n);
@@ -393,12 +410,13 @@ static void lv_store(struct cg *g, struct node *lv, int val)
 	default:
 		break;
 	}
-	a = address(g, lv);
+	a = address(g, lv, 1);
 	if (type_is_byref(lv->t)) {
 		/* copy the whole value */
 		int sz = setx(g, lv, lv->t->real->size);
 
-		emit(g, DIF_INSN_R(DIF_OP_COPYS, val, sz, a));
+		emit(g, DIF_INSN_R(lv->t->real->k == TK_STRING ? DIF_OP_COPYSTR :
+				   DIF_OP_COPYS, val, sz, a));
 		rfree(g, sz);
 	} else if (lv->k == N_MEMBER && lv->mem->bits) {
 		/* read-modify-write the unit */
@@ -539,7 +557,7 @@ static int expr(struct cg *g, struct node *n)
 		load(g, r, n->t);
 		return r;
 	case N_MEMBER:
-		r = address(g, n);
+		r = address(g, n, 0);
 		if (n->mem->bits) {
 			load(g, r, type_int(n->mem->usize, 0));
 			bitfield(g, n, r);
@@ -548,7 +566,7 @@ static int expr(struct cg *g, struct node *n)
 		}
 		return r;
 	case N_ADDR:
-		return address(g, n->a);
+		return address(g, n->a, 0);
 	case N_BIN: {
 		long long c;
 
@@ -593,7 +611,9 @@ static int expr(struct cg *g, struct node *n)
 			if (type_is_byref(m->t)) {
 				int sz = setx(g, n, m->t->real->size);
 
-				emit(g, DIF_INSN_R(DIF_OP_COPYS, v, sz, a));
+				emit(g, DIF_INSN_R(m->t->real->k == TK_STRING ?
+						   DIF_OP_COPYSTR : DIF_OP_COPYS,
+						   v, sz, a));
 				rfree(g, sz);
 			} else {
 				convert(g, n, v, n->args[i]->t, m->t);

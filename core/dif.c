@@ -303,7 +303,8 @@ int __xdt_probe xdt_dif_run(const struct xdt_difo_k *d, struct xdt_mstate *m,
 		case DIF_OP_LDX:  { u64 x; if (load(m, a, &x, 8, pc)) return -EFAULT; v = x; break; }
 		case DIF_OP_LDGS: case DIF_OP_LDTS: case DIF_OP_LDLS:
 		case DIF_OP_LDGAA: case DIF_OP_LDTAA:
-			if (xdt_var_load(m, &t, op, DIF_INDEX(in), &v, pc))
+			if (xdt_var_load(m, &t, op, DIF_INDEX(in), &v, r[rd] != 0,
+					 pc))
 				return -EFAULT;
 			break;
 		case DIF_OP_STGS: case DIF_OP_STTS: case DIF_OP_STLS:
@@ -334,6 +335,10 @@ int __xdt_probe xdt_dif_run(const struct xdt_difo_k *d, struct xdt_mstate *m,
 			break;
 		case DIF_OP_COPYS:
 			if (xdt_mem_copy(m, r[rd], a, b, pc))
+				return -EFAULT;
+			break;
+		case DIF_OP_COPYSTR:
+			if (xdt_mem_copystr(m, r[rd], a, b, pc))
 				return -EFAULT;
 			break;
 		case DIF_OP_STB:

@@ -401,7 +401,7 @@ static bool __xdt_probe op_is_array(u32 op)
 }
 
 int __xdt_probe xdt_var_load(struct xdt_mstate *m, struct xdt_tuple *t,
-			     u32 op, u32 id, u64 *val, u32 pc)
+			     u32 op, u32 id, u64 *val, bool alloc, u32 pc)
 {
 	struct xdt_vars *v = m->vars;
 	const struct xdt_var *x = &v->tab[id];
@@ -424,6 +424,19 @@ int __xdt_probe xdt_var_load(struct xdt_mstate *m, struct xdt_tuple *t,
 	dv_ref(m, id, &r);
 	dv_lock(&r.b->lock);
 	n = dv_find(v, &r, id, m->vc->key, NULL);
+	if (!n && alloc && byref &&
+	    !(r.thread && (current->flags & PF_EXITING)) &&
+	    (n = dv_alloc(v, m->vc))) {
+		struct dv_meta *e = dv_meta(v, n);
+
+		e->var = id;
+		e->thread = r.thread;
+		e->keylen = r.keylen;
+		memcpy(e->key, m->vc->key, r.keylen);
+		memset(dv_val(v, n), 0, v->valstride);
+		e->next = r.b->head;
+		r.b->head = n;
+	}
 	if (!n)
 		*val = byref ? (unsigned long)v->zero : 0;
 	else if (byref)
@@ -544,6 +557,32 @@ int __xdt_probe xdt_mem_store(struct xdt_mstate *m, u64 addr, u64 val, u32 n,
 	case 4: *(u32 *)(unsigned long)addr = val; break;
 	default: *(u64 *)(unsigned long)addr = val; break;
 	}
+	return 0;
+}
+
+/*
+ * A string into a string member (s.name = "x"): what the source holds up
+ * to its NUL, at most @n bytes (a string of @n bytes keeps no NUL, as
+ * DTrace's strings of strsize), the rest of the member zeroed; the source
+ * is read no further than its end.
+ */
+int __xdt_probe xdt_mem_copystr(struct xdt_mstate *m, u64 dst, u64 src, u64 n,
+				u32 pc)
+{
+	long len;
+
+	if (!writable(m, dst, n)) {
+		xdt_dif_fault(m, XDT_FAULT_BADADDR, dst, pc);
+		return -EFAULT;
+	}
+	len = n > U32_MAX ? -EFAULT :
+	      xdt_strcpy_nofault((char *)(unsigned long)dst, src, (u32)n);
+	if (len < 0) {
+		xdt_dif_fault(m, XDT_FAULT_BADADDR, src, pc);
+		return -EFAULT;
+	}
+	if ((u64)len < n)
+		memset((char *)(unsigned long)dst + len, 0, n - len);
 	return 0;
 }
 

@@ -371,11 +371,17 @@ void xdt_vars_stop(struct xdt_vars *v);
 void xdt_vars_free(struct xdt_vars *v);
 void xdt_vars_status(struct xdt_vars *v, struct xdt_status *s);
 void xdt_vars_clear(struct xdt_vars *v, struct xdt_vcpu *vc);
+/*
+ * @alloc (the destination register was non-zero, DTrace's convention): a
+ * by-reference dynamic variable that does not exist is made, zeroed, so a
+ * member of it can be stored to (a[k].m = v).
+ */
 int xdt_var_load(struct xdt_mstate *m, struct xdt_tuple *t, u32 op, u32 id,
-		 u64 *val, u32 pc);
+		 u64 *val, bool alloc, u32 pc);
 int xdt_var_store(struct xdt_mstate *m, struct xdt_tuple *t, u32 op, u32 id,
 		  u64 val, u32 pc);
 int xdt_mem_store(struct xdt_mstate *m, u64 addr, u64 val, u32 n, u32 pc);
+int xdt_mem_copystr(struct xdt_mstate *m, u64 dst, u64 src, u64 n, u32 pc);
 int xdt_mem_copy(struct xdt_mstate *m, u64 dst, u64 src, u64 n, u32 pc);
 int xdt_scratch_alloc(struct xdt_mstate *m, u64 n, u64 *addr, u32 pc);
 /* @n bytes at @a a program may write (else BADADDR raised: NULL). */

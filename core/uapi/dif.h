@@ -131,7 +131,8 @@ enum dif_form {
 	X(STH,	  0x37, DIF_F_R,  "sth",     DIF_U_R1 | DIF_U_RD) /* u16 */		\
 	X(STW,	  0x38, DIF_F_R,  "stw",     DIF_U_R1 | DIF_U_RD) /* u32 */		\
 	X(STX,	  0x39, DIF_F_R,  "stx",     DIF_U_R1 | DIF_U_RD) /* u64 */		\
-	X(LDARG,  0x3a, DIF_F_R,  "ldarg",   DIF_U_R1 | DIF_U_WD) /* rd = args[r1] (0..9, else ERROR) */
+	X(LDARG,  0x3a, DIF_F_R,  "ldarg",   DIF_U_R1 | DIF_U_WD) /* rd = args[r1] (0..9, else ERROR) */ \
+	X(COPYSTR, 0x3b, DIF_F_R, "copystr", DIF_U_R1 | DIF_U_R2 | DIF_U_RD) /* string r1 -> rd, r2 bytes at most */
 
 enum dif_op {
 #define DIF_ENUM(name, val, form, mn, use) DIF_OP_##name = val,
