@@ -293,11 +293,11 @@ static int binary(struct cg *g, struct node *n)
 		int x = r, y = r2, uns = !is_signed(n->ct);
 		enum dif_op op;
 
-		if (ints) {
-			/* the usual arithmetic conversions: -1 == 0xffffffffU */
-			convert(g, n, r, n->a->t, n->ct);
-			convert(g, n, r2, n->b->t, n->ct);
-		}
+		/*
+		 * DTrace's comparison: signed or unsigned as the promoted type
+		 * is, of the 64-bit values as they are (no conversion of the
+		 * operands: -1 == 0xffffffffU is false in D, unlike C).
+		 */
 		if (n->ct->real->k == TK_STRING) {
 			/* strings compare through scmp's sign, against %r0 */
 			emit(g, DIF_INSN_R(DIF_OP_SCMP, r, r2, r));
@@ -335,19 +335,16 @@ static int binary(struct cg *g, struct node *n)
 			break;
 		}
 		/*
-		 * DIF computes in 64 bits: convert the operands to the
-		 * result's type first (a shift's count keeps its own), and
-		 * bring a result that can leave that type's range back
-		 * into it, so -7 / 2U is 2147483644 and INT_MAX + 1 is
-		 * INT_MIN, as in C.  64-bit operations cost nothing extra.
+		 * DTrace's arithmetic (dt_cg_arithmetic_op): 64-bit registers,
+		 * the operation signed or unsigned as the result's type is
+		 * (sdiv/udiv, srem/urem, sra/srl), and nothing narrowed in
+		 * between: an int expression that overflows 32 bits keeps the
+		 * bits, and a store, a cast or the record's width (printf of
+		 * an int prints 32 bits) is where it becomes an int again.
+		 * C would wrap each step; the suite's arithmetic/tst.basics.d
+		 * shows DTrace does not.
 		 */
-		convert(g, n, r, n->a->t, n->t);
-		if (n->op != T_SHL && n->op != T_SHR)
-			convert(g, n, r2, n->b->t, n->t);
 		emit(g, DIF_INSN_R(arith_op(n, n->op), r, r2, r));
-		if (n->op != T_AND && n->op != T_OR && n->op != T_XOR &&
-		    n->op != T_SHR)
-			convert(g, n, r, is_signed(n->t) ? dt_long : dt_ulong, n->t);
 		break;
 	}
 	rfree(g, r2);

@@ -178,18 +178,6 @@ static const char *scope_prefix(int scope)
 }
 
 /* ---- constants -------------------------------------------------------------- */
-/* @v as a value of integer type @t: sign- or zero-extended from its width. */
-static long long narrow(long long v, const struct dtype *t)
-{
-	unsigned bits = 8 * t->real->size;
-
-	if (bits >= 64 || !bits)
-		return v;
-	if (t->real->sgn)
-		return (long long)((unsigned long long)v << (64 - bits)) >> (64 - bits);
-	return (long long)((unsigned long long)v & ((1ULL << bits) - 1));
-}
-
 /* @a op @b, both of the operation's type; 0 if not a constant. */
 static int binval(enum tok op, int uns, long long a, long long b, long long *v)
 {
@@ -255,7 +243,10 @@ int sema_constval(struct node *n, long long *v)
 			return 0;
 		return sema_constval(a ? n->b : n->c, v);
 	case N_BIN: {
-		/* the type the operation is done in: C's, as cg.c does it */
+		/*
+		 * As DIF computes it (cg.c): in 64 bits, signed or unsigned as
+		 * the operation's type is, nothing narrowed on the way.
+		 */
 		struct dtype *ot = n->op == T_EQ || n->op == T_NE || n->op == T_LT ||
 			n->op == T_LE || n->op == T_GT || n->op == T_GE ? n->ct : n->t;
 
@@ -263,14 +254,7 @@ int sema_constval(struct node *n, long long *v)
 		    !ot || !type_is_int(ot) ||
 		    !sema_constval(n->a, &a) || !sema_constval(n->b, &b))
 			return 0;
-		a = narrow(a, ot);
-		if (n->op != T_SHL && n->op != T_SHR)
-			b = narrow(b, ot);
-		if (!binval(n->op, !ot->real->sgn, a, b, v))
-			return 0;
-		if (ot == n->t)
-			*v = narrow(*v, n->t);
-		return 1;
+		return binval(n->op, !ot->real->sgn, a, b, v);
 	}
 	case N_AND: case N_OR:
 		if (!sema_constval(n->a, &a) || !sema_constval(n->b, &b))

@@ -1,7 +1,9 @@
 /* flags: -q */
 /*
- * Comparisons: signed unless the converted operands are unsigned, so -1
- * is greater than 1U, but not than 1LL (int converts to long long).
+ * Comparisons: signed unless the promoted type is unsigned, so -1 is
+ * greater than 1U, but not than 1LL; of the 64-bit values as they are,
+ * as DTrace compares (dt_cg_compare_signed): -1 == 0xffffffffU is false
+ * in D, where C converts -1 to 0xffffffff first.
  */
 BEGIN
 {

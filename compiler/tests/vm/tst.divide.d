@@ -7,7 +7,10 @@ BEGIN
 {
 	printf("%d %d %d %d\n", 7 / 2, -7 / 2, 7 / -2, -7 / -2);
 	printf("%d %d %d %d\n", 7 % 2, -7 % 2, 7 % -2, -7 % -2);
-	/* int with unsigned: unsigned (4294967289 / 2) */
+	/*
+	 * int with unsigned: an unsigned division of the 64-bit -7, printed
+	 * as the unsigned int the result's type is (C: 2147483644)
+	 */
 	printf("%u\n", -7 / 2U);
 	/* 64-bit: uint64_t operand makes it unsigned */
 	printf("%llu\n", (uint64_t)-1 / 2);

@@ -1,5 +1,10 @@
 /* flags: -q */
-/* Integer promotions, conversions and narrowing, as C does them. */
+/*
+ * Integer promotions, conversions and narrowing, as DTrace does them: C's
+ * promotions choose the type (and so the operation), DIF computes in 64
+ * bits, and a value is narrowed only by a cast, a store or its record's
+ * width: (uint64_t)(0U - 1) keeps all 64 bits, where C wraps at 32.
+ */
 BEGIN
 {
 	/* int is 32 bits: it wraps there, long long does not */

@@ -8,7 +8,11 @@ BEGIN
 	printf("%llu\n", (uint64_t)-1 >> 63);
 	printf("%d\n", 1 << 31);
 	printf("%lld\n", 1LL << 40);
-	/* a narrow unsigned operand promotes to int: arithmetic shift */
+	/*
+	 * a narrow unsigned operand promotes to int: an arithmetic shift,
+	 * of the 64-bit value (DIF does not wrap at 32 bits as C does:
+	 * DTrace prints 128 where C gives -128)
+	 */
 	c = (unsigned char)0x80;
 	printf("%d\n", (c << 24) >> 24);
 	u = 0x80000000U;
