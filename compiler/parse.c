@@ -73,7 +73,7 @@ static int is_action(const char *s)
 static int is_future_action(const char *s)
 {
 	static const char *const fa[] = {
-		"ustack", "jstack", "printa", "printm",
+		"ustack", "jstack", "printa",
 		"speculate", "commit", "discard", "setopt", "clear", "trunc",
 		"normalize", "denormalize", "pcap",
 	};
@@ -1840,6 +1840,35 @@ static void lower_action(struct lower *L, struct stmt *s)
 		}
 		av[0]->type = XDT_TYPE_INT;
 		add_act(L, XDT_ACT_MEMREF, cg_difo(ps->p, lx, av[0]), (__u32)sz, 0);
+		c = CL(ps);
+		c->recs = xrealloc(c->recs, (c->nrecs + 1) * sizeof(*c->recs));
+		c->recs[c->nrecs] = (struct recval){ DT_TYPE_MEM, NULL, 0, (unsigned)sz };
+		c->nrecs++;
+	} else if (!strcmp(t.s, "printm")) {
+		/*
+		 * FreeBSD's printm(size, ptr): tracemem(ptr, size) by another
+		 * name (the same raw dump); ptr must be a pointer.
+		 */
+		long long sz;
+		struct clause *c;
+
+		if (n != 2)
+			dt_cerrt(lx, DT_D_PROTO_LEN, t.line, t.col,
+				 "printm( ) prototype mismatch: %d arg%s passed, 2 expected",
+				 n, n == 1 ? "" : "s");
+		av[0] = sema_expr(ps->p, lx, av[0]);
+		if (!type_is_int(av[0]->t) || !sema_constval(av[0], &sz) || sz <= 0 ||
+		    sz > XDT_MAXMEMREF)
+			dt_cerrt(lx, DT_D_PRINTM_SIZE, av[0]->line, av[0]->col,
+				 "printm( ) argument #1 must be a non-zero positive integral constant expression");
+		av[1] = value(L, av[1]);
+		if (av[1]->t->real->k != TK_PTR)
+			dt_cerrt(lx, DT_D_PRINTM_ADDR, av[1]->line, av[1]->col,
+				 "printm( ) argument #2 is incompatible with prototype:\n"
+				 "\tprototype: pointer\n\t argument: %s", type_str(av[1]->t));
+		add_out(L, OUT_TRACEMEM, NULL, 1);
+		av[1]->type = XDT_TYPE_INT;
+		add_act(L, XDT_ACT_MEMREF, cg_difo(ps->p, lx, av[1]), (__u32)sz, 0);
 		c = CL(ps);
 		c->recs = xrealloc(c->recs, (c->nrecs + 1) * sizeof(*c->recs));
 		c->recs[c->nrecs] = (struct recval){ DT_TYPE_MEM, NULL, 0, (unsigned)sz };

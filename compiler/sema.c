@@ -97,7 +97,7 @@ static const struct { const char *name; int min, max; } actions[] = {
 	{ "chill", 1, 1 }, { "raise", 1, 1 }, { "stop", 0, 0 },
 	{ "breakpoint", 0, 0 }, { "panic", 0, 0 },
 	{ "system", 1, 1 + DT_MAXARGS }, { "freopen", 1, 1 + DT_MAXARGS },
-	{ "ftruncate", 0, 0 },
+	{ "ftruncate", 0, 0 }, { "printm", 2, 2 },
 };
 
 static int action_index(const char *name)

@@ -2,7 +2,7 @@
 /*
  * tracemem(addr, n[, dsize]) as DTrace prints it: always a hex dump (16
  * bytes a line, offsets in hex, an ASCII column), of n bytes, or of dsize
- * of them when dsize is smaller; -x rawbytes makes trace() dump too.
+ * of them when dsize is smaller; printm(n, p) is FreeBSD's name for it.
  */
 struct s {
 	int a;
@@ -20,5 +20,7 @@ BEGIN
 	tracemem(&g, 24, 6);
 	tracemem(&g, 24, 100);
 	tracemem(&g.b[0], 3);
+	/* FreeBSD's printm(size, pointer): the same dump */
+	printm(6, &g);
 	exit(0);
 }
