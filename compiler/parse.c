@@ -1524,6 +1524,21 @@ static void add_rec(struct lower *L, struct node *e, int exit)
 	c->nrecs++;
 }
 
+/* @size bytes at the address @e computes (type @t, or NULL: raw memory) */
+static void mem_rec(struct lower *L, struct node *e, struct dtype *t,
+		    unsigned size)
+{
+	struct parser *ps = L->ps;
+	struct clause *c;
+
+	e->type = XDT_TYPE_INT;		/* the DIF value is the address */
+	add_act(L, XDT_ACT_MEMREF, cg_difo(ps->p, &ps->lx, e), size, 0);
+	c = CL(ps);
+	c->recs = xrealloc(c->recs, (c->nrecs + 1) * sizeof(*c->recs));
+	c->recs[c->nrecs] = (struct recval){ DT_TYPE_MEM, t, 0, size };
+	c->nrecs++;
+}
+
 /*
  * trace()'s and print()'s value, recorded as DTrace records it: a string
  * as a string, a struct, union or array as its bytes (a memory record of
@@ -1533,7 +1548,6 @@ static void add_val(struct lower *L, struct node *e)
 {
 	struct parser *ps = L->ps;
 	struct dtype *r = e->t->real;
-	struct clause *c;
 	unsigned size = r->size;
 
 	if (r->k == TK_STRING || !type_is_byref(e->t)) {
@@ -1544,12 +1558,7 @@ static void add_val(struct lower *L, struct node *e)
 		dt_cerrt(&ps->lx, DT_D_PROTO_ARG, e->line, e->col,
 			 "cannot trace %s: %u bytes (1 to %u)", type_str(e->t),
 			 size, XDT_MAXMEMREF);
-	e->type = XDT_TYPE_INT;		/* the DIF value is its address */
-	add_act(L, XDT_ACT_MEMREF, cg_difo(ps->p, &ps->lx, e), size, 0);
-	c = CL(ps);
-	c->recs = xrealloc(c->recs, (c->nrecs + 1) * sizeof(*c->recs));
-	c->recs[c->nrecs] = (struct recval){ DT_TYPE_MEM, e->t, 0, size };
-	c->nrecs++;
+	mem_rec(L, e, e->t, size);
 }
 
 /* Values that must be D expressions: not void, not aggregations, typed. */
@@ -1810,7 +1819,6 @@ static void lower_action(struct lower *L, struct stmt *s)
 		add_val(L, av[0]);
 	} else if (!strcmp(t.s, "tracemem")) {
 		long long sz;
-		struct clause *c;
 
 		if (n < 2 || n > 3)
 			dt_cerrt(lx, DT_D_PROTO_LEN, t.line, t.col,
@@ -1838,19 +1846,13 @@ static void lower_action(struct lower *L, struct stmt *s)
 					 "tracemem( ) dynamic size (argument #3) must be of integer type");
 			add_rec(L, av[2], 0);
 		}
-		av[0]->type = XDT_TYPE_INT;
-		add_act(L, XDT_ACT_MEMREF, cg_difo(ps->p, lx, av[0]), (__u32)sz, 0);
-		c = CL(ps);
-		c->recs = xrealloc(c->recs, (c->nrecs + 1) * sizeof(*c->recs));
-		c->recs[c->nrecs] = (struct recval){ DT_TYPE_MEM, NULL, 0, (unsigned)sz };
-		c->nrecs++;
+		mem_rec(L, av[0], NULL, (unsigned)sz);
 	} else if (!strcmp(t.s, "printm")) {
 		/*
 		 * FreeBSD's printm(size, ptr): tracemem(ptr, size) by another
 		 * name (the same raw dump); ptr must be a pointer.
 		 */
 		long long sz;
-		struct clause *c;
 
 		if (n != 2)
 			dt_cerrt(lx, DT_D_PROTO_LEN, t.line, t.col,
@@ -1867,12 +1869,7 @@ static void lower_action(struct lower *L, struct stmt *s)
 				 "printm( ) argument #2 is incompatible with prototype:\n"
 				 "\tprototype: pointer\n\t argument: %s", type_str(av[1]->t));
 		add_out(L, OUT_TRACEMEM, NULL, 1);
-		av[1]->type = XDT_TYPE_INT;
-		add_act(L, XDT_ACT_MEMREF, cg_difo(ps->p, lx, av[1]), (__u32)sz, 0);
-		c = CL(ps);
-		c->recs = xrealloc(c->recs, (c->nrecs + 1) * sizeof(*c->recs));
-		c->recs[c->nrecs] = (struct recval){ DT_TYPE_MEM, NULL, 0, (unsigned)sz };
-		c->nrecs++;
+		mem_rec(L, av[1], NULL, (unsigned)sz);
 	} else if (!strcmp(t.s, "chill") || !strcmp(t.s, "raise")) {
 		if (n != 1)
 			dt_cerrt(lx, DT_D_PROTO_LEN, t.line, t.col,

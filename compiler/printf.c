@@ -314,15 +314,21 @@ static void pr_stack(FILE *fp, char *f, const struct pfdesc *d, const struct pfv
  * %Y: nanoseconds since the epoch in local time, the way DTrace rearranges
  * ctime(3C)'s "Sun Jan  1 00:00:00 2006" into mdb's "2006 Jan  1 00:00:00".
  */
-static void pr_time(FILE *fp, char *f, const struct pfdesc *d, const struct pfval *v)
+static void pr_strftime(FILE *fp, char *f, const struct pfdesc *d,
+			const struct pfval *v, const char *how)
 {
 	time_t sec = (time_t)(vunsigned(v) / 1000000000ULL);
 	char buf[64] = "";
 	struct tm tm;
 
 	if (localtime_r(&sec, &tm))
-		strftime(buf, sizeof(buf), "%Y %b %e %H:%M:%S", &tm);
+		strftime(buf, sizeof(buf), how, &tm);
 	fprintf(fp, cfmt(f, "", d->cconv), buf);
+}
+
+static void pr_time(FILE *fp, char *f, const struct pfdesc *d, const struct pfval *v)
+{
+	pr_strftime(fp, f, d, v, "%Y %b %e %H:%M:%S");
 }
 
 /*
@@ -331,13 +337,7 @@ static void pr_time(FILE *fp, char *f, const struct pfdesc *d, const struct pfva
  */
 static void pr_time822(FILE *fp, char *f, const struct pfdesc *d, const struct pfval *v)
 {
-	time_t sec = (time_t)(vunsigned(v) / 1000000000ULL);
-	char buf[64] = "";
-	struct tm tm;
-
-	if (localtime_r(&sec, &tm))
-		strftime(buf, sizeof(buf), "%a, %d %b %G %T %Z", &tm);
-	fprintf(fp, cfmt(f, "", d->cconv), buf);
+	pr_strftime(fp, f, d, v, "%a, %d %b %G %T %Z");
 }
 
 static void pr_cstr(FILE *fp, char *f, const struct pfdesc *d, const struct pfval *v)
