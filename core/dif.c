@@ -179,6 +179,10 @@ void __xdt_probe xdt_dif_fault(struct xdt_mstate *m, int kind, u64 addr,
 static int __xdt_probe load(struct xdt_mstate *m, u64 addr, void *dst,
 			    size_t n, u32 pc)
 {
+	if (!XDT_UNALIGNED_LOADS && (addr & (n - 1))) {
+		xdt_dif_fault(m, XDT_FAULT_BADALIGN, addr, pc);
+		return -EINVAL;
+	}
 	if (xdt_copy_nofault(dst, addr, n)) {
 		xdt_dif_fault(m, XDT_FAULT_BADADDR, addr, pc);
 		return -EFAULT;

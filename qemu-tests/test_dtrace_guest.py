@@ -364,3 +364,20 @@ def test_notrace_function_gets_the_isa_fallback(xdt):
     assert r.ok, r
     got = dict(re.findall(r"^\s+(entry|return)\s+(\d+)\s*$", r.stdout, re.M))
     assert got == {"entry": "5", "return": "5"}, r.stdout
+
+
+def test_unaligned_load_faults_where_dtrace_does(xdt):
+    """DTrace checks the alignment of DIF loads everywhere but x86; the
+    ISA's layer says which (arch/<isa>/isa.h, XDT_UNALIGNED_LOADS)."""
+    import os
+    with open(os.path.join(xdtvm.TOP, "arch", xdtvm.ISAS[xdt.isa]["dir"],
+                           "isa.h")) as f:
+        ok = int(re.search(r"#define XDT_UNALIGNED_LOADS\s+(\d)", f.read()).group(1))
+    r = dtrace(xdt, "-qn", "int a[2]; BEGIN { a[0] = 0x12345678; "
+               "a[1] = 0x9abcdef0; printf(\"%x\\n\", *(int *)((char *)&a[0] + 2)); } "
+               "BEGIN { exit(0); }")
+    assert r.ok, r
+    if ok:
+        assert r.stdout.split() == ["def01234"], r.stdout
+    else:
+        assert "invalid alignment (0x" in r.stderr and r.stdout.strip() == "", r

@@ -20,6 +20,11 @@
 typedef u32 xdt_patchval_t;
 #define XDT_BRK_IMM		0x0d7
 #define XDT_PATCHVAL		(0xd4200000u | (XDT_BRK_IMM << 5))	/* brk */
+/*
+ * An unaligned DIF load faults "invalid alignment", as DTrace's does on
+ * every ISA but x86 (DTRACE_ALIGNCHECK), though this CPU could do it.
+ */
+#define XDT_UNALIGNED_LOADS	0
 #define XDT_PATCH_LEN(v)	4
 
 static inline xdt_patchval_t xdt_arch_patch_for(xdt_patchval_t orig)

@@ -17,6 +17,11 @@ typedef u32 xdt_patchval_t;
 #define XDT_EBREAK		0x00100073u
 #define XDT_C_EBREAK		0x9002u
 /* The low two bits are 11 for a 32-bit instruction, anything else for RVC. */
+/*
+ * An unaligned DIF load faults "invalid alignment", as DTrace's does on
+ * every ISA but x86 (DTRACE_ALIGNCHECK), though this CPU could do it.
+ */
+#define XDT_UNALIGNED_LOADS	0
 #define XDT_PATCH_LEN(v)	(((v) & 3) == 3 ? 4 : 2)
 
 static inline xdt_patchval_t xdt_arch_patch_for(xdt_patchval_t orig)

@@ -14,6 +14,11 @@
 typedef u8 xdt_patchval_t;
 #define XDT_PATCHVAL		0xcc	/* int3 */
 #define XDT_PATCH_LEN(v)	1
+/*
+ * DIF loads at any alignment: DTrace checks alignment everywhere but x86
+ * (its DTRACE_ALIGNCHECK; the suite's pointers/err.InvalidAddress5.d).
+ */
+#define XDT_UNALIGNED_LOADS	1
 
 static inline xdt_patchval_t xdt_arch_patch_for(xdt_patchval_t orig)
 {

@@ -177,4 +177,7 @@ struct list_head { struct list_head *next, *prev; };
 
 #define pr_warn(...)		fprintf(stderr, __VA_ARGS__)
 
+/* The host VM loads as x86 does (the host's ISA): any alignment. */
+#define XDT_UNALIGNED_LOADS	1
+
 #endif
