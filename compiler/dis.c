@@ -41,12 +41,13 @@ static const struct prog *cur_prog;
 
 const char *aggfunc_name(int f)
 {
-	static const char *const n[] = {
-		[XDT_AGG_COUNT] = "count", [XDT_AGG_SUM] = "sum",
-		[XDT_AGG_MIN] = "min", [XDT_AGG_MAX] = "max",
-		[XDT_AGG_AVG] = "avg", [XDT_AGG_QUANTIZE] = "quantize",
+	static const char *const n[XDT_NAGGFUNCS] = {
+#define AGG_NAME(name, v, dname, nvals, nargs) [v] = dname,
+		XDT_AGGFUNCS(AGG_NAME)
+#undef AGG_NAME
 	};
-	return f >= XDT_AGG_COUNT && f <= XDT_AGG_QUANTIZE ? n[f] : "?";
+
+	return f >= XDT_AGG_COUNT && f < XDT_NAGGFUNCS && n[f] ? n[f] : "?";
 }
 
 static void strquote(FILE *fp, const char *s)

@@ -1677,10 +1677,11 @@ static void lower_printf(struct lower *L, struct stmt *s)
 	free(nframes);
 }
 
-static const char *const aggfuncs[] = {
-	[XDT_AGG_COUNT] = "count", [XDT_AGG_SUM] = "sum", [XDT_AGG_MIN] = "min",
-	[XDT_AGG_MAX] = "max", [XDT_AGG_AVG] = "avg",
-	[XDT_AGG_QUANTIZE] = "quantize",
+/* The aggregating functions' D arguments (XDT_AGGFUNCS) */
+static const int aggfunc_nargs[XDT_NAGGFUNCS] = {
+#define AGG_NARGS(name, v, dname, nvals, nargs) [v] = nargs,
+	XDT_AGGFUNCS(AGG_NARGS)
+#undef AGG_NARGS
 };
 
 static const char *keyname(int k)
@@ -1720,12 +1721,11 @@ static void lower_agg(struct lower *L, struct stmt *s)
 			keys[i]->type = ktype[i];
 		}
 	}
-	for (f = XDT_AGG_COUNT; f <= XDT_AGG_QUANTIZE; f++)
-		if (!strcmp(ft.s, aggfuncs[f]))
+	for (f = XDT_AGG_COUNT; f < XDT_NAGGFUNCS; f++)
+		if (!strcmp(ft.s, aggfunc_name(f)))
 			break;
-	if (f > XDT_AGG_QUANTIZE) {
-		static const char *const later[] = { "stddev", "lquantize",
-						     "llquantize" };
+	if (f >= XDT_NAGGFUNCS) {
+		static const char *const later[] = { "lquantize", "llquantize" };
 		int known = 0;
 
 		for (size_t i = 0; i < sizeof(later) / sizeof(later[0]); i++)
@@ -1735,11 +1735,10 @@ static void lower_agg(struct lower *L, struct stmt *s)
 			 known ? "%s( ) is not an aggregating function xdt has yet" :
 			 "%s( ) is not an aggregating function", ft.s);
 	}
-	if (s->nargs != (f == XDT_AGG_COUNT ? 0 : 1))
+	if (s->nargs != aggfunc_nargs[f])
 		dt_cerrt(lx, DT_D_PROTO_LEN, ft.line, ft.col,
 			 "%s( ) prototype mismatch: %d arg%s passed, %d expected",
-			 ft.s, s->nargs, s->nargs == 1 ? "" : "s",
-			 f == XDT_AGG_COUNT ? 0 : 1);
+			 ft.s, s->nargs, s->nargs == 1 ? "" : "s", aggfunc_nargs[f]);
 	if (s->nargs) {
 		v = value(L, s->args[0]);
 		if (!type_is_scalar(v->t))
@@ -1767,7 +1766,7 @@ static void lower_agg(struct lower *L, struct stmt *s)
 		if (ag->func != f)
 			dt_cerrt(lx, DT_D_AGG_REDEF, ft.line, ft.col,
 				 "@%s: aggregation redefined: %s( ) used before, %s( ) here",
-				 at.s, aggfuncs[ag->func], ft.s);
+				 at.s, aggfunc_name(ag->func), ft.s);
 		if (ag->nkeys != nkeys)
 			dt_cerrt(lx, DT_D_AGG_REDEF, at.line, at.col,
 				 "@%s: key count mismatch: %d before, %d here",

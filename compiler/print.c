@@ -517,6 +517,37 @@ void print_record(struct dt_print *pr, const struct prog *p, int cl,
 }
 
 /* ---- aggregations ------------------------------------------------------- */
+/*
+ * stddev(): DTrace's integer approximation (dt_stddev), sqrt(avg(x^2) -
+ * avg(x)^2) with the average of the squares in 128 bits, avg(x) truncated
+ * toward zero, and the square root rounded down.
+ */
+static unsigned long long agg_stddev(const __s64 *v)
+{
+	unsigned __int128 sumsq, avgsq, sqavg, diff, lo, hi;
+	long long avg;
+
+	if (v[0] <= 0)
+		return 0;
+	sumsq = (unsigned __int128)(__u64)v[3] << 64 | (__u64)v[2];
+	avgsq = sumsq / (__u64)v[0];
+	avg = v[1] / v[0];
+	if (avg < 0)
+		avg = -avg;
+	sqavg = (unsigned __int128)(__u64)avg * (__u64)avg;
+	diff = avgsq > sqavg ? avgsq - sqavg : 0;
+	/* the largest r with r * r <= diff */
+	for (lo = 0, hi = (unsigned __int128)1 << 64; hi - lo > 1; ) {
+		unsigned __int128 mid = lo + (hi - lo) / 2;
+
+		if (mid * mid <= diff)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return (unsigned long long)lo;
+}
+
 struct aent {
 	const struct xdt_aggent *e;
 	const char *key;
@@ -662,6 +693,9 @@ unsigned print_aggs(const struct prog *p, const char *buf, size_t size,
 		v[n].key = (const char *)e + sizeof(*e);
 		v[n].vals = vals;
 		switch (p->aggs[e->aggid].func) {
+		case XDT_AGG_STDDEV:
+			v[n].sortval = e->nvals >= 4 ? agg_stddev(vals) : 0;
+			break;
 		case XDT_AGG_AVG:
 			v[n].sortval = vals[0] ? (long double)vals[1] / vals[0] : 0;
 			break;
@@ -691,6 +725,9 @@ unsigned print_aggs(const struct prog *p, const char *buf, size_t size,
 			if (v[i].e->nvals >= XDT_QUANTIZE_BUCKETS)
 				print_quantize(v[i].vals, fp);
 			fputc('\n', fp);
+		} else if (ag->func == XDT_AGG_STDDEV) {
+			fprintf(fp, " %16llu\n", v[i].e->nvals >= 4 ?
+				agg_stddev(v[i].vals) : 0ULL);
 		} else if (ag->func == XDT_AGG_AVG) {
 			fprintf(fp, " %16lld\n", v[i].vals[0] ?
 				(long long)(v[i].vals[1] / v[i].vals[0]) : 0LL);

@@ -188,16 +188,15 @@ int xdt_buf_snap(struct xdt_state *st, u32 cpu, void __user *dst, u32 *size,
 
 /* ---- aggregations ----------------------------------------------------------- */
 
+static const u32 agg_nvals_tab[XDT_NAGGFUNCS] = {
+#define AGG_NVALS(name, v, dname, nvals, nargs) [v] = nvals,
+	XDT_AGGFUNCS(AGG_NVALS)
+#undef AGG_NVALS
+};
+
 static u32 __xdt_probe agg_nvals(u32 func)
 {
-	switch (func) {
-	case XDT_AGG_AVG:
-		return 2;
-	case XDT_AGG_QUANTIZE:
-		return XDT_QUANTIZE_BUCKETS;
-	default:
-		return 1;
-	}
+	return func < XDT_NAGGFUNCS ? agg_nvals_tab[func] : 1;
 }
 
 static int __xdt_probe quantize_bucket(s64 v)
@@ -250,6 +249,20 @@ static void __xdt_probe agg_apply(u32 func, s64 *vals, s64 v)
 	case XDT_AGG_QUANTIZE:
 		vals[quantize_bucket(v)]++;
 		break;
+	case XDT_AGG_STDDEV: {
+		/* the sum of squares in 128 bits, as DTrace keeps it */
+		u64 sq = v < 0 ? -(u64)v : (u64)v, lo, hi;
+		unsigned __int128 p = (unsigned __int128)sq * sq;
+
+		vals[0]++;
+		vals[1] += v;
+		lo = (u64)p;
+		hi = (u64)(p >> 64);
+		hi += ((u64)vals[2] + lo < (u64)vals[2]);
+		vals[2] = (s64)((u64)vals[2] + lo);
+		vals[3] = (s64)((u64)vals[3] + hi);
+		break;
+	}
 	}
 }
 
@@ -351,6 +364,13 @@ static void agg_merge(u32 func, s64 *dst, const s64 *src, u32 n)
 		break;
 	case XDT_AGG_MAX:
 		dst[0] = max(dst[0], src[0]);
+		break;
+	case XDT_AGG_STDDEV:
+		dst[0] += src[0];
+		dst[1] += src[1];
+		dst[3] = (s64)((u64)dst[3] + (u64)src[3] +
+			       ((u64)dst[2] + (u64)src[2] < (u64)dst[2]));
+		dst[2] = (s64)((u64)dst[2] + (u64)src[2]);
 		break;
 	default:
 		for (i = 0; i < n; i++)

@@ -186,7 +186,7 @@ static int load_clauses(struct xdt_state *st, struct xdt_enable *req)
 						    "aggregation %u of %u", i, j,
 						    a->arg0, p->naggs);
 				if (a->arg1 < XDT_AGG_COUNT ||
-				    a->arg1 > XDT_AGG_QUANTIZE)
+				    a->arg1 >= XDT_NAGGFUNCS)
 					return EERR("clause %u action %u: unknown "
 						    "aggregating function %u", i,
 						    j, a->arg1);

@@ -206,13 +206,26 @@ enum xdt_rec_kind {
 #define XDT_AF_DESTR	0x2
 #define XDT_MAXMEMREF	(64u << 10)	/* bytes one tracemem()/trace() records */
 
+/*
+ * The aggregating functions: one row each, expanded by the kernel (how many
+ * 8-byte values an entry keeps), the compiler (D name, arguments) and the
+ * printers.  X(name, value, D name, values kept, D arguments)
+ */
+#define XDT_AGGFUNCS(X) \
+	X(COUNT,    1, "count",    1, 0) \
+	X(SUM,	    2, "sum",	   1, 1) \
+	X(MIN,	    3, "min",	   1, 1) \
+	X(MAX,	    4, "max",	   1, 1) \
+	X(AVG,	    5, "avg",	   2, 1)	/* count, sum */ \
+	X(QUANTIZE, 6, "quantize", XDT_QUANTIZE_BUCKETS, 1) \
+	X(STDDEV,   7, "stddev",   4, 1)	/* count, sum, sum of squares
+						   (128 bits: low, high) */
+
 enum xdt_aggfunc {
-	XDT_AGG_COUNT = 1,
-	XDT_AGG_SUM,
-	XDT_AGG_MIN,
-	XDT_AGG_MAX,
-	XDT_AGG_AVG,		/* values: count, sum */
-	XDT_AGG_QUANTIZE,	/* values: XDT_QUANTIZE_BUCKETS counts */
+#define XDT_AGGENUM(name, v, dname, nvals, nargs) XDT_AGG_##name = v,
+	XDT_AGGFUNCS(XDT_AGGENUM)
+#undef XDT_AGGENUM
+	XDT_NAGGFUNCS
 };
 
 #define XDT_MAXSTACK	64		/* frames stack() may record */
