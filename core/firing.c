@@ -160,10 +160,7 @@ static int __xdt_probe run_clause(struct xdt_cpu *c, struct xdt_scpu *sc,
 		case XDT_ACT_STRING:
 			if (xdt_strcpy_nofault(rec + a->off, v,
 					       st->strsize) < 0) {
-				ctx->fault = XDT_FAULT_BADADDR;
-				ctx->fault_addr = v;
-				ctx->fault_pc = XDT_NO_DIFOFF;
-				((struct xdt_rechdr *)rec)->epid = U32_MAX;
+				act_fault(ctx, rec, XDT_FAULT_BADADDR, v);
 				raise_error(c, sc, st, ecb, ctx, i + 1);
 				return -1;
 			}
@@ -182,9 +179,7 @@ static int __xdt_probe run_clause(struct xdt_cpu *c, struct xdt_scpu *sc,
 				memset(key + keylen, 0, ALIGN(st->strsize, 8));
 				if (xdt_strcpy_nofault(key + keylen, v,
 						       st->strsize) < 0) {
-					ctx->fault = XDT_FAULT_BADADDR;
-					ctx->fault_addr = v;
-					ctx->fault_pc = XDT_NO_DIFOFF;
+					act_fault(ctx, rec, XDT_FAULT_BADADDR, v);
 					raise_error(c, sc, st, ecb, ctx, i + 1);
 					return -1;
 				}
@@ -214,7 +209,7 @@ static int __xdt_probe run_clause(struct xdt_cpu *c, struct xdt_scpu *sc,
 			break;
 		case XDT_ACT_RAISE:
 		case XDT_ACT_STOP:
-			if (xdt_raise(a->kind == XDT_ACT_STOP ? XDT_SIGSTOP : (int)v)) {
+			if (xdt_raise(a->kind == XDT_ACT_STOP ? XDT_SIGSTOP : v)) {
 				act_fault(ctx, rec, XDT_FAULT_ILLOP, 0);
 				raise_error(c, sc, st, ecb, ctx, i + 1);
 				return -1;

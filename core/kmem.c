@@ -281,18 +281,19 @@ static void xdt_raise_fn(struct irq_work *w)
 	put_task_struct(r->task);
 }
 
-int __xdt_probe xdt_raise(int sig)
+int __xdt_probe xdt_raise(u64 sig)
 {
 	struct xdt_raise_work *r = this_cpu_ptr(&xdt_raise_work);
 
-	if (sig <= 0 || sig >= _NSIG)
+	/* all 64 bits: raise(0x100000009) is no SIGKILL */
+	if (!sig || sig >= _NSIG)
 		return -EINVAL;
 	if (current->flags & PF_KTHREAD)
 		return 0;		/* no process to signal */
 	if (irq_work_is_busy(&r->work))
 		return -EBUSY;
 	r->task = get_task_struct(current);
-	r->sig = sig;
+	r->sig = (int)sig;
 	irq_work_queue(&r->work);
 	return 0;
 }

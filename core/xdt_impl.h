@@ -341,7 +341,7 @@ long xdt_ustrcpy_nofault(char *dst, unsigned long uaddr, u32 max);
 int xdt_progenyof(s64 pid);
 /* Destructive actions and subroutines (allowed only under dtrace -w) */
 int xdt_copyout_nofault(unsigned long uaddr, const void *src, size_t n);
-int xdt_raise(int sig);
+int xdt_raise(u64 sig);	/* 1.._NSIG-1, else -EINVAL */
 int xdt_chill(u64 ns);
 int xdt_breakpoint(void);
 void xdt_panic(const struct xdt_probe *p);

@@ -69,6 +69,10 @@ def test_raise_and_stop_signal_the_process(xdt, sysc):
                "-c", "sh /tmp/stop.sh")
     assert r.ok, r
     assert re.search(r"State:\s+T \(stopped\)", r.stdout), r.stdout
+    # a signal number is all 64 bits: 0x100000009 is no SIGKILL (BEGIN
+    # fires in dtrace itself, which would die of one)
+    r = dtrace(xdt, "-wq", "-n", "BEGIN { raise(0x100000009); } BEGIN { exit(0); }")
+    assert r.ok and "illegal operation in action #1" in r.stderr, r
 
 
 def test_chill_within_and_past_its_budget(xdt):

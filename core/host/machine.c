@@ -236,11 +236,11 @@ int xdt_copyout_nofault(unsigned long uaddr, const void *src, size_t n)
 	return n ? -EFAULT : 0;
 }
 
-int xdt_raise(int sig)
+int xdt_raise(u64 sig)
 {
-	if (sig <= 0 || sig >= 65)
+	if (!sig || sig >= 65)
 		return -EINVAL;
-	return kill(getpid(), sig) ? -EINVAL : 0;
+	return kill(getpid(), (int)sig) ? -EINVAL : 0;
 }
 
 int xdt_chill(u64 ns)
