@@ -118,9 +118,10 @@ static int is_signed(const struct dtype *t)
 }
 
 /*
- * Convert the value in @r from type @from to @to: integers narrower than
- * 64 bits are kept normalized (sign- or zero-extended, as dt_cg_typecast
- * does), so narrowing or a change of sign shifts up and back down.
+ * Convert the value in @r from type @from to @to, for a cast or a store:
+ * narrowing or a change of sign shifts up and back down (sign- or
+ * zero-extending from the new width), as DTrace's dt_cg_typecast does;
+ * arithmetic between them leaves all 64 bits (binary()).
  */
 static void convert(struct cg *g, struct node *n, int r, struct dtype *from,
 		    struct dtype *to)
@@ -286,8 +287,6 @@ static int binary(struct cg *g, struct node *n)
 	int pa = ta->k == TK_PTR || ta->k == TK_ARRAY;
 	int pb = tb->k == TK_PTR || tb->k == TK_ARRAY;
 
-	int ints = type_is_int(n->a->t) && type_is_int(n->b->t);
-
 	switch (n->op) {
 	case T_EQ: case T_NE: case T_LT: case T_LE: case T_GT: case T_GE: {
 		int x = r, y = r2, uns = !is_signed(n->ct);
@@ -330,10 +329,6 @@ static int binary(struct cg *g, struct node *n)
 			scale(g, n, r, tb->k == TK_ARRAY ? type_ptr(tb->base) : tb);
 		/* fall through */
 	default:
-		if (!ints || pa || pb) {
-			emit(g, DIF_INSN_R(arith_op(n, n->op), r, r2, r));
-			break;
-		}
 		/*
 		 * DTrace's arithmetic (dt_cg_arithmetic_op): 64-bit registers,
 		 * the operation signed or unsigned as the result's type is

@@ -62,8 +62,12 @@ def test_raise_and_stop_signal_the_process(xdt, sysc):
                "-c", "sh /tmp/raise.sh")
     assert r.ok, r
     assert "status=137" in r.stdout, r.stdout          # 128 + SIGKILL
-    xdt.put(f"{sysc} getppid 1 &\nsleep 2\ngrep State /proc/$!/status\n"
-            "kill -9 $!\n".encode(), "/tmp/stop.sh")
+    # waits for the stop however slow the host is (a minute at most)
+    xdt.put(f"{sysc} getppid 1 &\n"
+            "for i in $(seq 600); do\n"
+            "  grep -q 'State:.*T' /proc/$!/status && break; sleep 0.1\n"
+            "done\n"
+            "grep State /proc/$!/status\nkill -9 $!\n".encode(), "/tmp/stop.sh")
     r = dtrace(xdt, "-wq", "-n",
                'syscall::getppid:entry /execname == "sysc"/ { stop(); }',
                "-c", "sh /tmp/stop.sh")
