@@ -308,6 +308,19 @@ static int drain(struct xdt_hdl *h, const struct xdt_consumer *c)
 	return stop;
 }
 
+static int agg_snap(xdt_hdl_t *h, int force);
+
+/* setopt() reaching the consumer: an option now, as -x would have set it */
+static int run_setopt(void *ctx, const char *name, const char *val)
+{
+	xdt_hdl_t *h = ctx;
+
+	if (xdt_setopt(h, name, val))
+		return -1;
+	h->pr.quiet = h->o.quiet;
+	return 0;
+}
+
 int xdt_go(xdt_hdl_t *h)
 {
 	const struct prog *p = &h->p;
@@ -324,6 +337,12 @@ int xdt_go(xdt_hdl_t *h)
 	h->p.flags = h->o.destructive ? XDT_PROG_DESTRUCTIVE : 0;
 	h->blob = prog_blob(p, &size);
 	h->pr.quiet = h->o.quiet;
+	h->pr.setopt = run_setopt;
+	h->pr.ctx = h;
+	if (!h->pr.aggs)
+		h->pr.aggs = aggtab_new();
+	if (!h->aggcap)
+		h->aggcap = 1 << 16;
 	h->pr.last_nl = 1;
 	if (h->o.hostvm) {
 		h->vm = xdt_hostvm_open();
@@ -392,6 +411,7 @@ int xdt_work(xdt_hdl_t *h, const struct xdt_consumer *c)
 
 	if (!h->running)
 		return HERR(h, "not tracing");
+	agg_snap(h, 0);
 	if (drain(h, c))
 		return XDT_WORK_DONE;
 	memset(&st, 0, sizeof(st));
@@ -411,6 +431,7 @@ int xdt_stop(xdt_hdl_t *h, const struct xdt_consumer *c)
 		return HERR(h, "not tracing");
 	if (dev_ioctl(h, XDT_IOC_STOP, NULL) < 0)
 		ret = HERR(h, "failed to stop tracing: %s", strerror(errno));
+	agg_snap(h, 1);		/* END's aggregations, before its printa()s */
 	drain(h, c);
 	h->running = 0;
 	h->stopped = 1;
@@ -433,57 +454,88 @@ int xdt_exit_status(const xdt_hdl_t *h)
 }
 
 /*
- * Walk a snapshot of every aggregation.  The default printer is DTrace's
+ * Take the kernel's aggregation data since the last snapshot and fold it
+ * into the totals (agg.c): at most every aggrate unless @force (the end).
+ * DTrace snapshots before it consumes records (dtrace_work), so printa()
+ * and clear() act on data at least as new as the last snapshot.
+ */
+static int agg_snap(xdt_hdl_t *h, int force)
+{
+	struct xdt_aggsnap a;
+	struct timespec ts;
+	long long now;
+	char *buf = NULL;
+
+	if (!h->p.naggs || !h->pr.aggs)
+		return 0;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	now = ts.tv_sec * 1000000000LL + ts.tv_nsec;
+	if (!force && h->lastagg_ns && now - h->lastagg_ns < h->o.aggrate_us * 1000LL)
+		return 0;
+	h->lastagg_ns = now;
+	for (;;) {
+		buf = xrealloc(buf, h->aggcap);
+		memset(&a, 0, sizeof(a));
+		a.size = (__u32)h->aggcap;
+		a.buf = (__u64)(uintptr_t)buf;
+		if (dev_ioctl(h, XDT_IOC_AGGSNAP, &a) == 0)
+			break;
+		/* the kernel keeps what it took until our buffer is big enough */
+		if (errno == ENOSPC && a.size > h->aggcap && a.size < (1u << 30)) {
+			h->aggcap = a.size;
+			continue;
+		}
+		free(buf);
+		return HERR(h, "failed to snapshot aggregations: %s", strerror(errno));
+	}
+	aggtab_fold(h->pr.aggs, &h->p, buf, a.size, a.count);
+	free(buf);
+	return 0;
+}
+
+/*
+ * Walk every aggregation's totals.  The default printer is DTrace's
  * END-time output: at the end, dtrace(1) always writes one newline (quiet
  * or not, after the last record: illumos' main loop ends with
- * oprintf("\n")) and then the aggregations; xdt's aggregation printer
- * starts each aggregation with that blank line, so the newline is only
- * written here when no aggregation entry is.
+ * oprintf("\n")) and then the aggregations printa() has not printed,
+ * one after the other (libdtrace's dt_print_aggs puts no line between).
  */
 int xdt_aggwalk(xdt_hdl_t *h, int (*fn)(const struct xdt_aggdata *, void *),
 		void *arg)
 {
-	struct xdt_aggsnap a;
-	size_t cap = 1 << 16, off;
-	char *buf = NULL;
-	__u32 i;
+	size_t size, off;
+	unsigned count, i;
+	char *buf, *want;
+	int ret;
 
 	if (!h->p.naggs) {
 		if (!fn)
 			putchar('\n');
 		return 0;
 	}
-	for (;;) {
-		buf = xrealloc(buf, cap);
-		memset(&a, 0, sizeof(a));
-		a.size = (__u32)cap;
-		a.buf = (__u64)(uintptr_t)buf;
-		if (dev_ioctl(h, XDT_IOC_AGGSNAP, &a) < 0) {
-			if ((errno == ENOSPC || errno == EOVERFLOW || errno == E2BIG)
-			    && cap < (1u << 30)) {
-				cap = a.size > cap ? a.size : cap * 2;
-				continue;
-			}
-			free(buf);
-			if (!fn)
-				fputc('\n', dt_out(h));
-			return HERR(h, "failed to snapshot aggregations: %s", strerror(errno));
-		}
-		if (a.size <= cap)
-			break;
-		cap = a.size;	/* "or needed" */
-	}
-	if (!fn) {
-		if (!print_aggs(&h->p, buf, a.size, a.count, dt_out(h)))
+	ret = agg_snap(h, 1);
+	if (ret) {
+		if (!fn)
 			fputc('\n', dt_out(h));
+		return ret;
+	}
+	want = xzalloc((size_t)h->p.naggs + 1);
+	for (int k = 0; k < h->p.naggs; k++)
+		want[k] = fn || !h->p.aggs[k].printed;
+	buf = aggtab_layout(h->pr.aggs, want, &size, &count, NULL);
+	free(want);
+	if (!fn) {
+		fputc('\n', dt_out(h));
+		print_aggsort(&h->pr.sort);
+		print_aggs(&h->p, buf, size, count, dt_out(h));
 		free(buf);
 		return 0;
 	}
-	for (i = 0, off = 0; i < a.count && off + sizeof(struct xdt_aggent) <= a.size; i++) {
+	for (i = 0, off = 0; i < count && off + sizeof(struct xdt_aggent) <= size; i++) {
 		const struct xdt_aggent *e = (const void *)(buf + off);
 		struct xdt_aggdata d;
 
-		if (e->size < sizeof(*e) || off + e->size > a.size)
+		if (e->size < sizeof(*e) || off + e->size > size)
 			break;
 		d.ent = e;
 		d.name = e->aggid < (unsigned)h->p.naggs ? h->p.aggs[e->aggid].name : "?";

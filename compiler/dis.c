@@ -42,7 +42,7 @@ static const struct prog *cur_prog;
 const char *aggfunc_name(int f)
 {
 	static const char *const n[XDT_NAGGFUNCS] = {
-#define AGG_NAME(name, v, dname, nvals, nargs) [v] = dname,
+#define AGG_NAME(name, v, dname, nvals, amin, amax) [v] = dname,
 		XDT_AGGFUNCS(AGG_NAME)
 #undef AGG_NAME
 	};

@@ -111,7 +111,22 @@ void lex_skipspace(struct lexer *lx);
 	X(D_XLATE_SOU) X(D_XLATE_MEMB) X(D_XLATE_NONE) X(D_XLATE_INCOMPAT) \
 	X(D_EMPTY) X(D_COMM_COMM) X(D_STRINGOF_TYPE) X(D_NOREG) X(D_CG_EXPR) \
 	X(D_TRACEMEM_SIZE) X(D_TRACEMEM_ADDR) X(D_TRACEMEM_DYNSIZE) \
-	X(D_PRINT_VOID) X(D_PRINTM_SIZE) X(D_PRINTM_ADDR)
+	X(D_PRINT_VOID) X(D_PRINTM_SIZE) X(D_PRINTM_ADDR) \
+	X(D_LQUANT_BASETYPE) X(D_LQUANT_BASEVAL) X(D_LQUANT_LIMTYPE) \
+	X(D_LQUANT_LIMVAL) X(D_LQUANT_MISMATCH) X(D_LQUANT_STEPTYPE) \
+	X(D_LQUANT_STEPVAL) X(D_LQUANT_STEPLARGE) X(D_LQUANT_STEPSMALL) \
+	X(D_LQUANT_MATCHBASE) X(D_LQUANT_MATCHLIM) X(D_LQUANT_MATCHSTEP) \
+	X(D_LLQUANT_FACTORTYPE) X(D_LLQUANT_FACTORVAL) \
+	X(D_LLQUANT_FACTORMATCH) X(D_LLQUANT_LOWTYPE) X(D_LLQUANT_LOWVAL) \
+	X(D_LLQUANT_LOWMATCH) X(D_LLQUANT_HIGHTYPE) X(D_LLQUANT_HIGHVAL) \
+	X(D_LLQUANT_HIGHMATCH) X(D_LLQUANT_NSTEPTYPE) X(D_LLQUANT_NSTEPVAL) \
+	X(D_LLQUANT_NSTEPMATCH) X(D_LLQUANT_MAGRANGE) \
+	X(D_LLQUANT_FACTORNSTEPS) X(D_LLQUANT_FACTOREVEN) \
+	X(D_LLQUANT_FACTORSMALL) X(D_LLQUANT_MAGTOOBIG) \
+	X(D_PRINTA_PROTO) X(D_PRINTA_AGGARG) X(D_PRINTA_AGGKEY) \
+	X(D_CLEAR_PROTO) X(D_CLEAR_AGGARG) X(D_NORMALIZE_PROTO) \
+	X(D_NORMALIZE_AGGARG) X(D_NORMALIZE_SCALAR) X(D_TRUNC_PROTO) \
+	X(D_TRUNC_AGGARG) X(D_TRUNC_SCALAR)
 
 enum dt_errtag {
 #define DT_TAGENUM(t) DT_##t,
@@ -324,6 +339,9 @@ struct difo {
 enum outkind {
 	OUT_TRACE, OUT_PRINTF, OUT_EXIT, OUT_STACK, OUT_TRACEMEM, OUT_PRINT,
 	OUT_SYSTEM, OUT_FREOPEN, OUT_FTRUNCATE,
+	/* on aggregations (aggids[]): the consumer's, like DTrace's */
+	OUT_PRINTA, OUT_CLEAR, OUT_TRUNC, OUT_NORMALIZE, OUT_DENORMALIZE,
+	OUT_SETOPT,		/* fmt: the option, fmt2: its value or NULL */
 };
 struct pformat;
 struct outst {
@@ -332,6 +350,9 @@ struct outst {
 	int nargs;
 	int rec0;		/* index of its first value in clause recs[] */
 	struct pformat *pf;	/* printf: its format, parsed (printf.c) */
+	char *fmt2;
+	int *aggids;		/* printa() and friends: their aggregations */
+	int naggids;
 };
 
 struct recval {
@@ -369,8 +390,16 @@ struct agg {
 	int func;		/* enum xdt_aggfunc */
 	int nkeys;
 	int keytype[DT_MAXKEYS];	/* XDT_TYPE_INT/STRING or DT_TYPE_STACK */
-	unsigned keyframes[DT_MAXKEYS];	/* DT_TYPE_STACK: frames */
+	struct dtype *keyt[DT_MAXKEYS];	/* D types, from the first use */
+	unsigned keyframes[DT_MAXKEYS];	/* DT_TYPE_STACK: frames; an integer:
+					   its size (1, 2, 4, 8), from the
+					   first use */
+	__u64 arg;		/* lquantize/llquantize parameters (XDT_LQ_ARG) */
+	/* the consumer's, while tracing: normalize()'s factor, printa()'d */
+	long long normal;
+	int printed;
 };
+#define DT_MAXPRINTA	16	/* aggregations one printa() joins */
 
 struct prog {
 	struct clause *clauses;	int nclauses;
@@ -379,6 +408,7 @@ struct prog {
 	struct agg *aggs;	int naggs;
 	unsigned strsize;
 	unsigned bufsize;	/* -x bufsize, 0 = the kernel's default */
+	unsigned aggsize;	/* -x aggsize, 0 = the kernel's default */
 	/* per -n/-s source: its description text, full text, is it a file */
 	char **srcdesc;		int nsrc;
 	struct dvar **vars;	int nvars;	/* D variables, by id */
@@ -415,6 +445,13 @@ struct dt_print {
 	int header_done;
 	int last_nl;		/* the last character printed was '\n' */
 	int exit_status;	/* the value exit() recorded */
+	struct dt_aggtab *aggs;	/* the aggregation totals (agg.c) */
+	/* setopt(): the consumer sets the option; nonzero if it cannot */
+	int (*setopt)(void *ctx, const char *name, const char *val);
+	void *ctx;
+	struct dt_aggsort {	/* aggsortkey, aggsortrev, aggsortkeypos, aggsortpos */
+		int key, rev, keypos, pos;
+	} sort;
 };
 void print_header(struct dt_print *pr);
 void print_record(struct dt_print *pr, const struct prog *p, int cl,
@@ -424,6 +461,12 @@ void print_printf(const struct pformat *pf, const struct prog *p,
 /* Returns how many entries it printed (each aggregation after a blank line). */
 unsigned print_aggs(const struct prog *p, const char *buf, size_t size,
 		    unsigned count, FILE *fp);
+void print_aggsort(const struct dt_aggsort *o);
+void print_printa(const struct prog *p, const struct pformat *pf,
+		  const int *ids, int nids, const char *buf, size_t size,
+		  unsigned count, FILE *fp);
+void agg_order(const struct prog *p, const char *buf, size_t size,
+	       unsigned count, unsigned *out);
 void print_quantize(const __s64 *b, FILE *fp);
 void print_selftest(FILE *fp);
 void print_fake_records(const struct prog *p, char **vals, int nvals);
@@ -431,6 +474,18 @@ void print_fake_aggs(const struct prog *p, char **ents, int nents);
 void print_stack(const __u64 *pcs, unsigned nframes, FILE *fp);
 void print_bytes(struct dt_print *pr, const char *c, size_t n, int width,
 		 int raw, FILE *fp);
+
+/* ---- agg.c: the consumer's aggregation totals --------------------------- */
+struct dt_aggtab;
+struct dt_aggtab *aggtab_new(void);
+void aggtab_free(struct dt_aggtab *t);
+void aggtab_fold(struct dt_aggtab *t, const struct prog *p, const char *buf,
+		 size_t size, unsigned count);
+char *aggtab_layout(const struct dt_aggtab *t, const char *want, size_t *size,
+		    unsigned *count, size_t **pos);
+void aggtab_clear(struct dt_aggtab *t, int aggid);
+void aggtab_trunc(struct dt_aggtab *t, const struct prog *p, int aggid,
+		  long long keep);
 
 /* ---- printf.c: printf-style formats, parsed once, checked, formatted --- */
 enum {
@@ -491,8 +546,16 @@ struct pformat *pf_create(struct lexer *lx, int line, int col, const char *fmt);
 void pf_validate(struct lexer *lx, struct pformat *pf, const struct pfcheck *c,
 		 const char *func, int foff, const struct pfarg *av, int ac,
 		 int exact, int line, int col);
+/* printa()'s aggregation values; @dist draws value @j if it is a
+   distribution (returns nonzero), for %@ conversions */
+struct pfaggs {
+	const struct pfval *v;
+	int n;
+	int (*dist)(FILE *fp, int j, void *ctx);
+	void *ctx;
+};
 int pf_format(FILE *fp, const struct pformat *pf, const struct pfval *v, int nv,
-	      const struct pfval *aggv);
+	      const struct pfaggs *a);
 
 /* ---- ksyms.c: kernel addresses -> module`function+0xoff ---------------- */
 void ksyms_path(const char *path);	/* default $XDT_KALLSYMS, /proc/kallsyms */
@@ -503,6 +566,7 @@ struct dt_opts {
 	int quiet;
 	size_t bufsize;
 	long switchrate_us;
+	long aggrate_us;	/* -x aggrate: how often xdt_work() snapshots */
 	pid_t child;		/* -c */
 	pid_t target;		/* -p */
 	int child_gate;		/* 1: the -c child waits stopped for GO */
@@ -523,6 +587,7 @@ struct xdt_hdl {
 	struct dt_env env;
 	struct dt_opts o;
 	int bufsize_set;
+	unsigned aggsize;	/* -x aggsize, 0 = the kernel's default */
 	char errmsg[1024];
 	int cpp;			/* -C */
 	char **cppargs;
@@ -535,6 +600,8 @@ struct xdt_hdl {
 	__u32 neps;
 	char *buf;
 	size_t bufcap;
+	size_t aggcap;		/* aggregation snapshot buffer bytes */
+	long long lastagg_ns;	/* CLOCK_MONOTONIC of the last snapshot */
 	struct dt_print pr;
 	void *blob;
 };

@@ -7,9 +7,11 @@
 #define _GNU_SOURCE
 #include <ctype.h>
 #include <errno.h>
+#include <limits.h>
 #include <setjmp.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 #include "dt.h"
 #include "cpp.h"
@@ -79,16 +81,16 @@ static const struct { const char *name; enum optkind kind; int implemented; } op
 	{ "dynvarsize", OPT_SIZE, 1 }, { "cleanrate", OPT_RATE, 1 },
 	{ "errtags", OPT_FLAG, 1 }, { "defaultargs", OPT_FLAG, 1 },
 	{ "stackframes", OPT_COUNT, 1 }, { "zdefs", OPT_FLAG, 0 },
-	{ "aggrate", OPT_RATE, 0 }, { "aggsize", OPT_SIZE, 0 },
+	{ "aggrate", OPT_RATE, 1 }, { "aggsize", OPT_SIZE, 1 },
 	{ "bufpolicy", OPT_ANY, 0 }, { "bufresize", OPT_ANY, 0 },
 	{ "cpu", OPT_COUNT, 0 }, { "destructive", OPT_FLAG, 1 },
 	{ "flowindent", OPT_FLAG, 0 }, { "grabanon", OPT_FLAG, 0 },
 	{ "jstackframes", OPT_COUNT, 0 }, { "jstackstrsize", OPT_SIZE, 0 },
 	{ "nspec", OPT_COUNT, 0 }, { "specsize", OPT_SIZE, 0 },
 	{ "stackindent", OPT_COUNT, 0 }, { "statusrate", OPT_RATE, 0 },
-	{ "ustackframes", OPT_COUNT, 0 }, { "aggsortkey", OPT_FLAG, 0 },
-	{ "aggsortkeypos", OPT_COUNT, 0 }, { "aggsortpos", OPT_COUNT, 0 },
-	{ "aggsortrev", OPT_FLAG, 0 }, { "aggpack", OPT_FLAG, 0 },
+	{ "ustackframes", OPT_COUNT, 0 }, { "aggsortkey", OPT_FLAG, 1 },
+	{ "aggsortkeypos", OPT_COUNT, 1 }, { "aggsortpos", OPT_COUNT, 1 },
+	{ "aggsortrev", OPT_FLAG, 1 }, { "aggpack", OPT_FLAG, 0 },
 	{ "aggzoom", OPT_FLAG, 0 }, { "rawbytes", OPT_FLAG, 1 },
 	{ "droptags", OPT_FLAG, 0 }, { "linkmode", OPT_ANY, 0 },
 	{ "temporal", OPT_FLAG, 0 }, { "oformat", OPT_ANY, 0 },
@@ -137,15 +139,28 @@ static int set_one(const char *opt, const char *val, struct xdt_hdl *c,
 		return -1;
 	}
 	switch (options[i].kind) {
-	case OPT_FLAG:
-		if (val && strcmp(val, "") && strcmp(val, "1") && strcmp(val, "set") &&
-		    strcmp(val, "0") && strcmp(val, "unset")) {
+	case OPT_FLAG: {
+		/* DTrace's spellings of on and off, in any case */
+		static const char *const on[] = { "", "1", "set", "yes", "true",
+			"on", "enable", "enabled" };
+		static const char *const off[] = { "0", "unset", "no", "false",
+			"off", "disable", "disabled" };
+		int k = -1;
+
+		for (size_t j = 0; val && k < 0 && j < sizeof(on) / sizeof(on[0]); j++)
+			if (!strcasecmp(val, on[j]))
+				k = 1;
+		for (size_t j = 0; val && k < 0 && j < sizeof(off) / sizeof(off[0]); j++)
+			if (!strcasecmp(val, off[j]))
+				k = 0;
+		if (val && k < 0) {
 			snprintf(why, len, "failed to set -x %s=%s: Invalid value for specified option",
 				 opt, val);
 			return -1;
 		}
-		n = !(val && (!strcmp(val, "0") || !strcmp(val, "unset")));
+		n = val ? (unsigned long long)k : 1;
 		break;
+	}
 	case OPT_SIZE:
 	case OPT_COUNT:
 		if (!val || !*val) {
@@ -200,6 +215,19 @@ static void opt_apply(const char *name, const char *val, unsigned long long n,
 		if (n)
 			c->o.bufsize = (size_t)n;
 		c->bufsize_set = 1;
+	} else if (!strcmp(name, "aggsize")) {
+		/* the kernel rounds it up to a page and refuses above 64 MiB */
+		c->aggsize = n > UINT_MAX ? UINT_MAX : (unsigned)n;
+	} else if (!strcmp(name, "aggsortkey")) {
+		c->pr.sort.key = (int)n;
+	} else if (!strcmp(name, "aggsortrev")) {
+		c->pr.sort.rev = (int)n;
+	} else if (!strcmp(name, "aggsortkeypos")) {
+		c->pr.sort.keypos = (int)n;
+	} else if (!strcmp(name, "aggsortpos")) {
+		c->pr.sort.pos = (int)n;
+	} else if (!strcmp(name, "aggrate")) {
+		c->o.aggrate_us = us;
 	} else if (!strcmp(name, "switchrate")) {
 		c->o.switchrate_us = us;
 	} else if (!strcmp(name, "strsize")) {
@@ -295,6 +323,7 @@ xdt_hdl_t *xdt_open(void)
 
 	h->o.bufsize = 4u << 20;
 	h->o.switchrate_us = 100000;
+	h->o.aggrate_us = 1000000;	/* DTrace's default, 1hz */
 	h->o.child_gate = -1;
 	h->env.pid = getpid();
 	h->env.target = -1;
@@ -319,6 +348,7 @@ void xdt_close(xdt_hdl_t *h)
 		close(h->fd);
 	xdt_hostvm_close(h->vm);
 	free(h->buf);
+	aggtab_free(h->pr.aggs);
 	free(h->eps);
 	free(h->blob);
 	/* the compiled program's trees are the process's until exit */
@@ -427,6 +457,7 @@ int xdt_compile(xdt_hdl_t *h, const char *src, const char *name, int file,
 	prog_layout(&h->p);
 	h->p.bufsize = h->bufsize_set ? (unsigned)h->o.bufsize : 0;
 	h->p.dynvarsize = h->env.dynvarsize;
+	h->p.aggsize = h->aggsize;
 	h->p.cleanrate = h->env.cleanrate;
 	return 0;
 }

@@ -73,9 +73,8 @@ static int is_action(const char *s)
 static int is_future_action(const char *s)
 {
 	static const char *const fa[] = {
-		"ustack", "jstack", "printa",
-		"speculate", "commit", "discard", "setopt", "clear", "trunc",
-		"normalize", "denormalize", "pcap",
+		"ustack", "jstack",
+		"speculate", "commit", "discard", "pcap",
 	};
 	for (size_t i = 0; i < sizeof(fa) / sizeof(fa[0]); i++)
 		if (!strcmp(s, fa[i]))
@@ -1361,7 +1360,9 @@ static struct stmt *statement(struct parser *ps)
 		if (!strcmp(t.s, "stack")) {
 			/* stack()'s argument is checked as a constant later */
 			s->args = arglist(ps, &s->nargs, T_RPAR);
-		} else if (!strcmp(t.s, "printf")) {
+		} else if (!strcmp(t.s, "printf") || !strcmp(t.s, "printa") ||
+			   !strcmp(t.s, "clear") || !strcmp(t.s, "trunc") ||
+			   !strcmp(t.s, "normalize") || !strcmp(t.s, "denormalize")) {
 			s->args = printf_args(ps, &s->nargs);
 		} else {
 			s->args = arglist(ps, &s->nargs, T_RPAR);
@@ -1495,7 +1496,8 @@ static void add_out(struct lower *L, enum outkind k, char *fmt, int nargs)
 	flush_exprs(L);
 	c = CL(L->ps);
 	c->outs = xrealloc(c->outs, (c->nouts + 1) * sizeof(*c->outs));
-	c->outs[c->nouts] = (struct outst){ k, fmt, nargs, c->nrecs, NULL };
+	c->outs[c->nouts] = (struct outst){ .k = k, .fmt = fmt, .nargs = nargs,
+					    .rec0 = c->nrecs };
 	c->nouts++;
 }
 
@@ -1677,12 +1679,166 @@ static void lower_printf(struct lower *L, struct stmt *s)
 	free(nframes);
 }
 
-/* The aggregating functions' D arguments (XDT_AGGFUNCS) */
-static const int aggfunc_nargs[XDT_NAGGFUNCS] = {
-#define AGG_NARGS(name, v, dname, nvals, nargs) [v] = nargs,
+/* The aggregating functions' D arguments (XDT_AGGFUNCS): fewest, most */
+static const int aggfunc_nargs[XDT_NAGGFUNCS][2] = {
+#define AGG_NARGS(name, v, dname, nvals, amin, amax) [v] = { amin, amax },
 	XDT_AGGFUNCS(AGG_NARGS)
 #undef AGG_NARGS
 };
+
+/* An integer-constant parameter of lquantize/llquantize, or a tagged error. */
+static long long agg_param(struct lower *L, struct node *n, int tag,
+			   const char *fmt, int argno, const char *what)
+{
+	long long v;
+
+	n = sema_expr(L->ps->p, &L->ps->lx, n);
+	if (!type_is_int(n->t) || !sema_constval(n, &v))
+		dt_cerrt(&L->ps->lx, tag, n->line, n->col, fmt, argno, what);
+	return v;
+}
+
+/*
+ * lquantize(v, base, limit[, step[, incr]]) and llquantize(v, factor, low,
+ * high, steps[, incr]): DTrace's checks, in DTrace's order with its tags,
+ * and the packed parameters (XDT_LQ_ARG / XDT_LLQ_ARG).  Returns the index
+ * of the increment argument (nargs if there is none).
+ */
+static int quant_params(struct lower *L, struct stmt *s, int f, __u64 *arg)
+{
+	struct lexer *lx = &L->ps->lx;
+	struct token ft = s->ftok;
+	struct node **a = s->args;
+
+	if (f == XDT_AGG_LQUANTIZE) {
+		long long base, lim, step = 1, levels;
+
+		base = agg_param(L, a[1], DT_D_LQUANT_BASETYPE,
+				 "lquantize( ) argument #%d must be an integer constant%s",
+				 1, "");
+		if (base < INT32_MIN || base > INT32_MAX)
+			dt_cerrt(lx, DT_D_LQUANT_BASEVAL, a[1]->line, a[1]->col,
+				 "lquantize( ) argument #1 must be a 32-bit quantity");
+		lim = agg_param(L, a[2], DT_D_LQUANT_LIMTYPE,
+				"lquantize( ) argument #%d must be an integer constant%s",
+				2, "");
+		if (lim < INT32_MIN || lim > INT32_MAX)
+			dt_cerrt(lx, DT_D_LQUANT_LIMVAL, a[2]->line, a[2]->col,
+				 "lquantize( ) argument #2 must be a 32-bit quantity");
+		if (lim < base)
+			dt_cerrt(lx, DT_D_LQUANT_MISMATCH, ft.line, ft.col,
+				 "lquantize( ) base (argument #1) must be less than limit (argument #2)");
+		if (s->nargs > 3) {
+			step = agg_param(L, a[3], DT_D_LQUANT_STEPTYPE,
+					 "lquantize( ) argument #%d must be a non-zero positive integer constant%s",
+					 3, "");
+			if (step <= 0)
+				dt_cerrt(lx, DT_D_LQUANT_STEPTYPE, a[3]->line, a[3]->col,
+					 "lquantize( ) argument #3 must be a non-zero positive integer constant");
+			if (step > UINT16_MAX)
+				dt_cerrt(lx, DT_D_LQUANT_STEPVAL, a[3]->line, a[3]->col,
+					 "lquantize( ) argument #3 must be a 16-bit quantity");
+		}
+		levels = (lim - base) / step;
+		if (levels == 0)
+			dt_cerrt(lx, DT_D_LQUANT_STEPLARGE, ft.line, ft.col,
+				 "lquantize( ) step (argument #3) too large: must have at least one quantization level");
+		if (levels > UINT16_MAX)
+			dt_cerrt(lx, DT_D_LQUANT_STEPSMALL, ft.line, ft.col,
+				 "lquantize( ) step (argument #3) too small: number of quantization levels must be a 16-bit quantity");
+		*arg = XDT_LQ_ARG(base, step, levels);
+		return 4;
+	} else {
+		static const struct { const char *what; int type, val; } la[4] = {
+			{ "factor", DT_D_LLQUANT_FACTORTYPE, DT_D_LLQUANT_FACTORVAL },
+			{ "low magnitude", DT_D_LLQUANT_LOWTYPE, DT_D_LLQUANT_LOWVAL },
+			{ "high magnitude", DT_D_LLQUANT_HIGHTYPE, DT_D_LLQUANT_HIGHVAL },
+			{ "linear steps per magnitude", DT_D_LLQUANT_NSTEPTYPE,
+			  DT_D_LLQUANT_NSTEPVAL },
+		};
+		unsigned long long v[4], o;
+		int i;
+
+		for (i = 0; i < 4; i++) {
+			v[i] = (unsigned long long)agg_param(L, a[i + 1], la[i].type,
+				"llquantize( ) argument #%d (%s) must be an integer constant",
+				i + 1, la[i].what);
+			if (v[i] > UINT16_MAX)
+				dt_cerrt(lx, la[i].val, a[i + 1]->line, a[i + 1]->col,
+					 "llquantize( ) argument #%d (%s) must be an unsigned 16-bit quantity",
+					 i + 1, la[i].what);
+		}
+		if (v[0] < 2)
+			dt_cerrt(lx, DT_D_LLQUANT_FACTORSMALL, ft.line, ft.col,
+				 "llquantize( ) factor (argument #1) must be two or more");
+		if (v[1] >= v[2])
+			dt_cerrt(lx, DT_D_LLQUANT_MAGRANGE, ft.line, ft.col,
+				 "llquantize( ) high magnitude (argument #3) must be greater than low magnitude (argument #2)");
+		if (v[3] < v[0])
+			dt_cerrt(lx, DT_D_LLQUANT_FACTORNSTEPS, ft.line, ft.col,
+				 "llquantize( ) factor (argument #1) must be less than or equal to the number of linear steps per magnitude (argument #4)");
+		for (o = v[0]; o < v[3]; o *= v[0])
+			;
+		if (v[3] % v[0] || o % v[3])
+			dt_cerrt(lx, DT_D_LLQUANT_FACTOREVEN, ft.line, ft.col,
+				 "llquantize( ) factor (argument #1) must evenly divide the number of steps per magnitude (argument #4), and the number of steps per magnitude must evenly divide a power of the factor");
+		for (i = 0, o = 1; i <= (int)v[2] + 1; i++) {
+			if (o * v[0] / v[0] != o)
+				dt_cerrt(lx, DT_D_LLQUANT_MAGTOOBIG, ft.line, ft.col,
+					 "llquantize( ) factor (%llu) raised to power of high magnitude (%llu) plus 1 overflows 64-bits",
+					 v[0], v[2]);
+			o *= v[0];
+		}
+		*arg = XDT_LLQ_ARG(v[0], v[1], v[2], v[3]);
+		if (!xdt_agg_nvals(XDT_AGG_LLQUANTIZE, *arg))
+			dt_cerrt(lx, DT_D_LLQUANT_MAGTOOBIG, ft.line, ft.col,
+				 "llquantize( ) has more than %u buckets", XDT_MAXAGGVALS);
+		return 5;
+	}
+}
+
+/* An lquantize/llquantize redeclared with other parameters: DTrace's errors */
+static void quant_mismatch(struct lower *L, struct stmt *s, int f, __u64 o,
+			   __u64 n)
+{
+	struct lexer *lx = &L->ps->lx;
+	struct token ft = s->ftok;
+
+	if (f == XDT_AGG_LQUANTIZE) {
+		int ob = XDT_LQ_BASE(o), nb = XDT_LQ_BASE(n);
+		int os = XDT_LQ_STEP(o), ns = XDT_LQ_STEP(n);
+		int ol = XDT_LQ_LEVELS(o), nl = XDT_LQ_LEVELS(n);
+
+		if (ob != nb)
+			dt_cerrt(lx, DT_D_LQUANT_MATCHBASE, ft.line, ft.col,
+				 "lquantize( ) base (argument #1) doesn't match previous declaration: expected %d, found %d",
+				 ob, nb);
+		if (ol * os != nl * ns)
+			dt_cerrt(lx, DT_D_LQUANT_MATCHLIM, ft.line, ft.col,
+				 "lquantize( ) limit (argument #2) doesn't match previous declaration: expected %d, found %d",
+				 ob + ol * os, nb + nl * ns);
+		dt_cerrt(lx, DT_D_LQUANT_MATCHSTEP, ft.line, ft.col,
+			 "lquantize( ) step (argument #3) doesn't match previous declaration: expected %d, found %d",
+			 os, ns);
+	} else {
+		static const struct { const char *what; int tag, shift; } la[4] = {
+			{ "factor", DT_D_LLQUANT_FACTORMATCH, 48 },
+			{ "low magnitude", DT_D_LLQUANT_LOWMATCH, 32 },
+			{ "high magnitude", DT_D_LLQUANT_HIGHMATCH, 16 },
+			{ "linear steps per magnitude", DT_D_LLQUANT_NSTEPMATCH, 0 },
+		};
+
+		for (int i = 0; i < 4; i++) {
+			unsigned e = (unsigned)(o >> la[i].shift) & 0xffff;
+			unsigned f2 = (unsigned)(n >> la[i].shift) & 0xffff;
+
+			if (e != f2)
+				dt_cerrt(lx, la[i].tag, ft.line, ft.col,
+					 "llquantize( ) %s (argument #%d) doesn't match previous declaration: expected %u, found %u",
+					 la[i].what, i + 1, e, f2);
+		}
+	}
+}
 
 static const char *keyname(int k)
 {
@@ -1698,7 +1854,9 @@ static void lower_agg(struct lower *L, struct stmt *s)
 	struct node *keys[DT_MAXKEYS], *v = NULL;
 	int ktype[DT_MAXKEYS];
 	unsigned kframes[DT_MAXKEYS];
-	int f, id, i, nkeys = s->nkeys;
+	int f, id, i, nkeys = s->nkeys, amin, amax, iarg = 0;
+	struct node *incr = NULL;
+	__u64 qarg = 0;
 	struct agg *ag;
 
 	for (i = 0; i < nkeys; i++) {
@@ -1717,33 +1875,44 @@ static void lower_agg(struct lower *L, struct stmt *s)
 					 "aggregation key #%d has a type that cannot be a key: %s",
 					 i + 1, type_str(keys[i]->t));
 			ktype[i] = value_type(keys[i]);
-			kframes[i] = 0;
+			/* an integer key prints and sorts by its type's size */
+			kframes[i] = ktype[i] == XDT_TYPE_INT &&
+				keys[i]->t->real->size <= 8 ?
+				(unsigned)keys[i]->t->real->size : 8;
 			keys[i]->type = ktype[i];
 		}
 	}
 	for (f = XDT_AGG_COUNT; f < XDT_NAGGFUNCS; f++)
 		if (!strcmp(ft.s, aggfunc_name(f)))
 			break;
-	if (f >= XDT_NAGGFUNCS) {
-		static const char *const later[] = { "lquantize", "llquantize" };
-		int known = 0;
-
-		for (size_t i = 0; i < sizeof(later) / sizeof(later[0]); i++)
-			known |= !strcmp(ft.s, later[i]);
-		/* DTrace's: an aggregating function it has, or no function */
-		dt_cerrt(lx, known ? DT_D_AGG_FUNC : DT_D_FUNC_UNDEF, ft.line, ft.col,
-			 known ? "%s( ) is not an aggregating function xdt has yet" :
+	if (f >= XDT_NAGGFUNCS)
+		dt_cerrt(lx, DT_D_FUNC_UNDEF, ft.line, ft.col,
 			 "%s( ) is not an aggregating function", ft.s);
-	}
-	if (s->nargs != aggfunc_nargs[f])
+	amin = aggfunc_nargs[f][0];
+	amax = aggfunc_nargs[f][1];
+	if (s->nargs < amin || s->nargs > amax)
 		dt_cerrt(lx, DT_D_PROTO_LEN, ft.line, ft.col,
-			 "%s( ) prototype mismatch: %d arg%s passed, %d expected",
-			 ft.s, s->nargs, s->nargs == 1 ? "" : "s", aggfunc_nargs[f]);
+			 "%s( ) prototype mismatch: %d arg%s passed, %s%d expected",
+			 ft.s, s->nargs, s->nargs == 1 ? "" : "s",
+			 amin == amax ? "" : s->nargs < amin ? "at least " : "at most ",
+			 s->nargs < amin ? amin : amax);
 	if (s->nargs) {
 		v = value(L, s->args[0]);
 		if (!type_is_scalar(v->t))
 			dt_cerrt(lx, DT_D_AGG_SCALAR, v->line, v->col,
-				 "%s( ) argument #1 must be an integer", ft.s);
+				 "%s( ) argument #1 must be of scalar type", ft.s);
+	}
+	/* the parameters, then the increment: quantize's 2nd, the others' last */
+	if (f == XDT_AGG_LQUANTIZE || f == XDT_AGG_LLQUANTIZE)
+		iarg = quant_params(L, s, f, &qarg);
+	else if (f == XDT_AGG_QUANTIZE)
+		iarg = 1;
+	if (iarg && iarg < s->nargs) {
+		incr = value(L, s->args[iarg]);
+		if (!type_is_scalar(incr->t))
+			dt_cerrt(lx, DT_D_PROTO_ARG, incr->line, incr->col,
+				 "%s( ) increment value (argument #%d) must be of scalar type",
+				 ft.s, amax);
 	}
 
 	/* ids in order of first appearance; later uses must agree */
@@ -1756,10 +1925,12 @@ static void lower_agg(struct lower *L, struct stmt *s)
 		memset(ag, 0, sizeof(*ag));
 		ag->name = xstrdup(at.s);
 		ag->func = f;
+		ag->arg = qarg;
 		ag->nkeys = nkeys;
 		for (i = 0; i < nkeys; i++) {
 			ag->keytype[i] = ktype[i];
 			ag->keyframes[i] = kframes[i];
+			ag->keyt[i] = ktype[i] == DT_TYPE_STACK ? NULL : keys[i]->t;
 		}
 	} else {
 		ag = &p->aggs[id];
@@ -1767,6 +1938,8 @@ static void lower_agg(struct lower *L, struct stmt *s)
 			dt_cerrt(lx, DT_D_AGG_REDEF, ft.line, ft.col,
 				 "@%s: aggregation redefined: %s( ) used before, %s( ) here",
 				 at.s, aggfunc_name(ag->func), ft.s);
+		if (ag->arg != qarg)
+			quant_mismatch(L, s, f, ag->arg, qarg);
 		if (ag->nkeys != nkeys)
 			dt_cerrt(lx, DT_D_AGG_REDEF, at.line, at.col,
 				 "@%s: key count mismatch: %d before, %d here",
@@ -1788,7 +1961,159 @@ static void lower_agg(struct lower *L, struct stmt *s)
 			add_act(L, XDT_ACT_AGGKEY, cg_difo(p, lx, keys[i]),
 				ktype[i] == XDT_TYPE_STRING ? XDT_KEY_STRING : XDT_KEY_INT, 0);
 	}
+	if (incr)
+		add_act(L, XDT_ACT_AGGINCR, cg_difo(p, lx, incr), 0, 0);
 	add_act(L, XDT_ACT_AGG, v ? cg_difo(p, lx, v) : -1, id, f);
+}
+
+/* @name as an action's argument: the aggregation's id, or -1 */
+static int agg_ref(struct prog *p, const struct node *e)
+{
+	if (e->k != N_IDENT || e->s[0] != '@')
+		return -1;
+	for (int id = 0; id < p->naggs; id++)
+		if (!strcmp(p->aggs[id].name, e->s + 1))
+			return id;
+	return -2;
+}
+
+static const char *argdesc(struct lower *L, struct node *e)
+{
+	if (e->k == N_IDENT && e->s[0] == '@')
+		return "aggregation";
+	if (e->k == N_CALL && is_action(e->s))
+		return "void";
+	return type_str(sema_expr(L->ps->p, &L->ps->lx, e)->t);
+}
+
+/*
+ * printa([format,] @a[, @b ...]): the consumer prints the aggregations
+ * when it reaches the record (DTrace's model: a snapshot of the totals,
+ * not the values at the firing), with the format's conversions checked
+ * against the first aggregation's keys and %@ against its values.
+ */
+static void lower_printa(struct lower *L, struct stmt *s)
+{
+	struct parser *ps = L->ps;
+	struct lexer *lx = &ps->lx;
+	struct node **av = s->args;
+	int n = s->nargs, f = 0, ids[DT_MAXPRINTA], nids = 0, i;
+	struct pformat *pf = NULL;
+	struct clause *c;
+
+	if (n < 1)
+		dt_cerrt(lx, DT_D_PRINTA_PROTO, s->tok.line, s->tok.col,
+			 "printa( ) prototype mismatch: 0 args passed, at least 1 expected");
+	if (av[0]->k == N_STR)
+		f = 1;
+	if (f && n < 2)
+		dt_cerrt(lx, DT_D_PRINTA_PROTO, s->tok.line, s->tok.col,
+			 "printa( ) prototype mismatch: 1 arg passed, at least 2 expected");
+	for (i = f; i < n; i++) {
+		int id = agg_ref(ps->p, av[i]);
+
+		if (id == -2)
+			dt_cerrt(lx, DT_D_IDENT_UNDEF, av[i]->line, av[i]->col,
+				 "printa( ) argument #%d: %s is not defined", i + 1,
+				 av[i]->s);
+		if (id < 0)
+			dt_cerrt(lx, DT_D_PRINTA_AGGARG, av[i]->line, av[i]->col,
+				 "printa( ) argument #%d is incompatible with prototype:\n"
+				 "\tprototype: aggregation\n\t argument: %s", i + 1,
+				 argdesc(L, av[i]));
+		if (nids == DT_MAXPRINTA)
+			dt_cerrt(lx, DT_D_PRINTA_PROTO, av[i]->line, av[i]->col,
+				 "printa( ) joins at most %d aggregations", DT_MAXPRINTA);
+		ids[nids++] = id;
+	}
+	/* joined aggregations have the same keys, as DTrace requires */
+	for (i = 1; i < nids; i++) {
+		const struct agg *a = &ps->p->aggs[ids[0]], *b = &ps->p->aggs[ids[i]];
+		int ok = a->nkeys == b->nkeys;
+
+		for (int k = 0; ok && k < a->nkeys; k++)
+			ok = a->keytype[k] == b->keytype[k];
+		if (!ok)
+			dt_cerrt(lx, DT_D_PRINTA_AGGKEY, av[f + i]->line, av[f + i]->col,
+				 "printa( ) argument #%d is incompatible with aggregation #1 prototype:\n"
+				 "\tprototype: %d keys\n\t argument: %d keys", f + i + 1,
+				 a->nkeys, b->nkeys);
+	}
+	if (f) {
+		const struct agg *a = &ps->p->aggs[ids[0]];
+		struct pfarg ka[DT_MAXKEYS];
+		struct pfcheck chk = { 0, dt_int64 };
+
+		for (i = 0; i < a->nkeys; i++)
+			ka[i] = (struct pfarg){ a->keytype[i] == DT_TYPE_STACK ?
+						PFA_STACK : PFA_VALUE,
+						a->keytype[i] == XDT_TYPE_STRING ?
+						dt_string : a->keyt[i],
+						av[0]->line, av[0]->col };
+		pf = pf_create(lx, av[0]->line, av[0]->col, av[0]->s);
+		pf_validate(lx, pf, &chk, "printa", 1, ka, a->nkeys, 0,
+			    av[0]->line, av[0]->col);
+	}
+	add_out(L, OUT_PRINTA, f ? av[0]->s : NULL, 0);
+	c = CL(ps);
+	c->outs[c->nouts - 1].pf = pf;
+	c->outs[c->nouts - 1].aggids = xzalloc(nids * sizeof(int));
+	memcpy(c->outs[c->nouts - 1].aggids, ids, nids * sizeof(int));
+	c->outs[c->nouts - 1].naggids = nids;
+	c->record = 1;
+}
+
+/*
+ * clear(@a), denormalize(@a), trunc(@a[, n]), normalize(@a, n): the
+ * consumer acts on its totals when it reaches the record; n is recorded.
+ */
+static void lower_aggact(struct lower *L, struct stmt *s)
+{
+	struct parser *ps = L->ps;
+	struct lexer *lx = &ps->lx;
+	struct node **av = s->args;
+	const char *fn = s->tok.s;
+	int n = s->nargs, id, tr = fn[0] == 't', nm = fn[0] == 'n';
+	int proto = tr ? DT_D_TRUNC_PROTO : nm ? DT_D_NORMALIZE_PROTO : DT_D_CLEAR_PROTO;
+	int aggarg = tr ? DT_D_TRUNC_AGGARG : nm ? DT_D_NORMALIZE_AGGARG :
+		     DT_D_CLEAR_AGGARG;
+	int lo = nm ? 2 : 1, hi = tr || nm ? 2 : 1;
+	struct clause *c;
+
+	if (n < lo || n > hi)
+		dt_cerrt(lx, proto, s->tok.line, s->tok.col,
+			 "%s( ) prototype mismatch: %d arg%s passed, %s%d expected",
+			 fn, n, n == 1 ? "" : "s", lo == hi ? "" : n < lo ? "at least " :
+			 "at most ", n < lo ? lo : hi);
+	id = agg_ref(ps->p, av[0]);
+	if (id == -2)
+		dt_cerrt(lx, DT_D_IDENT_UNDEF, av[0]->line, av[0]->col,
+			 "%s( ) argument #1: %s is not defined", fn, av[0]->s);
+	if (id < 0)
+		dt_cerrt(lx, aggarg, av[0]->line, av[0]->col,
+			 "%s( ) argument #1 is incompatible with prototype:\n"
+			 "\tprototype: aggregation\n\t argument: %s", fn,
+			 argdesc(L, av[0]));
+	if (n == 2) {
+		if (av[1]->k == N_IDENT && av[1]->s[0] == '@')
+			dt_cerrt(lx, tr ? DT_D_TRUNC_SCALAR : DT_D_NORMALIZE_SCALAR,
+				 av[1]->line, av[1]->col,
+				 "%s( ) argument #2 must be of scalar type", fn);
+		av[1] = value(L, av[1]);
+		if (!type_is_scalar(av[1]->t))
+			dt_cerrt(lx, tr ? DT_D_TRUNC_SCALAR : DT_D_NORMALIZE_SCALAR,
+				 av[1]->line, av[1]->col,
+				 "%s( ) argument #2 must be of scalar type", fn);
+	}
+	add_out(L, tr ? OUT_TRUNC : nm ? OUT_NORMALIZE : fn[0] == 'c' ? OUT_CLEAR :
+		OUT_DENORMALIZE, NULL, n - 1);
+	c = CL(ps);
+	c->outs[c->nouts - 1].aggids = xzalloc(sizeof(int));
+	c->outs[c->nouts - 1].aggids[0] = id;
+	c->outs[c->nouts - 1].naggids = 1;
+	c->record = 1;
+	if (n == 2)
+		add_rec(L, av[1], 0);
 }
 
 static void lower_action(struct lower *L, struct stmt *s)
@@ -1919,6 +2244,25 @@ static void lower_action(struct lower *L, struct stmt *s)
 		c->recs = xrealloc(c->recs, (c->nrecs + 1) * sizeof(*c->recs));
 		c->recs[c->nrecs] = (struct recval){ DT_TYPE_STACK, NULL, 0, nf };
 		c->nrecs++;
+	} else if (!strcmp(t.s, "printa")) {
+		lower_printa(L, s);
+	} else if (!strcmp(t.s, "setopt")) {
+		/* setopt(option[, value]): the consumer's, string constants */
+		if (n < 1 || n > 2)
+			dt_cerrt(lx, DT_D_PROTO_LEN, t.line, t.col,
+				 "setopt( ) prototype mismatch: %d arg%s passed, %s%d expected",
+				 n, n == 1 ? "" : "s", n < 1 ? "at least " : "at most ",
+				 n < 1 ? 1 : 2);
+		for (int i = 0; i < n; i++)
+			if (av[i]->k != N_STR)
+				dt_cerrt(lx, DT_D_PROTO_ARG, av[i]->line, av[i]->col,
+					 "setopt( ) argument #%d must be a string constant", i + 1);
+		add_out(L, OUT_SETOPT, av[0]->s, 0);
+		CL(ps)->outs[CL(ps)->nouts - 1].fmt2 = n == 2 ? av[1]->s : NULL;
+		CL(ps)->record = 1;
+	} else if (!strcmp(t.s, "clear") || !strcmp(t.s, "trunc") ||
+		   !strcmp(t.s, "normalize") || !strcmp(t.s, "denormalize")) {
+		lower_aggact(L, s);
 	} else {	/* printf, and the printf-like system(), freopen() */
 		lower_printf(L, s);
 	}

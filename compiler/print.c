@@ -442,6 +442,50 @@ void print_header(struct dt_print *pr)
 	pr->header_done = 1;
 }
 
+/*
+ * printa(), clear(), trunc(), normalize(), denormalize(): on the totals
+ * as of the consumer's last snapshot, as DTrace's are.
+ */
+static void agg_action(struct dt_print *pr, const struct prog *p,
+		       const struct outst *o, const struct recval *r,
+		       const char *data, FILE *fp)
+{
+	struct agg *ag = &p->aggs[o->aggids[0]];
+	char *want, *buf;
+	size_t size;
+	unsigned count;
+
+	if (!pr->aggs)
+		return;
+	switch (o->k) {
+	case OUT_CLEAR:
+		aggtab_clear(pr->aggs, o->aggids[0]);
+		return;
+	case OUT_TRUNC:
+		aggtab_trunc(pr->aggs, p, o->aggids[0], o->nargs ? rec_int(data, r) : 0);
+		return;
+	case OUT_NORMALIZE:
+		/* the consumer's state: struct agg is the program's, ours */
+		((struct agg *)ag)->normal = rec_int(data, r) > 0 ? rec_int(data, r) : 1;
+		return;
+	case OUT_DENORMALIZE:
+		((struct agg *)ag)->normal = 1;
+		return;
+	default:
+		break;
+	}
+	print_aggsort(&pr->sort);
+	want = xzalloc((size_t)p->naggs + 1);
+	for (int i = 0; i < o->naggids; i++) {
+		want[o->aggids[i]] = 1;
+		((struct agg *)&p->aggs[o->aggids[i]])->printed = 1;
+	}
+	buf = aggtab_layout(pr->aggs, want, &size, &count, NULL);
+	print_printa(p, o->pf, o->aggids, o->naggids, buf, size, count, fp);
+	free(buf);
+	free(want);
+}
+
 /* One record of clause @cl, from enabled probe @ep, fired on @cpu. */
 void print_record(struct dt_print *pr, const struct prog *p, int cl,
 		  const struct xdt_eprobe *ep, int cpu, const char *data)
@@ -484,6 +528,13 @@ void print_record(struct dt_print *pr, const struct prog *p, int cl,
 			print_bytes(pr, data + r[o->nargs - 1].off, n, -33, 1, fp);
 		} else if (o->k == OUT_PRINT) {
 			print_value(p, r, data, fp);
+		} else if (o->k >= OUT_PRINTA && o->k <= OUT_DENORMALIZE) {
+			agg_action(pr, p, o, r, data, fp);
+		} else if (o->k == OUT_SETOPT) {
+			/* DTrace reports a bad one and carries on (dt_setopt) */
+			if (pr->setopt && pr->setopt(pr->ctx, o->fmt, o->fmt2))
+				fprintf(stderr, "dtrace: couldn't set option \"%s\" to \"%s\"\n",
+					o->fmt, o->fmt2 ? o->fmt2 : "");
 		} else if (o->k == OUT_SYSTEM || o->k == OUT_FREOPEN ||
 			   o->k == OUT_FTRUNCATE) {
 			/* what was printed so far goes out first, as in DTrace */
@@ -522,16 +573,17 @@ void print_record(struct dt_print *pr, const struct prog *p, int cl,
  * avg(x)^2) with the average of the squares in 128 bits, avg(x) truncated
  * toward zero, and the square root rounded down.
  */
-static unsigned long long agg_stddev(const __s64 *v)
+static unsigned long long agg_stddev(const __s64 *v, long long normal)
 {
 	unsigned __int128 sumsq, avgsq, sqavg, diff, lo, hi;
 	long long avg;
 
-	if (v[0] <= 0)
+	if (v[0] <= 0 || normal <= 0)
 		return 0;
+	/* normalized: the sum of squares by normal^2, the sum by normal */
 	sumsq = (unsigned __int128)(__u64)v[3] << 64 | (__u64)v[2];
-	avgsq = sumsq / (__u64)v[0];
-	avg = v[1] / v[0];
+	avgsq = sumsq / (__u64)normal / (__u64)normal / (__u64)v[0];
+	avg = v[1] / normal / v[0];
 	if (avg < 0)
 		avg = -avg;
 	sqavg = (unsigned __int128)(__u64)avg * (__u64)avg;
@@ -552,55 +604,98 @@ struct aent {
 	const struct xdt_aggent *e;
 	const char *key;
 	const __s64 *vals;
-	long double sortval;
+	long double sortval, zero;
 };
 
 static const struct prog *sort_prog;
 
+/* An integer key as its type's size has it (keys travel as 8 bytes) */
+static unsigned long long key_uint(const struct agg *ag, int i, const char *p)
+{
+	__u64 v;
+	unsigned sz = ag->keyframes[i];
+
+	memcpy(&v, p, 8);
+	return sz == 1 ? (__u8)v : sz == 2 ? (__u16)v : sz == 4 ? (__u32)v : v;
+}
+
+/*
+ * The sort options (aggsortkey, aggsortrev, aggsortkeypos, aggsortpos),
+ * as the consumer has them when it prints; trunc() sorts without them, as
+ * DTrace's does (an explicit comparator ignores them).
+ */
+static struct dt_aggsort sortopt, nosort;
+static const struct dt_aggsort *sort_now = &nosort;
+
+void print_aggsort(const struct dt_aggsort *o)
+{
+	sortopt = *o;
+}
+
+static int key1cmp(const struct agg *ag, int i, const char *x, const char *y)
+{
+	if (ag->keytype[i] == XDT_TYPE_STRING)
+		return strncmp(x, y, sort_prog->strsize);
+	if (ag->keytype[i] == DT_TYPE_STACK) {
+		for (unsigned f = 0; f < ag->keyframes[i]; f++) {
+			__u64 p, q;
+
+			memcpy(&p, x + 8 * f, 8);
+			memcpy(&q, y + 8 * f, 8);
+			if (p != q)
+				return p < q ? -1 : 1;
+		}
+		return 0;
+	} else {
+		/* DTrace compares integer keys unsigned, at their size */
+		unsigned long long p = key_uint(ag, i, x), q = key_uint(ag, i, y);
+
+		return p < q ? -1 : p > q;
+	}
+}
+
+/* Keys in order from aggsortkeypos, wrapping around (dt_aggregate_keycmp) */
 static int keycmp(const struct aent *a, const struct aent *b)
 {
 	const struct agg *ag = &sort_prog->aggs[a->e->aggid];
-	unsigned off = 0;
+	unsigned off[DT_MAXKEYS + 1], o = 0;
+	int n = ag->nkeys, pos = sort_now->keypos < n ? sort_now->keypos : 0;
 
-	for (int i = 0; i < ag->nkeys; i++) {
-		int d;
+	for (int i = 0; i < n; i++) {
+		off[i] = o;
+		o += ag->keytype[i] == XDT_TYPE_STRING ? (sort_prog->strsize + 7) & ~7u :
+		     ag->keytype[i] == DT_TYPE_STACK ? 8 * ag->keyframes[i] : 8;
+	}
+	for (int k = 0; k < n; k++) {
+		int i = (k + pos) % n;
+		int d = key1cmp(ag, i, a->key + off[i], b->key + off[i]);
 
-		if (ag->keytype[i] == XDT_TYPE_STRING) {
-			d = strncmp(a->key + off, b->key + off, sort_prog->strsize);
-			off += (sort_prog->strsize + 7) & ~7u;
-		} else if (ag->keytype[i] == DT_TYPE_STACK) {
-			d = 0;
-			for (unsigned f = 0; f < ag->keyframes[i] && !d; f++) {
-				__u64 x, y;
-
-				memcpy(&x, a->key + off + 8 * f, 8);
-				memcpy(&y, b->key + off + 8 * f, 8);
-				d = x < y ? -1 : x > y;
-			}
-			off += 8 * ag->keyframes[i];
-		} else {
-			__s64 x, y;
-
-			memcpy(&x, a->key + off, 8);
-			memcpy(&y, b->key + off, 8);
-			d = x < y ? -1 : x > y;
-			off += 8;
-		}
 		if (d)
 			return d;
 	}
 	return 0;
 }
 
+/*
+ * By aggregation, then value and keys (or, under aggsortkey, keys alone);
+ * aggsortrev reverses all of it, as DTrace's DT_LESSTHAN does.
+ */
 static int aent_cmp(const void *x, const void *y)
 {
 	const struct aent *a = x, *b = y;
+	int r;
 
 	if (a->e->aggid != b->e->aggid)
-		return a->e->aggid < b->e->aggid ? -1 : 1;
-	if (a->sortval != b->sortval)
-		return a->sortval < b->sortval ? -1 : 1;
-	return keycmp(a, b);
+		r = a->e->aggid < b->e->aggid ? -1 : 1;
+	else if (sort_now->key)
+		r = keycmp(a, b);
+	else if (a->sortval != b->sortval)
+		r = a->sortval < b->sortval ? -1 : 1;
+	else if (a->zero != b->zero)
+		r = a->zero < b->zero ? -1 : 1;
+	else
+		r = keycmp(a, b);
+	return sort_now->rev ? -r : r;
 }
 
 static long long bucket_value(int b)
@@ -612,38 +707,223 @@ static long long bucket_value(int b)
 	return k > 0 ? 1LL << (k - 1) : -(1LL << (-k - 1));
 }
 
-/* A quantize() distribution; one zero row either side of the data. */
-void print_quantize(const __s64 *b, FILE *fp)
+/*
+ * The rows a distribution prints, DTrace's rule for all three: from one
+ * bucket before the first non-zero to one after the last; with no data,
+ * @e0..@e1 (quantize: the buckets around 0; the others: the first ones).
+ */
+static void hist_span(const __s64 *b, int n, int e0, int e1, int *first,
+		      int *last)
 {
+	int f = 0, l = n - 1;
+
+	while (f < n && !b[f])
+		f++;
+	if (f == n) {
+		*first = e0;
+		*last = e1;
+		return;
+	}
+	if (f > 0)
+		f--;
+	while (l > 0 && !b[l])
+		l--;
+	if (l < n - 1)
+		l++;
+	*first = f;
+	*last = l;
+}
+
+/*
+ * One row's bar and count, as dt_print_quantline draws it: 40 columns of
+ * '@' for all-positive data, right-aligned bars for all-negative data,
+ * and 20 either side of a centre line when there are both.
+ */
+static void quantline(__s64 val, long double total, int pos, int neg,
+		      long long normal, FILE *fp)
+{
+	long long shown = (long long)val / normal;	/* the bar is not */
+
 	static const char ats[] = "@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@";
 	static const char sp[] = "                                        ";
-	int first, last, i;
-	long double total = 0;
+	unsigned len = 40, depth = 0;
+	long double a = val < 0 ? -(long double)val : (long double)val;
 
-	for (i = 0; i < XDT_QUANTIZE_BUCKETS; i++)
-		total += b[i] < 0 ? -(long double)b[i] : (long double)b[i];
-	for (first = 0; first < XDT_QUANTIZE_BUCKETS && !b[first]; first++)
-		;
-	if (first == XDT_QUANTIZE_BUCKETS) {
-		first = XDT_QUANTIZE_ZERO - 1;
-		last = XDT_QUANTIZE_ZERO + 1;
-	} else {
-		for (last = XDT_QUANTIZE_BUCKETS - 1; !b[last]; last--)
-			;
-		if (first > 0)
-			first--;
-		if (last < XDT_QUANTIZE_BUCKETS - 1)
-			last++;
+	if (!neg) {
+		if (pos)
+			depth = (unsigned)(a * len / total + 0.5L);
+		fprintf(fp, "|%s%s %-9lld\n", ats + len - depth, sp + depth,
+			shown);
+		return;
 	}
-	fprintf(fp, "%16s %41s %-9s\n", "value",
+	if (!pos) {
+		depth = (unsigned)(a * len / total + 0.5L);
+		fprintf(fp, "%s%s| %-9lld\n", sp + depth, ats + len - depth,
+			shown);
+		return;
+	}
+	len /= 2;
+	depth = (unsigned)(a * len / total + 0.5L);
+	if (val <= 0)
+		fprintf(fp, "%s%s|%*s %-9lld\n", sp + 20 + depth,
+			ats + 40 - depth, (int)len, "", shown);
+	else
+		fprintf(fp, "%20s|%s%s %-9lld\n", "", ats + 40 - depth,
+			sp + 20 + depth, shown);
+}
+
+/* A row's label: a number, or "< x" / ">= x" at the open ends. */
+typedef void hist_label_fn(__u64 arg, int i, int n, char *buf, size_t len);
+
+static void print_hist(const __s64 *b, int n, int e0, int e1, __u64 arg,
+		       hist_label_fn *label, long long normal, FILE *fp)
+{
+	int first, last, i, pos = 0, neg = 0;
+	long double total = 0;
+	char c[40];
+
+	hist_span(b, n, e0, e1, &first, &last);
+	for (i = first; i <= last; i++) {
+		pos |= b[i] > 0;
+		neg |= b[i] < 0;
+		total += b[i] < 0 ? -(long double)b[i] : (long double)b[i];
+	}
+	/* dt_print_quanthdr: the header starts with a newline */
+	fprintf(fp, "\n%16s %41s %-9s\n", "value",
 		"------------- Distribution -------------", "count");
 	for (i = first; i <= last; i++) {
-		int depth = 0;
+		label(arg, i, n, c, sizeof(c));
+		fprintf(fp, "%16s ", c);
+		quantline(b[i], total, pos, neg, normal, fp);
+	}
+}
 
-		if (total > 0)
-			depth = (int)((b[i] < 0 ? -b[i] : b[i]) * 40.0L / total + 0.5L);
-		fprintf(fp, "%16lld |%s%s %-9lld\n", bucket_value(i),
-			ats + 40 - depth, sp + depth, (long long)b[i]);
+static void quantize_label(__u64 arg, int i, int n, char *c, size_t len)
+{
+	(void)arg, (void)n;
+	snprintf(c, len, "%lld", bucket_value(i));
+}
+
+static void lquantize_label(__u64 arg, int i, int n, char *c, size_t len)
+{
+	long long base = XDT_LQ_BASE(arg), step = XDT_LQ_STEP(arg);
+
+	if (i == 0)
+		snprintf(c, len, "< %lld", base);
+	else if (i == n - 1)
+		snprintf(c, len, ">= %lld", base + (n - 2) * step);
+	else
+		snprintf(c, len, "%lld", base + (i - 1) * step);
+}
+
+/* llquantize bucket @i's lower bound (bucket 0: factor^low), by the walk */
+static __u64 llq_value(__u64 arg, int i)
+{
+	__u64 f = XDT_LLQ_FACTOR(arg), n = XDT_LLQ_STEPS(arg);
+	__u64 v = xdt_llq_pow(f, XDT_LLQ_LOW(arg));
+	unsigned o = XDT_LLQ_LOW(arg);
+	int bin = 1;
+
+	if (i == 0)
+		return v;
+	while (o <= XDT_LLQ_HIGH(arg) && bin < i) {
+		__u64 next = xdt_llq_pow(f, o + 1);
+
+		v += next > n ? next / n : 1;
+		bin++;
+		if (v == next)
+			o++;
+	}
+	return v;
+}
+
+static void llquantize_label(__u64 arg, int i, int n, char *c, size_t len)
+{
+	unsigned long long v = llq_value(arg, i);
+
+	if (i == 0)
+		snprintf(c, len, "< %llu", v);
+	else if (i == n - 1)
+		snprintf(c, len, ">= %llu", v);
+	else
+		snprintf(c, len, "%llu", v);
+}
+
+/* A distribution (quantize, lquantize, llquantize), checked against its size */
+static void print_dist(const struct agg *ag, const __s64 *v, unsigned nvals,
+		       long long normal, FILE *fp)
+{
+	if (nvals != xdt_agg_nvals((__u32)ag->func, ag->arg))
+		return;
+	if (ag->func == XDT_AGG_QUANTIZE)
+		print_hist(v, (int)nvals, XDT_QUANTIZE_ZERO - 1,
+			   XDT_QUANTIZE_ZERO + 1, 0, quantize_label, normal, fp);
+	else
+		print_hist(v, (int)nvals, 0, ag->func == XDT_AGG_LQUANTIZE ? 2 : 1,
+			   ag->arg, ag->func == XDT_AGG_LQUANTIZE ?
+			   lquantize_label : llquantize_label, normal, fp);
+}
+
+/* A quantize() distribution. */
+void print_quantize(const __s64 *b, FILE *fp)
+{
+	print_hist(b, XDT_QUANTIZE_BUCKETS, XDT_QUANTIZE_ZERO - 1,
+		   XDT_QUANTIZE_ZERO + 1, 0, quantize_label, 1, fp);
+}
+
+/*
+ * What DTrace sorts an entry by (dt_aggregate_valcmp): the value; the
+ * integer average; the standard deviation; for distributions the sum of
+ * each bucket's count times its value (an open end counts as one past
+ * it), ties broken by the count at zero (llquantize: its first bucket).
+ */
+static long double agg_sortval(const struct agg *ag, const __s64 *v,
+			       unsigned nvals, long double *zero)
+{
+	long double t = 0;
+	unsigned i;
+
+	*zero = 0;
+	switch (ag->func) {
+	case XDT_AGG_STDDEV:
+		return nvals >= 4 ? agg_stddev(v, 1) : 0;
+	case XDT_AGG_AVG:
+		return v[0] ? (long double)(v[1] / v[0]) : 0;
+	case XDT_AGG_QUANTIZE:
+		for (i = 0; i < nvals; i++)
+			t += (long double)bucket_value((int)i) * v[i];
+		*zero = nvals > XDT_QUANTIZE_ZERO ? v[XDT_QUANTIZE_ZERO] : 0;
+		return t;
+	case XDT_AGG_LQUANTIZE: {
+		long long base = XDT_LQ_BASE(ag->arg), step = XDT_LQ_STEP(ag->arg);
+
+		if (nvals < 2)
+			return 0;
+		t = (long double)v[0] * (base - 1);
+		for (i = 1; i + 1 < nvals; i++) {
+			long long b = base + (long long)(i - 1) * step;
+
+			t += (long double)v[i] * b;
+			if (b == 0)
+				*zero = v[i];
+		}
+		if (base - 1 == 0)
+			*zero = v[0];
+		t += (long double)v[nvals - 1] * (base + (long long)(nvals - 2) * step + 1);
+		if (base + (long long)(nvals - 2) * step + 1 == 0)
+			*zero = v[nvals - 1];
+		return t;
+	}
+	case XDT_AGG_LLQUANTIZE:
+		if (!nvals)
+			return 0;
+		t = (long double)v[0] * ((long double)llq_value(ag->arg, 0) - 1);
+		for (i = 1; i < nvals; i++)
+			t += (long double)v[i] * llq_value(ag->arg, (int)i);
+		*zero = v[0];
+		return t;
+	default:
+		return v[0];
 	}
 }
 
@@ -661,22 +941,56 @@ static void print_key(const struct agg *ag, const char *key, unsigned strsize,
 			print_stack((const void *)(key + off), ag->keyframes[i], fp);
 			off += 8 * ag->keyframes[i];
 		} else {
-			__s64 v;
+			/* dt_print_datum: by size, 1-4 bytes unsigned as %d */
+			static const int w[9] = { 0, 3, 5, 0, 8, 0, 0, 0, 16 };
+			unsigned long long v = key_uint(ag, i, key + off);
+			unsigned sz = ag->keyframes[i] <= 8 ? ag->keyframes[i] : 8;
 
-			memcpy(&v, key + off, 8);
-			fprintf(fp, " %16lld", (long long)v);
+			if (sz == 8 || !w[sz])
+				fprintf(fp, " %16lld", (long long)v);
+			else
+				fprintf(fp, " %*d", w[sz], (int)(unsigned)v);
 			off += 8;
 		}
 	}
 }
 
-unsigned print_aggs(const struct prog *p, const char *buf, size_t size,
-		    unsigned count, FILE *fp)
+static long long agg_normal(const struct agg *ag)
+{
+	return ag->normal > 0 ? ag->normal : 1;
+}
+
+/* An entry's value as DTrace prints it after its keys (dt_print_datum). */
+static void print_aggval(const struct agg *ag, const __s64 *v, unsigned nvals,
+			 FILE *fp)
+{
+	long long normal = agg_normal(ag);
+
+	switch (ag->func) {
+	case XDT_AGG_QUANTIZE:
+	case XDT_AGG_LQUANTIZE:
+	case XDT_AGG_LLQUANTIZE:
+		print_dist(ag, v, nvals, normal, fp);
+		break;
+	case XDT_AGG_STDDEV:
+		fprintf(fp, " %16llu", nvals >= 4 ? agg_stddev(v, normal) : 0ULL);
+		break;
+	case XDT_AGG_AVG:
+		fprintf(fp, " %16lld", v[0] ? (long long)(v[1] / normal / v[0]) : 0LL);
+		break;
+	default:
+		fprintf(fp, " %16lld", (long long)v[0] / normal);
+	}
+}
+
+/* A snapshot's entries, in DTrace's order: by aggregation, value, keys. */
+static struct aent *agg_sorted(const struct prog *p, const char *buf,
+			       size_t size, unsigned count, unsigned *np,
+			       int opts)
 {
 	struct aent *v = xzalloc((count + 1) * sizeof(*v));
 	size_t off = 0;
-	unsigned n = 0, i;
-	int last = -1;
+	unsigned n = 0;
 
 	while (n < count && off + sizeof(struct xdt_aggent) <= size) {
 		const struct xdt_aggent *e = (const void *)(buf + off);
@@ -692,51 +1006,232 @@ unsigned print_aggs(const struct prog *p, const char *buf, size_t size,
 		v[n].e = e;
 		v[n].key = (const char *)e + sizeof(*e);
 		v[n].vals = vals;
-		switch (p->aggs[e->aggid].func) {
-		case XDT_AGG_STDDEV:
-			v[n].sortval = e->nvals >= 4 ? agg_stddev(vals) : 0;
-			break;
-		case XDT_AGG_AVG:
-			v[n].sortval = vals[0] ? (long double)vals[1] / vals[0] : 0;
-			break;
-		case XDT_AGG_QUANTIZE:
-			v[n].sortval = 0;
-			for (i = 0; i < e->nvals; i++)
-				v[n].sortval += vals[i];
-			break;
-		default:
-			v[n].sortval = vals[0];
-		}
+		v[n].sortval = agg_sortval(&p->aggs[e->aggid], vals, e->nvals,
+					   &v[n].zero);
 		n++;
 	}
 	sort_prog = p;
+	sort_now = opts ? &sortopt : &nosort;
 	qsort(v, n, sizeof(*v), aent_cmp);
+	*np = n;
+	return v;
+}
+
+unsigned print_aggs(const struct prog *p, const char *buf, size_t size,
+		    unsigned count, FILE *fp)
+{
+	unsigned n, i;
+	struct aent *v = agg_sorted(p, buf, size, count, &n, 1);
+
+	/* no line between aggregations: dt_print_aggs ends each entry alone */
 	for (i = 0; i < n; i++) {
 		const struct agg *ag = &p->aggs[v[i].e->aggid];
 
-		if ((int)v[i].e->aggid != last) {
-			fputc('\n', fp);	/* a blank line before each aggregation */
-			last = (int)v[i].e->aggid;
-		}
 		print_key(ag, v[i].key, p->strsize, fp);
-		if (ag->func == XDT_AGG_QUANTIZE) {
-			if (ag->nkeys)
-				fputc('\n', fp);
-			if (v[i].e->nvals >= XDT_QUANTIZE_BUCKETS)
-				print_quantize(v[i].vals, fp);
-			fputc('\n', fp);
-		} else if (ag->func == XDT_AGG_STDDEV) {
-			fprintf(fp, " %16llu\n", v[i].e->nvals >= 4 ?
-				agg_stddev(v[i].vals) : 0ULL);
-		} else if (ag->func == XDT_AGG_AVG) {
-			fprintf(fp, " %16lld\n", v[i].vals[0] ?
-				(long long)(v[i].vals[1] / v[i].vals[0]) : 0LL);
-		} else {
-			fprintf(fp, " %16lld\n", (long long)v[i].vals[0]);
-		}
+		print_aggval(ag, v[i].vals, v[i].e->nvals, fp);
+		fputc('\n', fp);
 	}
 	free(v);
 	return n;
+}
+
+/*
+ * The order trunc() keeps entries in: @out[k] is the position in the
+ * snapshot (0 = first entry) of the k-th entry by DTrace's value order.
+ */
+void agg_order(const struct prog *p, const char *buf, size_t size,
+	       unsigned count, unsigned *out)
+{
+	unsigned n, i;
+	struct aent *v = agg_sorted(p, buf, size, count, &n, 0);
+	const char *first = buf;
+
+	for (i = 0; i < n; i++) {
+		size_t off = 0;
+		unsigned k = 0;
+
+		/* entries are variable-sized: find the index by walking */
+		while (first + off != (const char *)v[i].e) {
+			off += ((const struct xdt_aggent *)(first + off))->size;
+			k++;
+		}
+		out[i] = k;
+	}
+	free(v);
+}
+
+struct printa_line {
+	const struct prog *p;
+	const int *ids;
+	const __s64 *vals[DT_MAXPRINTA];
+	unsigned nvals[DT_MAXPRINTA];
+};
+
+static int is_dist(int func)
+{
+	return func == XDT_AGG_QUANTIZE || func == XDT_AGG_LQUANTIZE ||
+	       func == XDT_AGG_LLQUANTIZE;
+}
+
+/* %@ of a distribution draws it, after a newline (dt_print_quanthdr's) */
+static int printa_dist(FILE *fp, int j, void *ctx)
+{
+	struct printa_line *l = ctx;
+	const struct agg *ag = &l->p->aggs[l->ids[j]];
+
+	if (!is_dist(ag->func))
+		return 0;
+	if (l->vals[j]) {
+		print_dist(ag, l->vals[j], l->nvals[j], agg_normal(ag), fp);
+	} else {
+		/* a key this aggregation lacks: an empty distribution */
+		__s64 *z = xzalloc(xdt_agg_nvals((__u32)ag->func, ag->arg) * 8 + 8);
+
+		print_dist(ag, z, xdt_agg_nvals((__u32)ag->func, ag->arg),
+			   agg_normal(ag), fp);
+		free(z);
+	}
+	return 1;
+}
+
+/* A printa() line: a key and each joined aggregation's entry (or none) */
+struct prow {
+	const struct aent *k;			/* the key's first entry */
+	const struct aent *e[DT_MAXPRINTA];	/* NULL: that one lacks it */
+};
+static int sort_nids;
+
+/*
+ * DTrace's joined order (dt_aggregate_walk_joined): the aggregations'
+ * values compared in turn, a missing one as zero, then the keys.
+ */
+static int prow_cmp1(const struct prow *a, const struct prow *b)
+{
+	int pos = sort_now->pos < sort_nids ? sort_now->pos : 0;
+
+	if (sort_now->key) {
+		int r = keycmp(a->k, b->k);
+
+		if (r)
+			return r;
+	}
+	/* aggsortpos's aggregation first, then the others in order */
+	for (int jj = -1; jj < sort_nids; jj++) {
+		int j = jj < 0 ? pos : jj;
+
+		if (jj == pos)
+			continue;
+		long double as = a->e[j] ? a->e[j]->sortval : 0;
+		long double bs = b->e[j] ? b->e[j]->sortval : 0;
+		long double az = a->e[j] ? a->e[j]->zero : 0;
+		long double bz = b->e[j] ? b->e[j]->zero : 0;
+
+		if (as != bs)
+			return as < bs ? -1 : 1;
+		if (az != bz)
+			return az < bz ? -1 : 1;
+	}
+	return sort_now->key ? 0 : keycmp(a->k, b->k);
+}
+
+static int prow_cmp(const void *x, const void *y)
+{
+	int r = prow_cmp1(x, y);
+
+	return sort_now->rev ? -r : r;
+}
+
+/*
+ * printa(): the aggregations @ids[0..nids-1] joined on their keys.  With a
+ * format, a line's keys are the format's arguments and %@ conversions
+ * print the values; without, the default layout (keys, then each value).
+ */
+void print_printa(const struct prog *p, const struct pformat *pf,
+		  const int *ids, int nids, const char *buf, size_t size,
+		  unsigned count, FILE *fp)
+{
+	unsigned n, i, k, nr = 0;
+	struct aent *v = agg_sorted(p, buf, size, count, &n, 1);
+	const struct agg *a0 = &p->aggs[ids[0]];
+	struct prow *rows = xzalloc((n + 1) * sizeof(*rows));
+	char *seen = xzalloc(n + 1);
+	static const __s64 zero[4];
+
+	for (i = 0; i < n; i++) {
+		struct prow *r;
+
+		if (seen[i])
+			continue;
+		for (k = 0; k < (unsigned)nids && (int)v[i].e->aggid != ids[k]; k++)
+			;
+		if (k == (unsigned)nids)
+			continue;
+		r = &rows[nr++];
+		r->k = &v[i];
+		for (k = i; k < n; k++)
+			if (v[k].e->keylen == v[i].e->keylen &&
+			    !memcmp(v[k].key, v[i].key, v[i].e->keylen)) {
+				for (int j = 0; j < nids; j++)
+					if ((int)v[k].e->aggid == ids[j])
+						r->e[j] = &v[k];
+				seen[k] = 1;
+			}
+	}
+	sort_prog = p;
+	sort_nids = nids;
+	qsort(rows, nr, sizeof(*rows), prow_cmp);
+	if (!pf)
+		fputc('\n', fp);
+	for (i = 0; i < nr; i++) {
+		const struct prow *r = &rows[i];
+		struct pfval kv[DT_MAXKEYS], av[DT_MAXPRINTA];
+		__s64 shown[DT_MAXPRINTA];
+		struct printa_line l = { p, ids, { 0 }, { 0 } };
+		struct pfaggs pa = { av, nids, printa_dist, &l };
+		unsigned off = 0;
+
+		for (int j = 0; j < nids; j++) {
+			const struct agg *ag = &p->aggs[ids[j]];
+			const __s64 *vals = r->e[j] ? r->e[j]->vals : zero;
+
+			l.vals[j] = r->e[j] ? r->e[j]->vals : NULL;
+			l.nvals[j] = r->e[j] ? r->e[j]->e->nvals : 0;
+			if (ag->func == XDT_AGG_AVG)
+				shown[j] = vals[0] ? vals[1] / agg_normal(ag) / vals[0] : 0;
+			else if (ag->func == XDT_AGG_STDDEV)
+				shown[j] = vals == zero ? 0 :
+					(__s64)agg_stddev(vals, agg_normal(ag));
+			else
+				shown[j] = vals[0] / agg_normal(ag);
+			av[j] = (struct pfval){ NULL, &shown[j], 8 };
+		}
+		if (!pf) {
+			print_key(a0, r->k->key, p->strsize, fp);
+			for (int j = 0; j < nids; j++) {
+				if (!printa_dist(fp, j, &l))
+					fprintf(fp, " %16lld", (long long)shown[j]);
+			}
+			fputc('\n', fp);
+			continue;
+		}
+		for (int q = 0; q < a0->nkeys; q++) {
+			if (a0->keytype[q] == XDT_TYPE_STRING) {
+				kv[q] = (struct pfval){ NULL, r->k->key + off, p->strsize };
+				off += (p->strsize + 7) & ~7u;
+			} else if (a0->keytype[q] == DT_TYPE_STACK) {
+				kv[q] = (struct pfval){ NULL, r->k->key + off,
+							a0->keyframes[q] };
+				off += 8 * a0->keyframes[q];
+			} else {
+				kv[q] = (struct pfval){ a0->keyt[q], r->k->key + off, 8 };
+				off += 8;
+			}
+		}
+		pf_format(fp, pf, kv, a0->nkeys, &pa);
+	}
+	free(seen);
+	free(rows);
+	free(v);
 }
 
 /* A snapshot as the kernel would hand it over, through print_aggs(). */
@@ -755,10 +1250,13 @@ static char *put_ent(char *w, __u32 id, const void *key, __u32 keylen,
 static void selftest_aggs(FILE *fp)
 {
 	struct agg aggs[4] = {
-		{ "", XDT_AGG_COUNT, 1, { XDT_TYPE_STRING }, { 0 } },
-		{ "s", XDT_AGG_SUM, 2, { XDT_TYPE_INT, XDT_TYPE_STRING }, { 0 } },
-		{ "a", XDT_AGG_AVG, 0, { 0 }, { 0 } },
-		{ "q", XDT_AGG_QUANTIZE, 1, { XDT_TYPE_STRING }, { 0 } },
+		{ .name = "", .func = XDT_AGG_COUNT, .nkeys = 1,
+		  .keytype = { XDT_TYPE_STRING } },
+		{ .name = "s", .func = XDT_AGG_SUM, .nkeys = 2,
+		  .keytype = { XDT_TYPE_INT, XDT_TYPE_STRING } },
+		{ .name = "a", .func = XDT_AGG_AVG },
+		{ .name = "q", .func = XDT_AGG_QUANTIZE, .nkeys = 1,
+		  .keytype = { XDT_TYPE_STRING } },
 	};
 	struct prog p = { .aggs = aggs, .naggs = 4, .strsize = 16 };
 	static char buf[8192];

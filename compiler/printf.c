@@ -692,13 +692,14 @@ static int getint(const struct pfval *v)
 /*
  * Print @nv values through @pf's descriptors to @fp; returns how many
  * values it consumed, or -1 if there were too few (the compiler checked
- * the count: belt and braces).  @aggv is the aggregation value %@
- * conversions print (printa()), else NULL.
+ * the count: belt and braces).  @a holds the aggregation values %@
+ * conversions print (printa()), else NULL: with one aggregation every %@
+ * prints it, with several each takes the next.
  */
 int pf_format(FILE *fp, const struct pformat *pf, const struct pfval *v, int nv,
-	      const struct pfval *aggv)
+	      const struct pfaggs *a)
 {
-	int k = 0;
+	int k = 0, ka = 0;
 
 	for (int i = 0; i < pf->nd; i++) {
 		struct pfdesc d = pf->d[i];
@@ -724,9 +725,13 @@ int pf_format(FILE *fp, const struct pformat *pf, const struct pfval *v, int nv,
 			prec = getint(&v[k++]);
 		}
 		if (d.flags & PF_AGG) {
-			if (!aggv)
+			int j = a && a->n > 1 ? ka++ : 0;
+
+			if (!a || j >= a->n)
 				return -1;
-			val = aggv;
+			if (a->dist && a->dist(fp, j, a->ctx))
+				continue;	/* a distribution, drawn */
+			val = &a->v[j];
 		} else {
 			if (k >= nv)
 				return -1;

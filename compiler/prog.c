@@ -57,6 +57,9 @@ void *prog_blob(const struct prog *p, size_t *size)
 	h.nvars = (__u32)p->nvars;
 	h.vars_off = (__u32)off;
 	off = align8(off + p->nvars * sizeof(struct xdt_var));
+	h.aggs_off = (__u32)off;
+	off = align8(off + p->naggs * sizeof(struct xdt_aggdesc));
+	h.aggsize = p->aggsize;
 	h.dynvarsize = p->dynvarsize;
 	h.scratchsize = p->scratchsize;
 	h.cleanrate = p->cleanrate;
@@ -120,6 +123,13 @@ void *prog_blob(const struct prog *p, size_t *size)
 			if (dv->keyt[k]->real->k == TK_STRING)
 				v->keykinds |= 1u << k;
 		snprintf(v->name, sizeof(v->name), "%s", dv->name);
+	}
+	for (i = 0; i < p->naggs; i++) {
+		struct xdt_aggdesc *a = (struct xdt_aggdesc *)(blob + h.aggs_off) + i;
+
+		a->func = (__u32)p->aggs[i].func;
+		a->arg = p->aggs[i].arg;
+		a->nvals = xdt_agg_nvals(a->func, a->arg);
 	}
 	*size = off;
 	return blob;

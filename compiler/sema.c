@@ -98,6 +98,9 @@ static const struct { const char *name; int min, max; } actions[] = {
 	{ "breakpoint", 0, 0 }, { "panic", 0, 0 },
 	{ "system", 1, 1 + DT_MAXARGS }, { "freopen", 1, 1 + DT_MAXARGS },
 	{ "ftruncate", 0, 0 }, { "printm", 2, 2 },
+	/* the consumer's, on aggregations: parse.c checks their arguments */
+	{ "printa", 0, 1 + DT_MAXPRINTA }, { "clear", 0, 8 }, { "trunc", 0, 8 },
+	{ "normalize", 0, 8 }, { "denormalize", 0, 8 }, { "setopt", 0, 8 },
 };
 
 static int action_index(const char *name)
@@ -1143,8 +1146,9 @@ static struct node *sem(struct prog *p, struct lexer *lx, struct node *n)
 		return n;
 	}
 	case N_INCDEC:
-		/* DTrace declares an unknown variable an int on first ++ / -- */
-		n->a = sema_lvalue(p, lx, n->a, dt_int, 1);
+		/* DTrace declares an unknown variable int64_t on first ++ / --
+		   (dt_cook_op1) */
+		n->a = sema_lvalue(p, lx, n->a, dt_int64, 1);
 		if (!type_is_scalar(n->a->t))
 			dt_cerrt(lx, DT_D_OP_SCALAR, n->line, n->col,
 				 "operator %s requires an operand of scalar type",

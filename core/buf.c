@@ -21,14 +21,15 @@
 
 DEFINE_PER_CPU(struct xdt_cpu, xdt_cpu);
 
-#define AGG_ARENA	(1u << 20)
 #define AGG_SLOTS	(1u << 14)	/* power of two */
 #define DEFAULT_BUFSIZE	(1u << 20)
 
 void xdt_bufs_free(struct xdt_state *st)
 {
-	int cpu;
+	int cpu, i;
 
+	vfree(st->aggpend);
+	st->aggpend = NULL;
 	if (!st->cpu)
 		return;
 	for_each_possible_cpu(cpu) {
@@ -36,10 +37,12 @@ void xdt_bufs_free(struct xdt_state *st)
 
 		vfree(c->bufs[0].data);
 		vfree(c->bufs[1].data);
-		vfree(c->agg);
-		vfree(c->agghash);
+		for (i = 0; i < 2; i++) {
+			vfree(c->ag[i].data);
+			vfree(c->ag[i].hash);
+			vfree(c->ag[i].nokey);
+		}
 		vfree(c->keybuf);
-		vfree(c->nokey);
 	}
 	kvfree(st->cpu);
 	st->cpu = NULL;
@@ -85,7 +88,7 @@ void xdt_state_status(struct xdt_state *st, struct xdt_status *s)
 int xdt_bufs_alloc(struct xdt_state *st)
 {
 	u32 size = st->bufsize ? st->bufsize : DEFAULT_BUFSIZE;
-	int cpu;
+	int cpu, i;
 
 	size = clamp_t(u32, size, 4096, 64u << 20);
 	st->bufsize = size;
@@ -97,18 +100,25 @@ int xdt_bufs_alloc(struct xdt_state *st)
 
 		c->bufs[0].data = vmalloc(size);
 		c->bufs[1].data = vmalloc(size);
-		c->agg = vmalloc(AGG_ARENA);
-		c->agghash = vzalloc(AGG_SLOTS * sizeof(u32));
 		c->keybuf = vmalloc(XDT_KEYBUF);
-		c->nokey = vzalloc(XDT_MAXAGGS * sizeof(u32));
-		if (!c->bufs[0].data || !c->bufs[1].data || !c->agg ||
-		    !c->agghash || !c->keybuf || !c->nokey) {
+		if (!c->bufs[0].data || !c->bufs[1].data || !c->keybuf) {
 			xdt_bufs_free(st);
 			return -ENOMEM;
 		}
+		for (i = 0; i < 2; i++) {
+			struct xdt_aggarena *a = &c->ag[i];
+
+			a->data = vmalloc(st->aggsize);
+			a->hash = vzalloc(AGG_SLOTS * sizeof(u32));
+			a->nokey = vzalloc(XDT_MAXAGGS * sizeof(u32));
+			if (!a->data || !a->hash || !a->nokey) {
+				xdt_bufs_free(st);
+				return -ENOMEM;
+			}
+			a->off = 8;	/* offset 0 means "empty slot" */
+		}
 		c->bufs[0].size = c->bufs[1].size = size;
-		c->aggsize = AGG_ARENA;
-		c->aggoff = 8;		/* offset 0 means "empty slot" */
+		c->aggsize = st->aggsize;
 	}
 	return 0;
 }
@@ -188,17 +198,6 @@ int xdt_buf_snap(struct xdt_state *st, u32 cpu, void __user *dst, u32 *size,
 
 /* ---- aggregations ----------------------------------------------------------- */
 
-static const u32 agg_nvals_tab[XDT_NAGGFUNCS] = {
-#define AGG_NVALS(name, v, dname, nvals, nargs) [v] = nvals,
-	XDT_AGGFUNCS(AGG_NVALS)
-#undef AGG_NVALS
-};
-
-static u32 __xdt_probe agg_nvals(u32 func)
-{
-	return func < XDT_NAGGFUNCS ? agg_nvals_tab[func] : 1;
-}
-
 static int __xdt_probe quantize_bucket(s64 v)
 {
 	int k;
@@ -225,9 +224,10 @@ static void __xdt_probe agg_init_vals(u32 func, s64 *vals, u32 n)
 		vals[0] = S64_MIN;
 }
 
-static void __xdt_probe agg_apply(u32 func, s64 *vals, s64 v)
+static void __xdt_probe agg_apply(const struct xdt_aggdesc *d, s64 *vals,
+				     s64 v, s64 incr)
 {
-	switch (func) {
+	switch (d->func) {
 	case XDT_AGG_COUNT:
 		vals[0]++;
 		break;
@@ -247,7 +247,13 @@ static void __xdt_probe agg_apply(u32 func, s64 *vals, s64 v)
 		vals[1] += v;
 		break;
 	case XDT_AGG_QUANTIZE:
-		vals[quantize_bucket(v)]++;
+		vals[quantize_bucket(v)] += incr;
+		break;
+	case XDT_AGG_LQUANTIZE:
+		vals[xdt_lq_bucket(d->arg, v)] += incr;
+		break;
+	case XDT_AGG_LLQUANTIZE:
+		vals[xdt_llq_bucket(d->arg, v)] += incr;
 		break;
 	case XDT_AGG_STDDEV: {
 		/* the sum of squares in 128 bits, as DTrace keeps it */
@@ -287,13 +293,13 @@ static __always_inline s64 *ent_vals(struct xdt_aggent *e)
  * plain .text, outside .kprobes.text.
  */
 static struct xdt_aggent *__xdt_probe __noclone
-agg_find(char *arena, u32 *off, u32 size, u32 *hash, u32 aggid, u32 func,
-	 const char *key, u32 keylen, bool create)
+agg_find(char *arena, u32 *off, u32 size, u32 *hash, u32 nslots, u32 aggid,
+	 const struct xdt_aggdesc *d, const char *key, u32 keylen, bool create)
 {
-	u32 h = jhash(key, keylen, aggid), i, nvals = agg_nvals(func);
+	u32 h = jhash(key, keylen, aggid), i, nvals = d->nvals;
 
-	for (i = 0; i < AGG_SLOTS; i++) {
-		u32 slot = (h + i) & (AGG_SLOTS - 1);
+	for (i = 0; i < nslots; i++) {
+		u32 slot = (h + i) & (nslots - 1);
 		u32 o = READ_ONCE(hash[slot]);
 		struct xdt_aggent *e;
 		u32 esize;
@@ -318,7 +324,7 @@ agg_find(char *arena, u32 *off, u32 size, u32 *hash, u32 aggid, u32 func,
 		memcpy(e + 1, key, keylen);
 		memset((char *)(e + 1) + keylen, 0,
 		       ent_keylen8(keylen) - keylen);
-		agg_init_vals(func, ent_vals(e), nvals);
+		agg_init_vals(d->func, ent_vals(e), nvals);
 		/* Initialised before it becomes visible to snapshots. */
 		smp_store_release(&hash[slot], *off);
 		*off += esize;
@@ -327,109 +333,156 @@ agg_find(char *arena, u32 *off, u32 size, u32 *hash, u32 aggid, u32 func,
 	return NULL;
 }
 
-int __xdt_probe xdt_agg_update(struct xdt_scpu *c, u32 aggid, u32 func,
-			       const char *key, u32 keylen, s64 val)
+int __xdt_probe xdt_agg_update(struct xdt_scpu *c, const struct xdt_aggdesc *d,
+			       u32 aggid, const char *key, u32 keylen, s64 val,
+			       s64 incr)
 {
+	struct xdt_aggarena *a = &c->ag[READ_ONCE(c->agact)];
 	struct xdt_aggent *e;
 
 	/*
-	 * An aggregation without keys (@ = count()) has one entry per CPU,
-	 * and entries never move while a program runs: remember where it
-	 * is instead of hashing an empty key each time.  The hash, probe and
-	 * compare were most of count()'s cost per firing (icount).
+	 * An aggregation without keys (@ = count()) has one entry per CPU
+	 * and arena, and entries never move until a snapshot empties the
+	 * arena: remember where it is instead of hashing an empty key each
+	 * time.  The hash, probe and compare were most of count()'s cost per
+	 * firing (icount).
 	 */
-	if (!keylen && c->nokey[aggid]) {
-		agg_apply(func, ent_vals(ent_at(c->agg, c->nokey[aggid])), val);
+	if (!keylen && a->nokey[aggid]) {
+		agg_apply(d, ent_vals(ent_at(a->data, a->nokey[aggid])), val,
+			  incr);
 		return 0;
 	}
-	e = agg_find(c->agg, &c->aggoff, c->aggsize, c->agghash, aggid, func,
-		     key, keylen, true);
+	e = agg_find(a->data, &a->off, c->aggsize, a->hash, AGG_SLOTS, aggid,
+		     d, key, keylen, true);
 	if (!e) {
 		c->aggdrops++;
 		return -ENOSPC;
 	}
 	if (!keylen)
-		c->nokey[aggid] = (char *)e - c->agg;
-	agg_apply(func, ent_vals(e), val);
+		a->nokey[aggid] = (char *)e - a->data;
+	agg_apply(d, ent_vals(e), val, incr);
 	return 0;
 }
 
-static void agg_merge(u32 func, s64 *dst, const s64 *src, u32 n)
+/* On the CPU, interrupts off: firings now update the other arena. */
+static void agg_switch(void *arg)
 {
-	u32 i;
+	struct xdt_scpu *c = arg;
 
-	switch (func) {
-	case XDT_AGG_MIN:
-		dst[0] = min(dst[0], src[0]);
-		break;
-	case XDT_AGG_MAX:
-		dst[0] = max(dst[0], src[0]);
-		break;
-	case XDT_AGG_STDDEV:
-		dst[0] += src[0];
-		dst[1] += src[1];
-		dst[3] = (s64)((u64)dst[3] + (u64)src[3] +
-			       ((u64)dst[2] + (u64)src[2] < (u64)dst[2]));
-		dst[2] = (s64)((u64)dst[2] + (u64)src[2]);
-		break;
-	default:
-		for (i = 0; i < n; i++)
-			dst[i] += src[i];
-	}
+	WRITE_ONCE(c->agact, !c->agact);
 }
 
-int xdt_agg_snap(struct xdt_state *st, struct xdt_aggsnap *req)
+/* An arena taken by a snapshot, emptied for its next turn. */
+static void agg_reset(struct xdt_aggarena *a)
 {
-	u32 moff = 8, count = 0, *mhash;
+	memset(a->hash, 0, AGG_SLOTS * sizeof(u32));
+	memset(a->nokey, 0, XDT_MAXAGGS * sizeof(u32));
+	a->off = 8;
+}
+
+/*
+ * Take every CPU's aggregation data since the last snapshot, merged into
+ * one entry per (aggregation, key): the consumer adds it to its totals.
+ * Once taken, the data lives only in the merged copy, so a consumer whose
+ * buffer is too small gets -ENOSPC and the size, and the copy waits in
+ * @st for its next call (no data is lost to a short buffer).
+ */
+static int agg_take(struct xdt_state *st)
+{
+	u32 total = 8, nents = 0, nslots, moff = 8, count = 0, *mhash;
 	char *merged;
 	int cpu, ret = 0;
 
-	merged = vmalloc(AGG_ARENA);
-	mhash = vzalloc(AGG_SLOTS * sizeof(u32));
+	if (!st->cpu)
+		return -ENXIO;
+	for_each_possible_cpu(cpu) {
+		struct xdt_scpu *c = &st->cpu[cpu];
+		struct xdt_aggarena *a;
+		u32 o;
+
+		if (!c->ag[0].data)
+			continue;
+		if (cpu_online(cpu))
+			ret = smp_call_function_single(cpu, agg_switch, c, 1);
+		else
+			agg_switch(c);	/* nothing runs there */
+		if (ret)
+			return ret;
+		a = &c->ag[!c->agact];
+		total += a->off - 8;
+		for (o = 8; o < a->off; o += ent_at(a->data, o)->size)
+			nents++;
+	}
+	nslots = roundup_pow_of_two(max(2 * nents, 16u));
+	merged = vmalloc(total);
+	mhash = vzalloc(nslots * sizeof(u32));
 	if (!merged || !mhash) {
 		ret = -ENOMEM;
 		goto out;
 	}
 	for_each_possible_cpu(cpu) {
-		struct xdt_scpu *c = st->cpu ? &st->cpu[cpu] : NULL;
-		u32 end, o = 8;
+		struct xdt_scpu *c = &st->cpu[cpu];
+		struct xdt_aggarena *a = &c->ag[!c->agact];
+		u32 o;
 
-		if (!c || !c->agg)
+		if (!c->ag[0].data)
 			continue;
-		end = READ_ONCE(c->aggoff);
-		smp_rmb();
-		while (o < end) {
-			struct xdt_aggent *e = ent_at(c->agg, o), *m;
-			u32 func;
+		for (o = 8; o < a->off && !ret; ) {
+			struct xdt_aggent *e = ent_at(a->data, o), *m;
+			const struct xdt_aggdesc *d;
 
+			o += e->size;
 			if (e->aggid >= st->prog->naggs) {
 				ret = -EIO;
-				goto out;
+				break;
 			}
-			func = st->aggfunc[e->aggid];
-			m = agg_find(merged, &moff, AGG_ARENA, mhash, e->aggid,
-				     func, (char *)(e + 1), e->keylen, true);
+			d = &st->aggs[e->aggid];
+			/* merged has room for every entry: cannot fail */
+			m = agg_find(merged, &moff, total, mhash, nslots,
+				     e->aggid, d, (char *)(e + 1), e->keylen,
+				     true);
 			if (!m) {
-				ret = -ENOSPC;
-				goto out;
+				ret = -EIO;
+				break;
 			}
-			agg_merge(func, ent_vals(m), ent_vals(e), e->nvals);
-			o += e->size;
+			xdt_agg_merge(d->func, ent_vals(m), ent_vals(e),
+				      e->nvals);
 		}
+		agg_reset(a);
 	}
+	if (ret)
+		goto out;
 	for (cpu = 8; cpu < moff; cpu += ent_at(merged, cpu)->size)
 		count++;
-	if (moff - 8 > req->size) {
-		req->size = moff - 8;
-		ret = -ENOSPC;
-		goto out;
-	}
-	req->size = moff - 8;
-	req->count = count;
-	if (copy_to_user(u64_to_user_ptr(req->buf), merged + 8, moff - 8))
-		ret = -EFAULT;
+	st->aggpend = merged;
+	st->aggpend_size = moff - 8;
+	st->aggpend_count = count;
+	merged = NULL;
 out:
 	vfree(merged);
 	vfree(mhash);
 	return ret;
+}
+
+int xdt_agg_snap(struct xdt_state *st, struct xdt_aggsnap *req)
+{
+	int ret;
+
+	if (!st->aggpend) {
+		ret = agg_take(st);
+		if (ret)
+			return ret;
+	}
+	if (st->aggpend_size > req->size) {
+		req->size = st->aggpend_size;
+		return -ENOSPC;
+	}
+	req->size = st->aggpend_size;
+	req->count = st->aggpend_count;
+	if (copy_to_user(u64_to_user_ptr(req->buf), st->aggpend + 8,
+			 st->aggpend_size))
+		return -EFAULT;
+	vfree(st->aggpend);
+	st->aggpend = NULL;
+	return 0;
 }

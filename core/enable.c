@@ -330,7 +330,7 @@ void xdt_state_reset(struct xdt_state *st)
 	kvfree(st->acts);
 	kvfree(st->clauses);
 	kvfree(st->difos);
-	kfree(st->aggfunc);
+	kfree(st->aggs);
 	kvfree(st->sites);
 	for (i = 0; i < st->necbs; i++)
 		module_put(st->ecbs[i].probe->owner);

@@ -102,6 +102,7 @@ static int __xdt_probe run_clause(struct xdt_cpu *c, struct xdt_scpu *sc,
 				.vc = &st->vcpu[raw_smp_processor_id()] };
 	char *key = sc->keybuf;
 	u32 keylen = 0, i;
+	s64 incr = 1;			/* the next aggregation's increment */
 	struct xdt_rechdr *h;
 	char *rec = NULL;
 	u64 v;
@@ -187,8 +188,13 @@ static int __xdt_probe run_clause(struct xdt_cpu *c, struct xdt_scpu *sc,
 			}
 			break;
 		case XDT_ACT_AGG:
-			xdt_agg_update(sc, a->arg0, a->arg1, key, keylen, v);
+			xdt_agg_update(sc, &st->aggs[a->arg0], a->arg0, key,
+				       keylen, v, incr);
 			keylen = 0;
+			incr = 1;
+			break;
+		case XDT_ACT_AGGINCR:
+			incr = v;	/* quantize(v, incr) and the like */
 			break;
 		case XDT_ACT_DIFEXPR:
 			break;		/* ran for its stores */

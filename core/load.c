@@ -95,13 +95,28 @@ static int load_clauses(struct xdt_state *st, struct xdt_enable *req)
 	 * clause: the kernels' SLOB allocator took 0.5 ms a clause on arm64
 	 * (10 000 clauses: 5.5 s of XDT_IOC_ENABLE).
 	 */
-	st->aggfunc = kcalloc(max(p->naggs, 1u), sizeof(u32), GFP_KERNEL);
+	st->aggs = kcalloc(max(p->naggs, 1u), sizeof(*st->aggs), GFP_KERNEL);
 	st->clauses = kvcalloc(max(p->nclauses, 1u), sizeof(*st->clauses),
 			       GFP_KERNEL);
 	st->acts = acts = kvcalloc(max_t(u64, nacts, 1), sizeof(*acts),
 				   GFP_KERNEL);
-	if (!st->aggfunc || !st->clauses || !acts)
+	if (!st->aggs || !st->clauses || !acts)
 		return -ENOMEM;
+	for (i = 0; i < p->naggs; i++) {
+		const struct xdt_aggdesc *d = (const struct xdt_aggdesc *)
+			(st->blob + p->aggs_off) + i;
+		u32 n = xdt_agg_nvals(d->func, d->arg);
+
+		if (!n || n != d->nvals)
+			return EERR("aggregation %u: function %u with parameters "
+				    "0x%llx keeps %u values, not %u", i, d->func,
+				    (unsigned long long)d->arg, n, d->nvals);
+		/* an entry must at least fit in the arena without keys */
+		if (sizeof(struct xdt_aggent) + 8ull + 8ull * n > st->aggsize)
+			return EERR("aggregation %u: %u values do not fit in "
+				    "aggsize %u", i, n, st->aggsize);
+		st->aggs[i] = *d;
+	}
 	for (i = 0; i < p->nclauses; i++) {
 		struct xdt_clause_k *c = &st->clauses[i];
 		u32 off = sizeof(struct xdt_rechdr), nkeys = 0;
@@ -185,22 +200,17 @@ static int load_clauses(struct xdt_state *st, struct xdt_enable *req)
 					return EERR("clause %u action %u: "
 						    "aggregation %u of %u", i, j,
 						    a->arg0, p->naggs);
-				if (a->arg1 < XDT_AGG_COUNT ||
-				    a->arg1 >= XDT_NAGGFUNCS)
-					return EERR("clause %u action %u: unknown "
-						    "aggregating function %u", i,
-						    j, a->arg1);
-				if (st->aggfunc[a->arg0] &&
-				    st->aggfunc[a->arg0] != a->arg1)
-					return EERR("aggregation %u used with two "
-						    "functions", a->arg0);
+				if (st->aggs[a->arg0].func != a->arg1)
+					return EERR("clause %u action %u: "
+						    "aggregation %u is %u, not %u",
+						    i, j, a->arg0,
+						    st->aggs[a->arg0].func, a->arg1);
 				if (nkeys > XDT_MAXKEYS)
 					return EERR("clause %u action %u: more "
 						    "than 8 keys", i, j);
 				if (a->arg1 != XDT_AGG_COUNT && a->difo < 0)
 					return EERR("clause %u action %u: no value",
 						    i, j);
-				st->aggfunc[a->arg0] = a->arg1;
 				nkeys = 0;
 				break;
 			}
@@ -241,10 +251,11 @@ int xdt_prog_load(struct xdt_state *st, struct xdt_enable *req, void *blob)
 	    !in_blob(size, p->insns_off, p->ninsns, 4) ||
 	    !in_blob(size, p->ints_off, p->nints, 8) ||
 	    !in_blob(size, p->strtab_off, p->strtab_len, 1) ||
-	    !in_blob(size, p->vars_off, p->nvars, sizeof(struct xdt_var)))
+	    !in_blob(size, p->vars_off, p->nvars, sizeof(struct xdt_var)) ||
+	    !in_blob(size, p->aggs_off, p->naggs, sizeof(struct xdt_aggdesc)))
 		return EERR("a section lies outside the program object");
 	if ((p->clauses_off | p->actions_off | p->difos_off | p->ints_off) & 7 ||
-	    (p->nvars && p->vars_off & 7) ||
+	    (p->nvars && p->vars_off & 7) || (p->naggs && p->aggs_off & 7) ||
 	    p->insns_off & 3)
 		return EERR("misaligned section");
 	if (p->nclauses == 0)
@@ -254,6 +265,15 @@ int xdt_prog_load(struct xdt_state *st, struct xdt_enable *req, void *blob)
 			    XDT_MAXAGGS);
 	st->strsize = p->strsize ? p->strsize : 256;
 	st->bufsize = p->bufsize;
+	/*
+	 * aggsize is per CPU and bounded: an arena is allocated for each CPU
+	 * and one more for the merged snapshot.
+	 */
+	st->aggsize = p->aggsize ? p->aggsize : XDT_AGGSIZE_DEFAULT;
+	st->aggsize = ALIGN(max(st->aggsize, XDT_AGGSIZE_MIN), 8);
+	if (st->aggsize > XDT_AGGSIZE_MAX)
+		return EERR("aggsize %u (%u to %u)", st->aggsize,
+			    XDT_AGGSIZE_MIN, XDT_AGGSIZE_MAX);
 	/* (string keys and record fields take ALIGN(strsize, 8) bytes) */
 	if (st->strsize > 4096 || st->strsize < 2)
 		return EERR("strsize %u (2 to 4096)", st->strsize);

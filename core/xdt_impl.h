@@ -67,6 +67,14 @@
 #define XDT_MAXKEYS	8
 #define XDT_KEYBUF	(XDT_MAXKEYS * 4096)
 #define XDT_MAXAGGS	1024
+/*
+ * Per-CPU aggregation arena bytes (-x aggsize).  DTrace's default is 4 MiB
+ * per CPU; xdt keeps its 1 MiB default (the lab guests have little memory)
+ * and rounds small sizes up to a page.
+ */
+#define XDT_AGGSIZE_DEFAULT	(1u << 20)
+#define XDT_AGGSIZE_MIN		4096u
+#define XDT_AGGSIZE_MAX		(64u << 20)
 #define XDT_MAX_PROG	(16u << 20)	/* bytes of a program object */
 
 /* ---- 2. providers and probes -------------------------------------------- */
@@ -272,10 +280,13 @@ struct xdt_state {
 	struct xdt_difo_k *difos;
 	struct xdt_clause_k *clauses;
 	struct xdt_act_k *acts;		/* every clause's, in clause order */
-	u32 *aggfunc;			/* per agg id */
+	struct xdt_aggdesc *aggs;	/* [naggs], checked copies */
 	struct xdt_ecb *ecbs;
 	u32 necbs;
-	u32 strsize, bufsize;
+	u32 strsize, bufsize, aggsize;
+	/* a merged snapshot the consumer's buffer was too small for */
+	char *aggpend;
+	u32 aggpend_size, aggpend_count;
 	int state;			/* XDT_STATE_* */
 	int exited;
 	struct xdt_site **sites;	/* sites GO patched in (probes no other
@@ -411,12 +422,21 @@ DECLARE_PER_CPU(struct xdt_cpu, xdt_cpu);
 struct xdt_scpu {
 	int active;			/* which of bufs[] takes records */
 	struct xdt_buf bufs[2];
-	/* aggregation arena: hash of u32 offsets into @agg */
-	char *agg;
-	u32 aggsize, aggoff;
-	u32 *agghash;
-	u32 *nokey;			/* [XDT_MAXAGGS]: offset of the keyless
+	/*
+	 * Two aggregation arenas: firings update ag[agact]; a snapshot
+	 * switches (on the CPU, as for bufs[]) and takes the other whole,
+	 * leaving it empty: the consumer keeps the totals (DTrace's model),
+	 * so the space is recycled every snapshot.
+	 */
+	struct xdt_aggarena {
+		char *data;
+		u32 *hash;		/* AGG_SLOTS offsets into data, 0 = empty */
+		u32 *nokey;		/* [XDT_MAXAGGS]: offset of the keyless
 					   entry of each aggregation, or 0 */
+		u32 off;		/* bytes used; entries start at 8 */
+	} ag[2];
+	int agact;
+	u32 aggsize;
 	u64 aggdrops;
 	char *keybuf;			/* XDT_KEYBUF: aggregation key being built */
 	u64 firings, errors;
@@ -427,8 +447,8 @@ void xdt_bufs_free(struct xdt_state *st);
 char *xdt_buf_reserve(struct xdt_scpu *c, u32 size);
 int xdt_buf_snap(struct xdt_state *st, u32 cpu, void __user *dst, u32 *size,
 		 u64 *drops);
-int xdt_agg_update(struct xdt_scpu *c, u32 aggid, u32 func, const char *key,
-		   u32 keylen, s64 val);
+int xdt_agg_update(struct xdt_scpu *c, const struct xdt_aggdesc *d, u32 aggid,
+		   const char *key, u32 keylen, s64 val, s64 incr);
 u64 xdt_traps(void);
 void xdt_state_status(struct xdt_state *st, struct xdt_status *s);
 int xdt_agg_snap(struct xdt_state *st, struct xdt_aggsnap *req);

@@ -1142,7 +1142,8 @@ static int xdt_attach(void)
 {
 	size_t cl = (sizeof(struct xdt_prog) + 7) & ~(size_t)7;
 	size_t act = cl + (size_t)nfuncs * sizeof(struct xdt_clause);
-	size_t size = act + sizeof(struct xdt_action);
+	size_t agg = (act + sizeof(struct xdt_action) + 7) & ~(size_t)7;
+	size_t size = agg + sizeof(struct xdt_aggdesc);
 	struct xdt_prog *p = calloc(1, size);
 	struct xdt_clause *c = (struct xdt_clause *)((char *)p + cl);
 	struct xdt_action *a = (struct xdt_action *)((char *)p + act);
@@ -1163,6 +1164,9 @@ static int xdt_attach(void)
 	p->actions_off = act;
 	p->difos_off = p->insns_off = p->ints_off = p->strtab_off = size;
 	p->naggs = 1;
+	p->aggs_off = agg;
+	*(struct xdt_aggdesc *)((char *)p + agg) =
+		(struct xdt_aggdesc){ XDT_AGG_COUNT, 1, 0 };
 	for (i = 0; i < nfuncs; i++) {
 		xdt_desc(&c[i].desc, funcs[i]);
 		c[i].pred = -1;

@@ -77,6 +77,7 @@ static struct {
 	struct xdt_var v[MAXV];
 	unsigned nc, na, nd, ni, nn, ns, nv;
 	unsigned strofs[16], nstr;
+	struct xdt_aggdesc agg[3];	/* sum, lquantize, llquantize */
 } g;
 
 static char blob[sizeof(g) + 64];
@@ -105,6 +106,29 @@ static __u64 interesting(void)
 	if (chance(10))
 		return below(64) - 32;
 	return v[below(sizeof(v) / sizeof(v[0]))];
+}
+
+/*
+ * The aggregations: sum(), an lquantize() and an llquantize() with random
+ * sound parameters, and now and then parameters the loader must refuse.
+ */
+static void gen_aggs(void)
+{
+	static const unsigned factors[] = { 2, 3, 4, 5, 10 };
+	unsigned f = factors[below(5)], lo = below(4);
+	unsigned steps = chance(50) ? f : f * f;
+
+	g.agg[0] = (struct xdt_aggdesc){ XDT_AGG_SUM, 1, 0 };
+	g.agg[1].func = XDT_AGG_LQUANTIZE;
+	g.agg[1].arg = XDT_LQ_ARG((int)below(2001) - 1000, 1 + below(100),
+				  1 + below(200));
+	g.agg[2].func = XDT_AGG_LLQUANTIZE;
+	g.agg[2].arg = XDT_LLQ_ARG(f, lo, lo + 1 + below(4), steps);
+	if (chance(5))
+		g.agg[1 + below(2)].arg = rnd();
+	for (unsigned i = 1; i < 3; i++)
+		g.agg[i].nvals = xdt_agg_nvals(g.agg[i].func, g.agg[i].arg) +
+				 (chance(3) ? 1 : 0);
 }
 
 static void setup_tables(void)
@@ -505,9 +529,24 @@ static void gen_clause(int fbt)
 			a->kind = XDT_ACT_STRING;
 			a->difo = gen_difo(1);
 		} else {
+			/* sum, lquantize or llquantize (g.agg), maybe
+			   with an increment */
 			a->kind = XDT_ACT_AGG;
-			a->arg0 = 0;
-			a->arg1 = XDT_AGG_SUM;
+			a->arg0 = below(3);
+			a->arg1 = g.agg[a->arg0].func;
+			if (a->arg0 && chance(30) && g.na + 1 < MAXA) {
+				a->kind = XDT_ACT_AGGINCR;
+				a->difo = gen_difo(0);
+				if (a->difo < 0)
+					break;
+				g.na++;
+				c->nactions++;
+				a = &g.a[g.na];
+				memset(a, 0, sizeof(*a));
+				a->kind = XDT_ACT_AGG;
+				a->arg0 = 1 + below(2);
+				a->arg1 = g.agg[a->arg0].func;
+			}
 			a->difo = gen_difo(0);
 		}
 		if (a->difo < 0)
@@ -672,7 +711,7 @@ static void lay_out(int mutate_header)
 	p->nints = g.nn;
 	p->strtab_len = g.ns;
 	p->nvars = g.nv;
-	p->naggs = 1;
+	p->naggs = 3;
 	SECTION(clauses_off, g.c, g.nc * sizeof(g.c[0]), 8);
 	SECTION(actions_off, g.a, g.na * sizeof(g.a[0]), 8);
 	SECTION(difos_off, g.d, g.nd * sizeof(g.d[0]), 8);
@@ -680,6 +719,7 @@ static void lay_out(int mutate_header)
 	SECTION(ints_off, g.ints, g.nn * 8, 8);
 	SECTION(strtab_off, g.str, g.ns, 1);
 	SECTION(vars_off, g.v, g.nv * sizeof(g.v[0]), 8);
+	SECTION(aggs_off, g.agg, sizeof(g.agg), 8);
 #undef SECTION
 	off = (off + 7) & ~7u;
 	p->size = off;
@@ -707,6 +747,7 @@ static void generate(int fbt)
 	memset(&g.p, 0, sizeof(g.p));
 	g.nc = g.na = g.nd = g.ni = 0;
 	setup_tables();
+	gen_aggs();
 	gen_vars();
 	g.p.strsize = chance(80) ? 0 : 8 << below(9);
 	g.p.bufsize = chance(90) ? 4096 : 0;	/* small: quicker GO/close */

@@ -40,6 +40,7 @@ struct blob {
 	struct xdt_action a;
 	struct xdt_difo d;
 	__u32 insns[4];
+	struct xdt_aggdesc agg;		/* aggregation 0: count() */
 };
 
 static int count(int fd, struct blob *b, char **argv, int empty)
@@ -130,6 +131,8 @@ struct pb {
 	struct xdt_var v[PB_V];
 	unsigned nc, na, nd, ni, nn, ns, nv;
 };
+/* pb's aggregation, when it has one: count() */
+static const struct xdt_aggdesc pb_agg = { XDT_AGG_COUNT, 1, 0 };
 
 static struct pb pb;
 static char blobbuf[sizeof(struct pb) + 64];
@@ -242,6 +245,7 @@ static unsigned pb_blob(void)
 	SECTION(ints_off, pb.ints, pb.nn * 8, 8);
 	SECTION(strtab_off, pb.str, pb.ns, 1);
 	SECTION(vars_off, pb.v, pb.nv * sizeof(pb.v[0]), 8);
+	SECTION(aggs_off, &pb_agg, p->naggs ? sizeof(pb_agg) : 0, 8);
 #undef SECTION
 	off = (off + 7) & ~7u;
 	p->size = off;
@@ -794,6 +798,8 @@ int main(int argc, char **argv)
 	b.p.size = sizeof(b);
 	b.p.nclauses = 1;
 	b.p.clauses_off = offsetof(struct blob, c);
+	b.p.aggs_off = offsetof(struct blob, agg);
+	b.agg = (struct xdt_aggdesc){ XDT_AGG_COUNT, 1, 0 };
 	b.p.nactions = 1;
 	b.p.actions_off = offsetof(struct blob, a);
 	b.p.ndifos = 1;

@@ -406,7 +406,7 @@ static void vm_reset(struct xdt_state *st)
 	kvfree(st->acts);
 	kvfree(st->clauses);
 	kvfree(st->difos);
-	kfree(st->aggfunc);
+	kfree(st->aggs);
 	kvfree(st->ecbs);
 	xdt_vars_free(st->vars);
 	kvfree(st->blob);

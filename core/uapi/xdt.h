@@ -22,7 +22,8 @@
 #include <linux/types.h>
 
 #define XDT_DEVICE		"/dev/xdt"
-#define XDT_ABI_VERSION		4	/* 4: memory records, destructive actions */
+#define XDT_ABI_VERSION		5	/* 5: aggregation descriptors, lquantize,
+					   llquantize, increments */
 
 #define XDT_PROVNAMELEN		32
 #define XDT_MODNAMELEN		64
@@ -112,8 +113,10 @@ struct xdt_prog {
 	__u32 scratchsize;		/* per-CPU scratch bytes, 0 = default */
 	__u32 cleanrate;		/* dirty dynvars cleaned, Hz; 0 = default */
 	__u32 flags;			/* XDT_PROG_* */
+	__u32 aggs_off;			/* struct xdt_aggdesc[naggs] */
+	__u32 aggsize;			/* per-CPU aggregation bytes, 0 = default */
 };
-#define XDT_PROG_DESTRUCTIVE	0x1	/* dtrace -w: destructive actions allowed */					/* 96 bytes: sections after it 8-aligned */
+#define XDT_PROG_DESTRUCTIVE	0x1	/* dtrace -w: destructive actions allowed */					/* 104 bytes: sections after it 8-aligned */
 
 /*
  * A D variable the program's DIF names by its index in this table (the
@@ -189,7 +192,9 @@ struct xdt_clause {
 	X(RAISE,     10, "raise",      NONE, XDT_AF_VALUE | XDT_AF_DESTR) \
 	X(STOP,	     11, "stop",       NONE,  XDT_AF_DESTR)	/* SIGSTOP */ \
 	X(BREAKPOINT, 12, "breakpoint", NONE, XDT_AF_DESTR)	/* kgdb */ \
-	X(PANIC,     13, "panic",      NONE,  XDT_AF_DESTR)
+	X(PANIC,     13, "panic",      NONE,  XDT_AF_DESTR) \
+	X(AGGINCR,   14, "aggincr",    NONE, XDT_AF_VALUE)	/* the next agg's
+							   increment */
 
 enum xdt_action_kind {
 #define XDT_AENUM(name, v, dis, rec, fl) XDT_ACT_##name = v,
@@ -209,24 +214,57 @@ enum xdt_rec_kind {
 /*
  * The aggregating functions: one row each, expanded by the kernel (how many
  * 8-byte values an entry keeps), the compiler (D name, arguments) and the
- * printers.  X(name, value, D name, values kept, D arguments)
+ * printers.  X(name, value, D name, values kept (0: from the descriptor's
+ * parameters), fewest D arguments, most D arguments).  The last argument
+ * of quantize, lquantize and llquantize beyond their parameters is the
+ * increment (DTrace's), which an XDT_ACT_AGGINCR before the XDT_ACT_AGG
+ * carries.
  */
 #define XDT_AGGFUNCS(X) \
-	X(COUNT,    1, "count",    1, 0) \
-	X(SUM,	    2, "sum",	   1, 1) \
-	X(MIN,	    3, "min",	   1, 1) \
-	X(MAX,	    4, "max",	   1, 1) \
-	X(AVG,	    5, "avg",	   2, 1)	/* count, sum */ \
-	X(QUANTIZE, 6, "quantize", XDT_QUANTIZE_BUCKETS, 1) \
-	X(STDDEV,   7, "stddev",   4, 1)	/* count, sum, sum of squares
-						   (128 bits: low, high) */
+	X(COUNT,      1, "count",      1, 0, 0) \
+	X(SUM,	      2, "sum",	       1, 1, 1) \
+	X(MIN,	      3, "min",	       1, 1, 1) \
+	X(MAX,	      4, "max",	       1, 1, 1) \
+	X(AVG,	      5, "avg",	       2, 1, 1)	/* count, sum */ \
+	X(QUANTIZE,   6, "quantize",   XDT_QUANTIZE_BUCKETS, 1, 2) \
+	X(STDDEV,     7, "stddev",     4, 1, 1)	/* count, sum, sum of squares
+						   (128 bits: low, high) */ \
+	X(LQUANTIZE,  8, "lquantize",  0, 3, 5)	/* < base, levels, >= limit */ \
+	X(LLQUANTIZE, 9, "llquantize", 0, 5, 6)	/* < factor^low, ..., overflow */
 
 enum xdt_aggfunc {
-#define XDT_AGGENUM(name, v, dname, nvals, nargs) XDT_AGG_##name = v,
+#define XDT_AGGENUM(name, v, dname, nvals, amin, amax) XDT_AGG_##name = v,
 	XDT_AGGFUNCS(XDT_AGGENUM)
 #undef XDT_AGGENUM
 	XDT_NAGGFUNCS
 };
+
+/*
+ * One per aggregation (struct xdt_prog's aggs_off): its function and, for
+ * lquantize and llquantize, their parameters packed in @arg:
+ *   lquantize:  base (s32) << 32 | step (u16) << 16 | levels (u16)
+ *   llquantize: factor << 48 | low << 32 | high << 16 | steps (u16 each)
+ * @nvals is what xdt_agg_nvals() gives; the loader checks it.
+ */
+struct xdt_aggdesc {
+	__u32 func;
+	__u32 nvals;
+	__u64 arg;
+};
+#define XDT_LQ_ARG(base, step, levels) \
+	((__u64)(__u32)(__s32)(base) << 32 | (__u64)(__u16)(step) << 16 | \
+	 (__u16)(levels))
+#define XDT_LQ_BASE(a)		((__s32)((a) >> 32))
+#define XDT_LQ_STEP(a)		((__u16)((a) >> 16))
+#define XDT_LQ_LEVELS(a)	((__u16)(a))
+#define XDT_LLQ_ARG(factor, low, high, steps) \
+	((__u64)(__u16)(factor) << 48 | (__u64)(__u16)(low) << 32 | \
+	 (__u64)(__u16)(high) << 16 | (__u16)(steps))
+#define XDT_LLQ_FACTOR(a)	((__u16)((a) >> 48))
+#define XDT_LLQ_LOW(a)		((__u16)((a) >> 32))
+#define XDT_LLQ_HIGH(a)		((__u16)((a) >> 16))
+#define XDT_LLQ_STEPS(a)	((__u16)(a))
+#define XDT_MAXAGGVALS		(1u << 17)	/* values one entry may keep */
 
 #define XDT_MAXSTACK	64		/* frames stack() may record */
 /* XDT_ACT_AGGKEY arg0: the key's type */
@@ -328,6 +366,136 @@ struct xdt_bufsnap {
 /* ---- 5. aggregations ---------------------------------------------------- */
 #define XDT_QUANTIZE_BUCKETS	127	/* 63 negative, zero, 63 positive */
 #define XDT_QUANTIZE_ZERO	63	/* bucket of 0; bucket 63+k: [2^(k-1),2^k) */
+
+/*
+ * The bucket arithmetic of lquantize and llquantize, here once for the
+ * kernel (which bucket a value goes to), the loader and compiler (are the
+ * parameters sound, how many buckets) and the printers (what each bucket's
+ * value is).  Plain C on the uapi types: it builds in both worlds.
+ *
+ * lquantize: bucket 0 is below base, bucket 1 + i is [base + i*step,
+ * base + (i+1)*step), bucket levels + 1 is base + levels*step and above.
+ *
+ * llquantize, as DTrace lays it out: bucket 0 is below factor^low; each
+ * order of magnitude o from low to high is cut into equal steps of
+ * factor^(o+1) / steps (1 while factor^(o+1) <= steps), which leaves
+ * steps - steps/factor buckets per order once the order is wide enough;
+ * the last bucket is factor^(high+1) and above.
+ */
+static __inline__ __u64 xdt_llq_pow(__u64 f, unsigned int n)
+{
+	__u64 r = 1;
+
+	while (n--)
+		r *= f;
+	return r;
+}
+
+static const __u32 xdt_agg_fixed_nvals[XDT_NAGGFUNCS] = {
+#define XDT_AGGNVALS(name, v, dname, nvals, amin, amax) [v] = nvals,
+	XDT_AGGFUNCS(XDT_AGGNVALS)
+#undef XDT_AGGNVALS
+};
+
+/* @nvals of a descriptor, 0 if its function or parameters are unsound. */
+static __inline__ __u32 xdt_agg_nvals(__u32 func, __u64 arg)
+{
+	if (func == XDT_AGG_LQUANTIZE) {
+		if (!XDT_LQ_STEP(arg) || !XDT_LQ_LEVELS(arg))
+			return 0;
+		return XDT_LQ_LEVELS(arg) + 2u;
+	}
+	if (func == XDT_AGG_LLQUANTIZE) {
+		__u64 f = XDT_LLQ_FACTOR(arg), n = XDT_LLQ_STEPS(arg), v, o;
+		__u64 total = 2;
+		unsigned int i;
+
+		if (f < 2 || XDT_LLQ_LOW(arg) >= XDT_LLQ_HIGH(arg) || n < f ||
+		    n % f)
+			return 0;
+		for (v = f; v < n; v *= f)
+			;
+		if (v % n)
+			return 0;
+		/* factor^(high+2) must not overflow (DTrace's rule) */
+		for (i = 0, o = 1; i <= XDT_LLQ_HIGH(arg) + 1u; i++) {
+			if (o * f / f != o)
+				return 0;
+			o *= f;
+		}
+		for (i = XDT_LLQ_LOW(arg); i <= XDT_LLQ_HIGH(arg); i++) {
+			__u64 lo = xdt_llq_pow(f, i), hi = lo * f;
+			__u64 step = hi > n ? hi / n : 1;
+
+			total += (hi - lo) / step;
+			if (total > XDT_MAXAGGVALS)
+				return 0;
+		}
+		return (__u32)total;
+	}
+	return func < XDT_NAGGFUNCS ? xdt_agg_fixed_nvals[func] : 0;
+}
+
+/*
+ * Fold entry values @src into @dst, as every snapshot does across CPUs
+ * (the kernel) and across snapshots (the consumer): sums for counts and
+ * buckets, the extreme for min/max, stddev's sum of squares with its carry.
+ */
+static __inline__ void xdt_agg_merge(__u32 func, __s64 *dst, const __s64 *src,
+				     __u32 n)
+{
+	__u32 i;
+
+	if (func == XDT_AGG_MIN) {
+		if (src[0] < dst[0])
+			dst[0] = src[0];
+	} else if (func == XDT_AGG_MAX) {
+		if (src[0] > dst[0])
+			dst[0] = src[0];
+	} else if (func == XDT_AGG_STDDEV && n >= 4) {
+		__u64 lo = (__u64)dst[2] + (__u64)src[2];
+
+		dst[0] += src[0];
+		dst[1] += src[1];
+		dst[3] = (__s64)((__u64)dst[3] + (__u64)src[3] +
+				 (lo < (__u64)dst[2]));
+		dst[2] = (__s64)lo;
+	} else {
+		for (i = 0; i < n; i++)
+			dst[i] = (__s64)((__u64)dst[i] + (__u64)src[i]);
+	}
+}
+
+static __inline__ __u32 xdt_lq_bucket(__u64 arg, __s64 v)
+{
+	__s64 base = XDT_LQ_BASE(arg);
+	__u64 level;
+
+	if (v < base)
+		return 0;
+	level = ((__u64)v - (__u64)base) / XDT_LQ_STEP(arg);
+	return level < XDT_LQ_LEVELS(arg) ? (__u32)level + 1 :
+		XDT_LQ_LEVELS(arg) + 1u;
+}
+
+static __inline__ __u32 xdt_llq_bucket(__u64 arg, __s64 v)
+{
+	__u64 f = XDT_LLQ_FACTOR(arg), n = XDT_LLQ_STEPS(arg);
+	__u64 lo = xdt_llq_pow(f, XDT_LLQ_LOW(arg));
+	__u32 bin = 1;
+	unsigned int o;
+
+	if (v < 0 || (__u64)v < lo)
+		return 0;
+	for (o = XDT_LLQ_LOW(arg); o <= XDT_LLQ_HIGH(arg); o++, lo *= f) {
+		__u64 hi = lo * f, step = hi > n ? hi / n : 1;
+
+		if ((__u64)v < hi)
+			return bin + (__u32)(((__u64)v - lo) / step);
+		bin += (__u32)((hi - lo) / step);
+	}
+	return bin;
+}
 
 /*
  * A snapshot is a sequence of entries, summed over CPUs:
