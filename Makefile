@@ -57,7 +57,7 @@ $(BUILD)/%/init: guest/init.c guest/agent.h | deps
 # (GNU C, without the warnings kernel style does not heed).
 DTRACE_SRCS := $(wildcard compiler/*.c)
 LIBXDT_SRCS := $(filter-out compiler/main.c,$(DTRACE_SRCS))
-VM_SRCS := core/dif.c core/vars.c core/subr.c core/firing.c core/buf.c \
+VM_SRCS := core/dif.c core/vars.c core/subr.c core/firing.c core/buf.c core/spec.c \
 	core/load.c core/host/machine.c
 DTRACE_HDRS := $(wildcard compiler/*.h) core/uapi/xdt.h core/uapi/dif.h \
 	core/xdt_impl.h core/vars.h $(wildcard core/host/*.h)

@@ -189,6 +189,25 @@ static int print_fault(xdt_hdl_t *h, const struct xdt_fault *f, void *arg)
 	if (f->pc != XDT_NO_DIFOFF)
 		fprintf(stderr, " at DIF offset %llu", (unsigned long long)f->pc);
 	fputc('\n', stderr);
+	if (h->pr.json) {
+		struct jw w = { dt_out(h), 0, { 0 } };
+
+		jw_obj(&w, NULL);
+		jw_str(&w, "type", "error");
+		jw_uint(&w, "epid", ep ? ep->epid : 0);
+		jw_uint(&w, "id", ep ? ep->probe : 0);
+		jw_str(&w, "provider", ep ? ep->desc.prov : "?");
+		jw_str(&w, "module", ep ? ep->desc.mod : "?");
+		jw_str(&w, "function", ep ? ep->desc.func : "?");
+		jw_str(&w, "name", ep ? ep->desc.name : "?");
+		jw_str(&w, "fault", f->what);
+		jw_uint(&w, "kind", f->kind);
+		jw_uint(&w, "addr", f->addr);
+		jw_uint(&w, "action", f->action);
+		if (f->pc != XDT_NO_DIFOFF)
+			jw_uint(&w, "difoff", f->pc);
+		jw_end(&w, 0);
+	}
 	return 0;
 }
 
@@ -204,8 +223,19 @@ static void print_drop(xdt_hdl_t *h, int cpu, __u64 n, void *arg)
 	(void)h, (void)arg;
 	fflush(dt_out(h));
 	fflush(stdout);
-	fprintf(stderr, "dtrace: %llu drop%s on CPU %d\n",
+	fprintf(stderr, "dtrace: %s%llu drop%s on CPU %d\n",
+		h->o.droptags ? "[DTRACEDROP_PRINCIPAL] " : "",
 		(unsigned long long)n, n == 1 ? "" : "s", cpu);
+	if (h->pr.json) {
+		struct jw w = { dt_out(h), 0, { 0 } };
+
+		jw_obj(&w, NULL);
+		jw_str(&w, "type", "drop");
+		jw_str(&w, "kind", "DTRACEDROP_PRINCIPAL");
+		jw_int(&w, "cpu", cpu);
+		jw_uint(&w, "count", n);
+		jw_end(&w, 0);
+	}
 }
 
 /*
@@ -448,6 +478,61 @@ int xdt_status(xdt_hdl_t *h, struct xdt_status *st)
 	return 0;
 }
 
+/*
+ * The drops and errors a run ended with, as DTrace words them
+ * (dt_handle.c's table), each with its DTRACEDROP_* tag under -x droptags;
+ * under -x oformat=json each is also a "drop" object on the output.
+ */
+void xdt_report_drops(xdt_hdl_t *h, const struct xdt_status *st)
+{
+	int tags = h->o.droptags;
+	struct jw w = { dt_out(h), 0, { 0 } };
+
+	const struct {
+		__u64 n;
+		const char *tag, *what, *plural;
+	} d[] = {
+		{ st->dyndrops - st->dyndrops_dirty, "DTRACEDROP_DYNAMIC",
+		  "dynamic variable drop", "s" },
+		{ st->dyndrops_dirty, "DTRACEDROP_DYNDIRTY",
+		  "dynamic variable drop", "s with non-empty dirty list" },
+		{ st->aggdrops, "DTRACEDROP_AGGREGATION", "aggregation drop", "s" },
+		{ st->specdrops, "DTRACEDROP_SPEC", "speculative drop", "s" },
+		{ st->specbusy, "DTRACEDROP_SPECBUSY", "failed speculation",
+		  "s (available buffer(s) still busy)" },
+		{ st->specunavail, "DTRACEDROP_SPECUNAVAIL", "failed speculation",
+		  "s (no speculative buffer available)" },
+		{ st->dblerrors, "DTRACEDROP_DBLERROR", "error",
+		  "s in ERROR probe enabling" },
+	};
+
+	for (size_t i = 0; i < sizeof(d) / sizeof(d[0]); i++) {
+		const char *pl = d[i].plural;
+
+		if (!d[i].n)
+			continue;
+		/* the plural's "s" goes only when n != 1; the rest stays */
+		fprintf(stderr, "dtrace: %s%s%s%llu %s%s\n", tags ? "[" : "",
+			tags ? d[i].tag : "", tags ? "] " : "",
+			(unsigned long long)d[i].n, d[i].what,
+			d[i].n == 1 && pl[0] == 's' ? pl + 1 : pl);
+		if (h->pr.json) {
+			jw_obj(&w, NULL);
+			jw_str(&w, "type", "drop");
+			jw_str(&w, "kind", d[i].tag);
+			jw_uint(&w, "count", d[i].n);
+			jw_end(&w, 0);
+		}
+	}
+	if (st->errors)
+		fprintf(stderr, "dtrace: %llu error%s\n",
+			(unsigned long long)st->errors, st->errors == 1 ? "" : "s");
+}
+
+/*
+ * Trace until exit(), a signal, or the -c/-p process is gone; then stop,
+ * print the aggregations and the drops/errors, as dtrace(1) does.
+ */
 int xdt_exit_status(const xdt_hdl_t *h)
 {
 	return h->pr.exit_status;
@@ -509,7 +594,7 @@ int xdt_aggwalk(xdt_hdl_t *h, int (*fn)(const struct xdt_aggdata *, void *),
 	int ret;
 
 	if (!h->p.naggs) {
-		if (!fn)
+		if (!fn && !h->pr.json)
 			putchar('\n');
 		return 0;
 	}
@@ -524,6 +609,12 @@ int xdt_aggwalk(xdt_hdl_t *h, int (*fn)(const struct xdt_aggdata *, void *),
 		want[k] = fn || !h->p.aggs[k].printed;
 	buf = aggtab_layout(h->pr.aggs, want, &size, &count, NULL);
 	free(want);
+	if (!fn && h->pr.json) {
+		print_aggsort(&h->pr.sort);
+		print_aggs_json(&h->p, buf, size, count, dt_out(h));
+		free(buf);
+		return 0;
+	}
 	if (!fn) {
 		fputc('\n', dt_out(h));
 		print_aggsort(&h->pr.sort);

@@ -126,7 +126,9 @@ void lex_skipspace(struct lexer *lx);
 	X(D_PRINTA_PROTO) X(D_PRINTA_AGGARG) X(D_PRINTA_AGGKEY) \
 	X(D_CLEAR_PROTO) X(D_CLEAR_AGGARG) X(D_NORMALIZE_PROTO) \
 	X(D_NORMALIZE_AGGARG) X(D_NORMALIZE_SCALAR) X(D_TRUNC_PROTO) \
-	X(D_TRUNC_AGGARG) X(D_TRUNC_SCALAR)
+	X(D_TRUNC_AGGARG) X(D_TRUNC_SCALAR) \
+	X(D_SPEC_SPEC) X(D_SPEC_COMM) X(D_SPEC_DREC) X(D_AGG_SPEC) \
+	X(D_EXIT_SPEC) X(D_COMM_DREC) X(D_DREC_COMM) X(D_AGG_COMM)
 
 enum dt_errtag {
 #define DT_TAGENUM(t) DT_##t,
@@ -383,6 +385,7 @@ struct clause {
 	unsigned recsize;
 	int src;		/* which -n/-s text it came from */
 	int record;		/* always record (XDT_CLAUSE_RECORD) */
+	int spec;		/* speculates (XDT_CLAUSE_SPEC) */
 };
 
 struct agg {
@@ -417,6 +420,8 @@ struct prog {
 	unsigned dynvarsize, scratchsize, cleanrate;	/* 0: the kernel's */
 	int ncond;		/* if/else condition variables made */
 	int destructive;	/* uses a destructive action or subroutine */
+	int speculates;		/* calls speculation() or speculate/commit/discard */
+	unsigned nspec, specsize;	/* -x nspec, specsize; 0: the kernel's */
 	unsigned flags;		/* XDT_PROG_*, set by the consumer (-w) */
 	char **srctext;
 	int *srcfile;
@@ -452,6 +457,7 @@ struct dt_print {
 	struct dt_aggsort {	/* aggsortkey, aggsortrev, aggsortkeypos, aggsortpos */
 		int key, rev, keypos, pos;
 	} sort;
+	int json;		/* -x oformat=json (docs/json.md) */
 };
 void print_header(struct dt_print *pr);
 void print_record(struct dt_print *pr, const struct prog *p, int cl,
@@ -462,6 +468,8 @@ void print_printf(const struct pformat *pf, const struct prog *p,
 unsigned print_aggs(const struct prog *p, const char *buf, size_t size,
 		    unsigned count, FILE *fp);
 void print_aggsort(const struct dt_aggsort *o);
+void print_aggs_json(const struct prog *p, const char *buf, size_t size,
+		     unsigned count, FILE *fp);
 void print_printa(const struct prog *p, const struct pformat *pf,
 		  const int *ids, int nids, const char *buf, size_t size,
 		  unsigned count, FILE *fp);
@@ -474,6 +482,21 @@ void print_fake_aggs(const struct prog *p, char **ents, int nents);
 void print_stack(const __u64 *pcs, unsigned nframes, FILE *fp);
 void print_bytes(struct dt_print *pr, const char *c, size_t n, int width,
 		 int raw, FILE *fp);
+
+/* ---- json.c: -x oformat=json, one object a line ------------------------ */
+struct jw {
+	FILE *fp;
+	int depth;
+	int n[16];		/* members so far, per open level */
+};
+void jw_strn_raw(FILE *fp, const char *s, size_t n);
+void jw_obj(struct jw *w, const char *k);
+void jw_arr(struct jw *w, const char *k);
+void jw_end(struct jw *w, int arr);
+void jw_str(struct jw *w, const char *k, const char *s);
+void jw_strn(struct jw *w, const char *k, const char *s, size_t n);
+void jw_int(struct jw *w, const char *k, long long v);
+void jw_uint(struct jw *w, const char *k, unsigned long long v);
 
 /* ---- agg.c: the consumer's aggregation totals --------------------------- */
 struct dt_aggtab;
@@ -567,6 +590,7 @@ struct dt_opts {
 	size_t bufsize;
 	long switchrate_us;
 	long aggrate_us;	/* -x aggrate: how often xdt_work() snapshots */
+	int droptags;		/* -x droptags: "[DTRACEDROP_*] " before drops */
 	pid_t child;		/* -c */
 	pid_t target;		/* -p */
 	int child_gate;		/* 1: the -c child waits stopped for GO */

@@ -86,14 +86,14 @@ static const struct { const char *name; enum optkind kind; int implemented; } op
 	{ "cpu", OPT_COUNT, 0 }, { "destructive", OPT_FLAG, 1 },
 	{ "flowindent", OPT_FLAG, 0 }, { "grabanon", OPT_FLAG, 0 },
 	{ "jstackframes", OPT_COUNT, 0 }, { "jstackstrsize", OPT_SIZE, 0 },
-	{ "nspec", OPT_COUNT, 0 }, { "specsize", OPT_SIZE, 0 },
+	{ "nspec", OPT_COUNT, 1 }, { "specsize", OPT_SIZE, 1 },
 	{ "stackindent", OPT_COUNT, 0 }, { "statusrate", OPT_RATE, 0 },
 	{ "ustackframes", OPT_COUNT, 0 }, { "aggsortkey", OPT_FLAG, 1 },
 	{ "aggsortkeypos", OPT_COUNT, 1 }, { "aggsortpos", OPT_COUNT, 1 },
 	{ "aggsortrev", OPT_FLAG, 1 }, { "aggpack", OPT_FLAG, 0 },
 	{ "aggzoom", OPT_FLAG, 0 }, { "rawbytes", OPT_FLAG, 1 },
-	{ "droptags", OPT_FLAG, 0 }, { "linkmode", OPT_ANY, 0 },
-	{ "temporal", OPT_FLAG, 0 }, { "oformat", OPT_ANY, 0 },
+	{ "droptags", OPT_FLAG, 1 }, { "linkmode", OPT_ANY, 0 },
+	{ "temporal", OPT_FLAG, 0 }, { "oformat", OPT_ANY, 1 },
 	{ "encoding", OPT_ANY, 0 }, { "version", OPT_ANY, 0 },
 	{ "strip", OPT_FLAG, 0 }, { "amin", OPT_ANY, 0 },
 	{ "argref", OPT_FLAG, 0 }, { "core", OPT_ANY, 0 },
@@ -184,6 +184,13 @@ static int set_one(const char *opt, const char *val, struct xdt_hdl *c,
 		}
 		break;
 	case OPT_ANY:
+		/* FreeBSD's oformat: text or json here (no xml, html) */
+		if (!strcmp(opt, "oformat") &&
+		    (!val || (strcmp(val, "text") && strcmp(val, "json")))) {
+			snprintf(why, len, "failed to set -x %s%s%s: Invalid value for specified option",
+				 opt, val ? "=" : "", val ? val : "");
+			return -1;
+		}
 		break;
 	}
 	if (!options[i].implemented) {
@@ -218,6 +225,14 @@ static void opt_apply(const char *name, const char *val, unsigned long long n,
 	} else if (!strcmp(name, "aggsize")) {
 		/* the kernel rounds it up to a page and refuses above 64 MiB */
 		c->aggsize = n > UINT_MAX ? UINT_MAX : (unsigned)n;
+	} else if (!strcmp(name, "oformat")) {
+		c->pr.json = val && !strcmp(val, "json");
+	} else if (!strcmp(name, "droptags")) {
+		c->o.droptags = (int)n;
+	} else if (!strcmp(name, "nspec")) {
+		c->p.nspec = (unsigned)n;
+	} else if (!strcmp(name, "specsize")) {
+		c->p.specsize = (unsigned)n;
 	} else if (!strcmp(name, "aggsortkey")) {
 		c->pr.sort.key = (int)n;
 	} else if (!strcmp(name, "aggsortrev")) {
@@ -297,6 +312,13 @@ static int apply_pragmas(const char *src, const char *file, struct xdt_hdl *c,
 					  "malformed #pragma D option");
 		memcpy(name, s, n);
 		name[n] = 0;
+		/* one word: "nspec=24 * 44" is DTrace's malformed pragma */
+		s += n;
+		s += strspn(s, " \t");
+		if (*s && *s != '\n' && *s != '\r' && strncmp(s, "/*", 2) &&
+		    strncmp(s, "//", 2))
+			return pragma_err(err, DT_D_PRAGMA_MALFORM, file, line, ln,
+					  "malformed #pragma D option");
 		{
 			char *val = strchr(name, '=');
 

@@ -105,6 +105,8 @@ int xdt_stop(xdt_hdl_t *h, const struct xdt_consumer *c);
 int xdt_aggwalk(xdt_hdl_t *h, int (*fn)(const struct xdt_aggdata *, void *),
 		void *arg);
 int xdt_status(xdt_hdl_t *h, struct xdt_status *st);
+/* The end's report of drops and errors (stderr; JSON objects too) */
+void xdt_report_drops(xdt_hdl_t *h, const struct xdt_status *st);
 /* exit()'s value once tracing is done (dtrace(1)'s exit status) */
 int xdt_exit_status(const xdt_hdl_t *h);
 /* the run-time options the CLI's loop reads */

@@ -155,10 +155,6 @@ static void die_cerror(const struct xdt_cerror *e)
 	exit(1);
 }
 
-/*
- * Trace until exit(), a signal, or the -c/-p process is gone; then stop,
- * print the aggregations and the drops/errors, as dtrace(1) does.
- */
 static int run(xdt_hdl_t *h, struct dt_opts *o)
 {
 	struct xdt_status st;
@@ -201,27 +197,8 @@ static int run(xdt_hdl_t *h, struct dt_opts *o)
 	if (xdt_aggwalk(h, NULL, NULL) < 0)
 		fprintf(stderr, "dtrace: %s\n", xdt_errmsg(h));
 	fflush(stdout);
-	if (xdt_status(h, &st) == 0) {
-		if (st.dyndrops) {
-			__u64 clean = st.dyndrops - st.dyndrops_dirty;
-
-			if (clean)
-				fprintf(stderr, "dtrace: %llu dynamic variable drop%s\n",
-					(unsigned long long)clean, clean == 1 ? "" : "s");
-			if (st.dyndrops_dirty)
-				fprintf(stderr, "dtrace: %llu dynamic variable drop%s with non-empty dirty list\n",
-					(unsigned long long)st.dyndrops_dirty,
-					st.dyndrops_dirty == 1 ? "" : "s");
-		}
-		if (st.aggdrops)
-			fprintf(stderr, "dtrace: %llu aggregation drop%s\n",
-				(unsigned long long)st.aggdrops,
-				st.aggdrops == 1 ? "" : "s");
-		if (st.errors)
-			fprintf(stderr, "dtrace: %llu error%s\n",
-				(unsigned long long)st.errors,
-				st.errors == 1 ? "" : "s");
-	}
+	if (xdt_status(h, &st) == 0)
+		xdt_report_drops(h, &st);
 	return xdt_exit_status(h);
 }
 

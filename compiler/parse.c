@@ -73,8 +73,7 @@ static int is_action(const char *s)
 static int is_future_action(const char *s)
 {
 	static const char *const fa[] = {
-		"ustack", "jstack",
-		"speculate", "commit", "discard", "pcap",
+		"ustack", "jstack", "pcap",
 	};
 	for (size_t i = 0; i < sizeof(fa) / sizeof(fa[0]); i++)
 		if (!strcmp(s, fa[i]))
@@ -1295,6 +1294,10 @@ static struct stmt *agg_stmt(struct parser *ps)
 					dt_cerrt(&ps->lx, DT_D_ACT_SPEC, st.line, st.col,
 						 "tracing function stack( ) may not be called from a D expression (D program context required)");
 				s->keys[s->nkeys++] = k;
+			} else if (TOK(ps).t == T_AGG) {
+				dt_cerrt(&ps->lx, DT_D_KEY_TYPE, TOK(ps).line, TOK(ps).col,
+					 "aggregation key #%d has a type that cannot be a key: aggregation",
+					 s->nkeys + 1);
 			} else {
 				s->keys[s->nkeys++] = assign_expr(ps);
 			}
@@ -1303,6 +1306,14 @@ static struct stmt *agg_stmt(struct parser *ps)
 			lex_next(&ps->lx);
 		}
 		expect(ps, T_RBRACK);
+	}
+	/* "@a;" names nothing DTrace knows; "@a[1];" has no effect */
+	if (TOK(ps).t == T_SEMI || TOK(ps).t == T_RBRACE) {
+		if (s->nkeys)
+			dt_cerrt(&ps->lx, DT_D_AGG_NULL, s->tok.line, s->tok.col,
+				 "expression has null effect: @%s", s->tok.s);
+		dt_cerrt(&ps->lx, DT_D_IDENT_UNDEF, s->tok.line, s->tok.col,
+			 "failed to resolve @%s: Unknown variable name", s->tok.s);
 	}
 	expect(ps, T_ASSIGN);
 	s->ftok = TOK(ps);
@@ -1403,7 +1414,105 @@ struct lower {
 	int npieces;
 	struct node **pend;	/* expression statements not yet emitted */
 	int npend;
+	unsigned cflags;	/* CF_*: what the clause did so far (speculation rules) */
 };
+
+/*
+ * What a statement is, for DTrace's rules on speculations and commits
+ * (dt_cc.c's checks, with its tags and messages): recording data, an
+ * aggregation, speculate, commit, exit (records too), destructive, or
+ * none of these (discard, assignments and other expressions).
+ */
+enum { CF_DREC = 1, CF_AGG = 2, CF_SPEC = 4, CF_COMMIT = 8 };
+enum spkind { SK_NONE, SK_DREC, SK_AGG, SK_SPEC, SK_COMMIT, SK_EXIT, SK_DESTR };
+
+/* a data-recording action: not after commit; it counts unless speculative */
+static void drec(struct lower *L, unsigned f, int line, int col)
+{
+	if (f & CF_COMMIT)
+		dt_cerrt(&L->ps->lx, DT_D_DREC_COMM, line, col,
+			 "data-recording actions may not follow commit( )");
+	if (!(f & CF_SPEC))
+		L->cflags |= CF_DREC;
+}
+
+static void spec_rules(struct lower *L, enum spkind k, int line, int col)
+{
+	struct lexer *lx = &L->ps->lx;
+	unsigned f = L->cflags;
+
+	switch (k) {
+	case SK_COMMIT:
+		if (f & CF_COMMIT)
+			dt_cerrt(lx, DT_D_COMM_COMM, line, col,
+				 "commit( ) may not follow commit( )");
+		if (f & (CF_DREC | CF_AGG))
+			dt_cerrt(lx, DT_D_COMM_DREC, line, col,
+				 "commit( ) may not follow data-recording action(s)");
+		L->cflags |= CF_COMMIT;
+		return;
+	case SK_SPEC:
+		if (f & CF_SPEC)
+			dt_cerrt(lx, DT_D_SPEC_SPEC, line, col,
+				 "speculate( ) may not follow speculate( )");
+		if (f & CF_COMMIT)
+			dt_cerrt(lx, DT_D_SPEC_COMM, line, col,
+				 "speculate( ) may not follow commit( )");
+		if (f & (CF_DREC | CF_AGG))
+			dt_cerrt(lx, DT_D_SPEC_DREC, line, col,
+				 "speculate( ) may not follow data-recording action(s)");
+		L->cflags |= CF_SPEC;
+		return;
+	case SK_AGG:
+		if (f & CF_COMMIT)
+			dt_cerrt(lx, DT_D_AGG_COMM, line, col,
+				 "aggregating actions may not follow commit( )");
+		if (f & CF_SPEC)
+			dt_cerrt(lx, DT_D_AGG_SPEC, line, col,
+				 "aggregating actions may not follow speculate( )");
+		L->cflags |= CF_AGG;
+		return;
+	case SK_DESTR:
+		if (f & CF_SPEC)
+			dt_cerrt(lx, DT_D_ACT_SPEC, line, col,
+				 "destructive actions may not follow speculate( )");
+		return;
+	case SK_EXIT:
+		if (f & CF_SPEC)
+			dt_cerrt(lx, DT_D_EXIT_SPEC, line, col,
+				 "exit( ) may not follow speculate( )");
+		/* exit() records its value */
+		drec(L, f, line, col);
+		return;
+	case SK_DREC:
+		drec(L, f, line, col);
+		return;
+	case SK_NONE:
+		return;
+	}
+}
+
+/* An action statement's kind for spec_rules() */
+static enum spkind action_kind(const char *s)
+{
+	static const char *const destr[] = { "chill", "raise", "stop",
+		"breakpoint", "panic", "system", "freopen" };
+	static const char *const none[] = { "discard" };
+
+	if (!strcmp(s, "speculate"))
+		return SK_SPEC;
+	if (!strcmp(s, "commit"))
+		return SK_COMMIT;
+	if (!strcmp(s, "exit"))
+		return SK_EXIT;
+	for (size_t i = 0; i < sizeof(destr) / sizeof(destr[0]); i++)
+		if (!strcmp(s, destr[i]))
+			return SK_DESTR;
+	for (size_t i = 0; i < sizeof(none) / sizeof(none[0]); i++)
+		if (!strcmp(s, none[i]))
+			return SK_NONE;
+	return SK_DREC;
+}
 
 static struct clause *CL(struct parser *ps)
 {
@@ -1966,6 +2075,14 @@ static void lower_agg(struct lower *L, struct stmt *s)
 	add_act(L, XDT_ACT_AGG, v ? cg_difo(p, lx, v) : -1, id, f);
 }
 
+static int is_aggfunc(const char *s)
+{
+	for (int f = XDT_AGG_COUNT; f < XDT_NAGGFUNCS; f++)
+		if (!strcmp(s, aggfunc_name(f)))
+			return 1;
+	return 0;
+}
+
 /* @name as an action's argument: the aggregation's id, or -1 */
 static int agg_ref(struct prog *p, const struct node *e)
 {
@@ -1981,7 +2098,8 @@ static const char *argdesc(struct lower *L, struct node *e)
 {
 	if (e->k == N_IDENT && e->s[0] == '@')
 		return "aggregation";
-	if (e->k == N_CALL && is_action(e->s))
+	/* an action's or an aggregating function's call: no value */
+	if (e->k == N_CALL && (is_action(e->s) || is_aggfunc(e->s)))
 		return "void";
 	return type_str(sema_expr(L->ps->p, &L->ps->lx, e)->t);
 }
@@ -2244,6 +2362,32 @@ static void lower_action(struct lower *L, struct stmt *s)
 		c->recs = xrealloc(c->recs, (c->nrecs + 1) * sizeof(*c->recs));
 		c->recs[c->nrecs] = (struct recval){ DT_TYPE_STACK, NULL, 0, nf };
 		c->nrecs++;
+	} else if (!strcmp(t.s, "speculate") || !strcmp(t.s, "commit") ||
+		   !strcmp(t.s, "discard")) {
+		if (n != 1)
+			dt_cerrt(lx, DT_D_PROTO_LEN, t.line, t.col,
+				 "%s( ) prototype mismatch: %d arg%s passed, 1 expected",
+				 t.s, n, n == 1 ? "" : "s");
+		av[0] = value(L, av[0]);
+		if (!type_is_int(av[0]->t))
+			dt_cerrt(lx, DT_D_PROTO_ARG, av[0]->line, av[0]->col,
+				 "%s( ) argument #1 is incompatible with prototype: integer expected, %s given",
+				 t.s, type_str(av[0]->t));
+		av[0]->type = XDT_TYPE_INT;
+		ps->p->speculates = 1;
+		if (t.s[0] == 's') {
+			/*
+			 * The record goes to the speculation from here; an
+			 * if/else splits the clause into pieces, each its own
+			 * record: not supported (yet) after speculate().
+			 */
+			if (L->guard || L->npieces > 1)
+				dt_cerrt(lx, DT_D_ACT_SPEC, t.line, t.col,
+					 "speculate( ) inside if/else is not supported yet");
+			CL(ps)->spec = 1;
+		}
+		add_act(L, t.s[0] == 's' ? XDT_ACT_SPECULATE : t.s[0] == 'c' ?
+			XDT_ACT_COMMIT : XDT_ACT_DISCARD, cg_difo(ps->p, lx, av[0]), 0, 0);
 	} else if (!strcmp(t.s, "printa")) {
 		lower_printa(L, s);
 	} else if (!strcmp(t.s, "setopt")) {
@@ -2303,6 +2447,9 @@ static void lower_if(struct lower *L, struct stmt *s)
 	if (!type_is_scalar(c->t) && !type_is_strlike(c->t))
 		dt_cerrt(&ps->lx, DT_D_OP_SCALAR, c->line, c->col,
 			 "if condition must be of scalar type");
+	if (L->cflags & CF_SPEC)	/* the pieces would not speculate */
+		dt_cerrt(&ps->lx, DT_D_ACT_SPEC, s->tok.line, s->tok.col,
+			 "if/else after speculate( ) is not supported yet");
 	need_piece(L);
 	/* the pieces after this if need the current guard as a variable */
 	if (!outer && L->pred >= 0) {
@@ -2357,10 +2504,12 @@ static void lower_list(struct lower *L, struct stmt *s)
 			lower_if(L, s);
 			break;
 		case S_AGG:
+			spec_rules(L, SK_AGG, s->tok.line, s->tok.col);
 			begin_dact(L);
 			lower_agg(L, s);
 			break;
 		case S_ACTION:
+			spec_rules(L, action_kind(s->tok.s), s->tok.line, s->tok.col);
 			begin_dact(L);
 			lower_action(L, s);
 			break;
@@ -2368,9 +2517,17 @@ static void lower_list(struct lower *L, struct stmt *s)
 			/*
 			 * Any expression is a statement, as in DTrace: it is
 			 * evaluated for its effects and its faults (a load
-			 * of NULL fires ERROR) and records nothing.
+			 * of NULL fires ERROR) and records nothing.  One that
+			 * calls copyout() is destructive.
 			 */
-			struct node *e = sema_expr(L->ps->p, &L->ps->lx, s->e);
+			int was = L->ps->p->destructive;
+			struct node *e;
+
+			L->ps->p->destructive = 0;
+			e = sema_expr(L->ps->p, &L->ps->lx, s->e);
+			if (L->ps->p->destructive)
+				spec_rules(L, SK_DESTR, s->tok.line, s->tok.col);
+			L->ps->p->destructive |= was;
 
 			need_piece(L);
 			L->pend = xrealloc(L->pend, (L->npend + 1) * sizeof(*L->pend));
@@ -2560,6 +2717,7 @@ static void clause(struct parser *ps, int src)
 			c0 = &ps->p->clauses[first + k];
 			c->pred = c0->pred;
 			c->record = c0->record;
+			c->spec = c0->spec;
 			c->nactions = c0->nactions;
 			c->dact = c0->dact, c->dnum = c0->dnum;
 			c->outs = c0->outs, c->nouts = c0->nouts;

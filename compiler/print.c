@@ -486,6 +486,9 @@ static void agg_action(struct dt_print *pr, const struct prog *p,
 	free(want);
 }
 
+static void json_record(struct dt_print *pr, const struct prog *p, int cl,
+			const struct xdt_eprobe *ep, int cpu, const char *data);
+
 /* One record of clause @cl, from enabled probe @ep, fired on @cpu. */
 void print_record(struct dt_print *pr, const struct prog *p, int cl,
 		  const struct xdt_eprobe *ep, int cpu, const char *data)
@@ -493,8 +496,13 @@ void print_record(struct dt_print *pr, const struct prog *p, int cl,
 	const struct clause *c = &p->clauses[cl];
 	char *out = NULL, fn[XDT_FUNCNAMELEN + XDT_NAMELEN + 2];
 	size_t len = 0;
-	FILE *fp = open_memstream(&out, &len);
+	FILE *fp;
 
+	if (pr->json) {
+		json_record(pr, p, cl, ep, cpu, data);
+		return;
+	}
+	fp = open_memstream(&out, &len);
 	if (!fp)
 		dt_fatal("out of memory");
 	print_header(pr);
@@ -1449,4 +1457,294 @@ void print_fake_aggs(const struct prog *p, char **ents, int nents)
 	}
 	print_aggs(p, buf, size, (unsigned)nents, stdout);
 	free(buf);
+}
+
+/* ---- -x oformat=json (docs/json.md) -------------------------------------- */
+/* An integer record as its D type has it: sign- or zero-extended */
+static void json_int(struct jw *w, const char *k, const struct recval *r,
+		     const char *data)
+{
+	__u64 v;
+	unsigned sz = r->t && type_is_scalar(r->t) ? r->t->real->size : 8;
+	int sgn = r->t && type_is_int(r->t) ? r->t->real->sgn : 0;
+
+	memcpy(&v, data + r->off, 8);
+	if (sz < 8) {
+		v &= (1ULL << (8 * sz)) - 1;
+		if (sgn && (v >> (8 * sz - 1)) & 1)
+			v |= ~0ULL << (8 * sz);
+	}
+	if (sgn || sz == 8)
+		jw_int(w, k, (long long)v);
+	else
+		jw_uint(w, k, v);
+}
+
+static void json_stack(struct jw *w, const char *k, const char *p,
+		       unsigned nframes)
+{
+	char sym[1024];
+
+	jw_arr(w, k);
+	for (unsigned i = 0; i < nframes; i++) {
+		__u64 pc;
+
+		memcpy(&pc, p + 8 * i, 8);
+		if (!pc)
+			break;
+		ksyms_format(pc, sym, sizeof(sym));
+		jw_str(w, NULL, sym);
+	}
+	jw_end(w, 1);
+}
+
+/* A recorded value: number, string, stack (frames), memory (hex) */
+static void json_value(struct jw *w, const struct prog *p,
+		       const struct recval *r, const char *data)
+{
+	if (r->type == XDT_TYPE_STRING) {
+		jw_strn(w, NULL, data + r->off, p->strsize);
+	} else if (r->type == DT_TYPE_STACK) {
+		json_stack(w, NULL, data + r->off, r->nframes);
+	} else if (r->type == DT_TYPE_MEM) {
+		char *hex = xzalloc(2 * (size_t)r->nframes + 1);
+
+		for (unsigned i = 0; i < r->nframes; i++)
+			snprintf(hex + 2 * i, 3, "%02x",
+				 (unsigned char)data[r->off + i]);
+		jw_str(w, NULL, hex);
+		free(hex);
+	} else {
+		json_int(w, NULL, r, data);
+	}
+}
+
+static void json_aggs(const struct prog *p, const char *buf, size_t size,
+		      unsigned count, FILE *fp, const int *ids, int nids);
+
+/*
+ * A record: its probe, its values in the order the clause recorded them,
+ * and "output", the text DTrace prints for it (without the CPU/ID/probe
+ * columns); printa() follows as aggregation objects.
+ */
+static void json_record(struct dt_print *pr, const struct prog *p, int cl,
+			const struct xdt_eprobe *ep, int cpu, const char *data)
+{
+	const struct clause *c = &p->clauses[cl];
+	struct jw w = { OUT(pr), 0, { 0 } };
+	char *out = NULL;
+	size_t len = 0;
+	FILE *fp = open_memstream(&out, &len), *pf;
+	char *pas = NULL;		/* printa()'s objects, in order */
+	size_t paslen = 0;
+
+	pf = open_memstream(&pas, &paslen);
+	if (!fp || !pf)
+		dt_fatal("out of memory");
+	for (int i = 0; i < c->nouts; i++) {
+		const struct outst *o = &c->outs[i];
+		const struct recval *r = &c->recs[o->rec0];
+
+		if (o->k == OUT_TRACE) {
+			print_trace(pr, p, r, data, fp);
+		} else if (o->k == OUT_PRINTF) {
+			print_printf(o->pf, p, c, o->rec0, data, fp);
+		} else if (o->k == OUT_EXIT) {
+			pr->exit_status = (int)rec_int(data, r);
+		} else if (o->k == OUT_STACK) {
+			print_stack((const void *)(data + r->off), r->nframes, fp);
+		} else if (o->k == OUT_TRACEMEM) {
+			unsigned n = r[o->nargs - 1].nframes;
+
+			if (o->nargs == 2) {
+				long long d = rec_int(data, r);
+
+				if (d > 0 && (unsigned long long)d < n)
+					n = (unsigned)d;
+			}
+			print_bytes(pr, data + r[o->nargs - 1].off, n, -33, 1, fp);
+		} else if (o->k == OUT_PRINT) {
+			print_value(p, r, data, fp);
+		} else if (o->k == OUT_PRINTA) {
+			/* the totals now; written after this record's object */
+			char *want = xzalloc((size_t)p->naggs + 1), *buf;
+			size_t size;
+			unsigned count;
+
+			print_aggsort(&pr->sort);
+			for (int j = 0; j < o->naggids; j++) {
+				want[o->aggids[j]] = 1;
+				p->aggs[o->aggids[j]].printed = 1;
+			}
+			buf = aggtab_layout(pr->aggs, want, &size, &count, NULL);
+			json_aggs(p, buf, size, count, pf, o->aggids, o->naggids);
+			free(buf);
+			free(want);
+		} else if (o->k > OUT_PRINTA && o->k <= OUT_DENORMALIZE) {
+			agg_action(pr, p, o, r, data, fp);
+		} else if (o->k == OUT_SETOPT) {
+			if (pr->setopt && pr->setopt(pr->ctx, o->fmt, o->fmt2))
+				fprintf(stderr, "dtrace: couldn't set option \"%s\" to \"%s\"\n",
+					o->fmt, o->fmt2 ? o->fmt2 : "");
+		} else {
+			consumer_action(pr, p, c, o, data);
+		}
+	}
+	fclose(fp);
+	jw_obj(&w, NULL);
+	jw_str(&w, "type", "probe");
+	jw_int(&w, "cpu", cpu);
+	jw_uint(&w, "id", ep->probe);
+	jw_uint(&w, "epid", ep->epid);
+	jw_str(&w, "provider", ep->desc.prov);
+	jw_str(&w, "module", ep->desc.mod);
+	jw_str(&w, "function", ep->desc.func);
+	jw_str(&w, "name", ep->desc.name);
+	jw_arr(&w, "values");
+	for (int i = 0; i < c->nrecs; i++)
+		json_value(&w, p, &c->recs[i], data);
+	jw_end(&w, 1);
+	jw_strn(&w, "output", out ? out : "", len);
+	jw_end(&w, 0);
+	free(out);
+	fclose(pf);
+	fwrite(pas, 1, paslen, OUT(pr));
+	free(pas);
+}
+
+/* A distribution's buckets that hold anything: the row value DTrace
+   prints, and for the open ends which side of it ("below", "above") */
+static void json_buckets(struct jw *w, const struct agg *ag, const __s64 *v,
+			 unsigned nvals)
+{
+	jw_arr(w, "buckets");
+	for (unsigned i = 0; i < nvals; i++) {
+		long long val;
+		const char *bound = NULL;
+
+		if (!v[i])
+			continue;
+		if (ag->func == XDT_AGG_QUANTIZE) {
+			val = bucket_value((int)i);
+		} else if (ag->func == XDT_AGG_LQUANTIZE) {
+			long long base = XDT_LQ_BASE(ag->arg), st = XDT_LQ_STEP(ag->arg);
+
+			if (i == 0)
+				val = base, bound = "below";
+			else if (i == nvals - 1)
+				val = base + (long long)(nvals - 2) * st, bound = "above";
+			else
+				val = base + (long long)(i - 1) * st;
+		} else {
+			val = (long long)llq_value(ag->arg, (int)i);
+			bound = i == 0 ? "below" : i == nvals - 1 ? "above" : NULL;
+		}
+		jw_obj(w, NULL);
+		jw_int(w, "value", val);
+		if (bound)
+			jw_str(w, "bound", bound);
+		jw_int(w, "count", v[i] / agg_normal(ag));
+		jw_end(w, 0);
+	}
+	jw_end(w, 1);
+}
+
+/* An entry: its keys, and its value (or buckets) as DTrace prints it */
+static void json_entry(struct jw *w, const struct prog *p, const struct aent *e)
+{
+	const struct agg *ag = &p->aggs[e->e->aggid];
+	const __s64 *x = e->vals;
+	unsigned off = 0;
+
+	jw_obj(w, NULL);
+	jw_arr(w, "keys");
+	for (int k = 0; k < ag->nkeys; k++) {
+		if (ag->keytype[k] == XDT_TYPE_STRING) {
+			jw_strn(w, NULL, e->key + off, p->strsize);
+			off += (p->strsize + 7) & ~7u;
+		} else if (ag->keytype[k] == DT_TYPE_STACK) {
+			json_stack(w, NULL, e->key + off, ag->keyframes[k]);
+			off += 8 * ag->keyframes[k];
+		} else {
+			struct recval r = { XDT_TYPE_INT, ag->keyt[k], 0, 0 };
+
+			json_int(w, NULL, &r, e->key + off);
+			off += 8;
+		}
+	}
+	jw_end(w, 1);
+	switch (ag->func) {
+	case XDT_AGG_QUANTIZE:
+	case XDT_AGG_LQUANTIZE:
+	case XDT_AGG_LLQUANTIZE:
+		json_buckets(w, ag, x, e->e->nvals);
+		break;
+	case XDT_AGG_AVG:
+		jw_int(w, "value", x[0] ? x[1] / agg_normal(ag) / x[0] : 0);
+		jw_int(w, "count", x[0]);
+		jw_int(w, "sum", x[1]);
+		break;
+	case XDT_AGG_STDDEV:
+		jw_uint(w, "value", e->e->nvals >= 4 ? agg_stddev(x, agg_normal(ag)) : 0);
+		jw_int(w, "count", x[0]);
+		jw_int(w, "sum", x[1]);
+		break;
+	default:
+		jw_int(w, "value", x[0] / agg_normal(ag));
+	}
+	jw_end(w, 0);
+}
+
+static void json_agghead(struct jw *w, const struct agg *ag)
+{
+	jw_obj(w, NULL);
+	jw_str(w, "type", "aggregation");
+	jw_str(w, "name", ag->name);
+	jw_str(w, "function", aggfunc_name(ag->func));
+	jw_arr(w, "entries");
+}
+
+/*
+ * One object per aggregation, its entries in DTrace's order: those of
+ * @ids (printa(), even an empty one), else every one with entries.
+ */
+static void json_aggs(const struct prog *p, const char *buf, size_t size,
+		      unsigned count, FILE *fp, const int *ids, int nids)
+{
+	unsigned n, i;
+	struct aent *v = agg_sorted(p, buf, size, count, &n, 1);
+	struct jw w = { fp, 0, { 0 } };
+	int cur = -1;
+
+	for (int q = 0; q < nids; q++) {
+		json_agghead(&w, &p->aggs[ids[q]]);
+		for (i = 0; i < n; i++)
+			if ((int)v[i].e->aggid == ids[q])
+				json_entry(&w, p, &v[i]);
+		jw_end(&w, 1);
+		jw_end(&w, 0);
+	}
+	for (i = 0; !nids && i < n; i++) {
+		if ((int)v[i].e->aggid != cur) {
+			if (cur >= 0) {
+				jw_end(&w, 1);
+				jw_end(&w, 0);
+			}
+			cur = (int)v[i].e->aggid;
+			json_agghead(&w, &p->aggs[cur]);
+		}
+		json_entry(&w, p, &v[i]);
+	}
+	if (cur >= 0) {
+		jw_end(&w, 1);
+		jw_end(&w, 0);
+	}
+	free(v);
+}
+
+/* The end's aggregations, in JSON */
+void print_aggs_json(const struct prog *p, const char *buf, size_t size,
+		     unsigned count, FILE *fp)
+{
+	json_aggs(p, buf, size, count, fp, NULL, 0);
 }

@@ -60,6 +60,9 @@ void *prog_blob(const struct prog *p, size_t *size)
 	h.aggs_off = (__u32)off;
 	off = align8(off + p->naggs * sizeof(struct xdt_aggdesc));
 	h.aggsize = p->aggsize;
+	/* speculative buffers only for a program that speculates */
+	h.nspec = p->speculates ? (p->nspec ? p->nspec : 1) : 0;
+	h.specsize = p->specsize;
 	h.dynvarsize = p->dynvarsize;
 	h.scratchsize = p->scratchsize;
 	h.cleanrate = p->cleanrate;
@@ -74,7 +77,8 @@ void *prog_blob(const struct prog *p, size_t *size)
 		cl[i].pred = p->clauses[i].pred;
 		cl[i].action0 = (__u32)p->clauses[i].action0;
 		cl[i].nactions = (__u32)p->clauses[i].nactions;
-		cl[i].flags = p->clauses[i].record ? XDT_CLAUSE_RECORD : 0;
+		cl[i].flags = (p->clauses[i].record ? XDT_CLAUSE_RECORD : 0) |
+			      (p->clauses[i].spec ? XDT_CLAUSE_SPEC : 0);
 	}
 	if (p->nacts)
 		memcpy(blob + h.actions_off, p->acts, p->nacts * sizeof(struct xdt_action));

@@ -101,6 +101,7 @@ static const struct { const char *name; int min, max; } actions[] = {
 	/* the consumer's, on aggregations: parse.c checks their arguments */
 	{ "printa", 0, 1 + DT_MAXPRINTA }, { "clear", 0, 8 }, { "trunc", 0, 8 },
 	{ "normalize", 0, 8 }, { "denormalize", 0, 8 }, { "setopt", 0, 8 },
+	{ "speculate", 0, 8 }, { "commit", 0, 8 }, { "discard", 0, 8 },
 };
 
 static int action_index(const char *name)
@@ -629,6 +630,8 @@ static struct node *call(struct prog *p, struct lexer *lx, struct node *n)
 	}
 	if (subrs[s].fl & DIF_SF_DESTR)
 		p->destructive = 1;	/* refused unless -w */
+	if (s == DIF_SUBR_SPECULATION)
+		p->speculates = 1;	/* the kernel gives it nspec buffers */
 	n->var = s;
 	n->t = subr_type(subrs[s].rtype);
 	return n;

@@ -72,6 +72,10 @@ void xdt_state_status(struct xdt_state *st, struct xdt_status *s)
 			break;
 		s->drops += c->bufs[0].drops + c->bufs[1].drops;
 		s->aggdrops += c->aggdrops;
+		s->specdrops += c->specdrops;
+		s->specbusy += c->specbusy;
+		s->specunavail += c->specunavail;
+		s->dblerrors += c->dblerrors;
 		s->errors += c->errors;
 		s->firings += c->firings;
 	}

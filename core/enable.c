@@ -222,6 +222,9 @@ int xdt_go(struct xdt_state *st)
 			ret = xdt_vars_start(st->vars);
 			if (ret)
 				xdt_xol_release(st->sites, st->nsites);
+			else
+				xdt_spec_start(st, max_t(unsigned long, HZ /
+					(st->prog->cleanrate ?: XDT_CLEAN_DEFAULT), 1));
 		}
 	}
 	if (ret) {
@@ -318,6 +321,9 @@ static void stop_locked(struct xdt_state *st)
 	st->traps1 = xdt_traps();
 	unlink_ecbs(st);
 	xdt_vars_stop(st->vars);
+	/* nothing fires now: the last commits on many CPUs, then no cleaner */
+	xdt_spec_stop(st);
+	xdt_spec_clean(st);
 	st->state = XDT_STATE_STOPPED;
 }
 
@@ -331,6 +337,7 @@ void xdt_state_reset(struct xdt_state *st)
 	kvfree(st->clauses);
 	kvfree(st->difos);
 	kfree(st->aggs);
+	xdt_spec_free(st);
 	kvfree(st->sites);
 	for (i = 0; i < st->necbs; i++)
 		module_put(st->ecbs[i].probe->owner);

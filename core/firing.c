@@ -47,6 +47,15 @@ static void __xdt_probe raise_error(struct xdt_cpu *c, struct xdt_scpu *sc,
 	struct xdt_ecb *e;
 	u64 *rec;
 
+	/*
+	 * A fault in an ERROR clause is DTrace's double error: counted, with
+	 * neither a record nor another ERROR (which could fault again).
+	 */
+	if (c->in_error) {
+		sc->dblerrors++;
+		ctx->fault = XDT_FAULT_NONE;
+		return;
+	}
 	sc->errors++;
 	/* The consumer's ERROR record: epid 0, then the details. */
 	rec = (u64 *)xdt_buf_reserve(sc, sizeof(struct xdt_rechdr) + 6 * 8);
@@ -61,10 +70,6 @@ static void __xdt_probe raise_error(struct xdt_cpu *c, struct xdt_scpu *sc,
 		rec[4] = ctx->fault_pc;
 		rec[5] = ctx->fault;
 		rec[6] = ctx->fault_addr;
-	}
-	if (c->in_error) {
-		ctx->fault = XDT_FAULT_NONE;
-		return;
 	}
 	xdt_ctx_init(&ectx, xdt_probe_error);
 	ectx.args[1] = ecb->epid;
@@ -99,7 +104,8 @@ static int __xdt_probe run_clause(struct xdt_cpu *c, struct xdt_scpu *sc,
 	const struct xdt_clause_k *cl = ecb->clause;
 	struct xdt_mstate m = { .ctx = ctx, .ecb = ecb,
 				.strsize = st->strsize, .vars = st->vars,
-				.vc = &st->vcpu[raw_smp_processor_id()] };
+				.vc = &st->vcpu[raw_smp_processor_id()],
+				.spec = st->spec, .sc = sc };
 	char *key = sc->keybuf;
 	u32 keylen = 0, i;
 	s64 incr = 1;			/* the next aggregation's increment */
@@ -115,8 +121,10 @@ static int __xdt_probe run_clause(struct xdt_cpu *c, struct xdt_scpu *sc,
 		if (!v)
 			return 0;
 	}
-	if (cl->recsize > sizeof(struct xdt_rechdr) ||
-	    (cl->flags & XDT_CLAUSE_RECORD)) {
+	/* a speculating clause's record waits for its speculate action */
+	if (!(cl->flags & XDT_CLAUSE_SPEC) &&
+	    (cl->recsize > sizeof(struct xdt_rechdr) ||
+	     (cl->flags & XDT_CLAUSE_RECORD))) {
 		rec = xdt_buf_reserve(sc, cl->recsize);
 		if (!rec)
 			return 0;	/* dropped; counted by the buffer */
@@ -195,6 +203,41 @@ static int __xdt_probe run_clause(struct xdt_cpu *c, struct xdt_scpu *sc,
 			break;
 		case XDT_ACT_AGGINCR:
 			incr = v;	/* quantize(v, incr) and the like */
+			break;
+		case XDT_ACT_SPECULATE: {
+			int err;
+
+			rec = xdt_spec_reserve(st->spec, sc,
+					       raw_smp_processor_id(), v,
+					       cl->recsize, &err);
+			if (err) {
+				act_fault(ctx, NULL, XDT_FAULT_ILLOP, 0);
+				raise_error(c, sc, st, ecb, ctx, i + 1);
+				return -1;
+			}
+			/*
+			 * DTrace's: with no buffer (id 0, not active, full)
+			 * the rest of the clause does not run.
+			 */
+			if (!rec)
+				return 0;
+			h = (struct xdt_rechdr *)rec;
+			h->epid = ecb->epid;
+			h->size = cl->recsize;
+			memset(rec + sizeof(*h), 0, cl->recsize - sizeof(*h));
+			break;
+		}
+		case XDT_ACT_COMMIT:
+		case XDT_ACT_DISCARD:
+			if ((a->kind == XDT_ACT_COMMIT ?
+			     xdt_spec_commit(st->spec, sc,
+					     raw_smp_processor_id(), v) :
+			     xdt_spec_discard(st->spec,
+					      raw_smp_processor_id(), v))) {
+				act_fault(ctx, rec, XDT_FAULT_ILLOP, 0);
+				raise_error(c, sc, st, ecb, ctx, i + 1);
+				return -1;
+			}
 			break;
 		case XDT_ACT_DIFEXPR:
 			break;		/* ran for its stores */

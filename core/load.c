@@ -119,7 +119,7 @@ static int load_clauses(struct xdt_state *st, struct xdt_enable *req)
 	}
 	for (i = 0; i < p->nclauses; i++) {
 		struct xdt_clause_k *c = &st->clauses[i];
-		u32 off = sizeof(struct xdt_rechdr), nkeys = 0;
+		u32 off = sizeof(struct xdt_rechdr), nkeys = 0, nspec = 0;
 
 		if (!desc_terminated(&uc[i].desc))
 			return EERR("clause %u: unterminated probe description", i);
@@ -128,7 +128,7 @@ static int load_clauses(struct xdt_state *st, struct xdt_enable *req)
 				    i, uc[i].pred);
 		c->index = i;
 		c->pred = uc[i].pred;
-		if (uc[i].flags & ~XDT_CLAUSE_RECORD)
+		if (uc[i].flags & ~(XDT_CLAUSE_RECORD | XDT_CLAUSE_SPEC))
 			return EERR("clause %u: unknown flags 0x%x", i, uc[i].flags);
 		c->flags = uc[i].flags;
 		c->nacts = uc[i].nactions;
@@ -180,6 +180,36 @@ static int load_clauses(struct xdt_state *st, struct xdt_enable *req)
 				off += a->arg0;
 				break;
 			}
+			/*
+			 * A speculating clause reserves its record at its one
+			 * speculate: nothing may write the record before it,
+			 * nor aggregate, nor be destructive after it (DTrace's
+			 * rules, which its compiler enforces; the kernel's own
+			 * safety needs the first).
+			 */
+			if ((a->kind == XDT_ACT_SPECULATE ||
+			     a->kind == XDT_ACT_COMMIT ||
+			     a->kind == XDT_ACT_DISCARD) && !p->nspec)
+				return EERR("clause %u action %u: a speculation "
+					    "action in a program without "
+					    "speculations (nspec 0)", i, j);
+			if (a->kind == XDT_ACT_SPECULATE) {
+				if (!(uc[i].flags & XDT_CLAUSE_SPEC) || nspec++ ||
+				    off != sizeof(struct xdt_rechdr))
+					return EERR("clause %u action %u: speculate "
+						    "must come once, before any data, "
+						    "in a speculating clause", i, j);
+			} else if (uc[i].flags & XDT_CLAUSE_SPEC && !nspec &&
+				   act_rec[a->kind] - 1 != XDT_REC_NONE) {
+				return EERR("clause %u action %u: data before "
+					    "speculate", i, j);
+			} else if (nspec && (a->kind == XDT_ACT_AGG ||
+					     a->kind == XDT_ACT_AGGKEY ||
+					     a->kind == XDT_ACT_EXIT ||
+					     (act_flags[a->kind] & XDT_AF_DESTR))) {
+				return EERR("clause %u action %u: not allowed "
+					    "after speculate", i, j);
+			}
 			switch (a->kind) {
 			case XDT_ACT_AGGKEY:
 				if (a->arg0 > XDT_KEY_STACK)
@@ -217,6 +247,8 @@ static int load_clauses(struct xdt_state *st, struct xdt_enable *req)
 		}
 		if (nkeys)
 			return EERR("clause %u: keys without an aggregation", i);
+		if ((uc[i].flags & XDT_CLAUSE_SPEC) && !nspec)
+			return EERR("clause %u: speculating without speculate", i);
 		c->recsize = ALIGN(off, 8);
 		if (c->recsize > (4u << 20))
 			return EERR("clause %u: record of %u bytes", i,
@@ -229,6 +261,7 @@ int xdt_prog_load(struct xdt_state *st, struct xdt_enable *req, void *blob)
 {
 	const struct xdt_prog *p = blob;
 	u32 size = req->size;
+	u32 specsize;
 	int ret;
 
 	st->blob = blob;
@@ -279,6 +312,18 @@ int xdt_prog_load(struct xdt_state *st, struct xdt_enable *req, void *blob)
 		return EERR("strsize %u (2 to 4096)", st->strsize);
 	if (p->nvars > 1u << 16)
 		return EERR("%u variables (at most %u)", p->nvars, 1u << 16);
+	/* speculations: only a program that calls speculation() has any */
+	specsize = p->specsize ? p->specsize : XDT_SPECSIZE_DEFAULT;
+	if (p->nspec > XDT_NSPEC_MAX ||
+	    (u64)p->nspec * specsize * num_possible_cpus() > XDT_SPECMEM_MAX)
+		return EERR("%u speculations of %u bytes per CPU (at most %u, "
+			    "%u MiB in all)", p->nspec, specsize,
+			    XDT_NSPEC_MAX, XDT_SPECMEM_MAX >> 20);
+	if (p->nspec) {
+		ret = xdt_spec_create(st, p->nspec, specsize);
+		if (ret)
+			return ret;
+	}
 	ret = xdt_vars_create(st, req->err, sizeof(req->err));
 	if (!ret)
 		ret = load_difos(st, req);

@@ -88,6 +88,15 @@ SUBR(RAND)
 	return 0;
 }
 
+/* speculation(): a free speculation's id, or 0 (spec.c counts why) */
+SUBR(SPECULATION)
+{
+	(void)t;
+	(void)pc;
+	*rv = m->spec ? xdt_spec_alloc(m->spec, m->sc) : 0;
+	return 0;
+}
+
 SUBR(STRLEN)
 {
 	u32 mark = m->scratch_used, n;

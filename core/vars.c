@@ -67,7 +67,7 @@
 #define DYN_MAX		(256u << 20)
 #define SCRATCH_DEFAULT	(1u << 20)	/* DTrace's is what is left of a 4M buffer */
 #define SCRATCH_MAX	(4u << 20)
-#define CLEAN_DEFAULT	101		/* Hz, DTrace's cleanrate default */
+#define CLEAN_DEFAULT	XDT_CLEAN_DEFAULT
 #define CLEAN_MAX	10000
 
 /* ---- the pool ---------------------------------------------------------------- */

@@ -142,3 +142,36 @@ void xdt_vars_stop(struct xdt_vars *v)
 	WRITE_ONCE(v->running, false);
 	cancel_delayed_work_sync(&v->cleaner);
 }
+
+/* ---- the speculations' cleaner (core/spec.c), at cleanrate ------------- */
+static void spec_clean_work(struct work_struct *w)
+{
+	struct xdt_spec *sp = container_of(to_delayed_work(w), struct xdt_spec,
+					   cleaner);
+
+	xdt_spec_clean(sp->st);
+	if (READ_ONCE(sp->running))
+		schedule_delayed_work(&sp->cleaner, sp->period);
+}
+
+void xdt_spec_start(struct xdt_state *st, unsigned long period)
+{
+	struct xdt_spec *sp = st->spec;
+
+	if (!sp)
+		return;
+	sp->period = period;
+	INIT_DELAYED_WORK(&sp->cleaner, spec_clean_work);
+	WRITE_ONCE(sp->running, true);
+	schedule_delayed_work(&sp->cleaner, sp->period);
+}
+
+void xdt_spec_stop(struct xdt_state *st)
+{
+	struct xdt_spec *sp = st->spec;
+
+	if (!sp || !sp->running)
+		return;
+	WRITE_ONCE(sp->running, false);
+	cancel_delayed_work_sync(&sp->cleaner);
+}

@@ -284,6 +284,7 @@ struct xdt_state {
 	struct xdt_ecb *ecbs;
 	u32 necbs;
 	u32 strsize, bufsize, aggsize;
+	struct xdt_spec *spec;		/* speculations (spec.c), or NULL */
 	/* a merged snapshot the consumer's buffer was too small for */
 	char *aggpend;
 	u32 aggpend_size, aggpend_count;
@@ -339,6 +340,8 @@ struct xdt_mstate {
 	u32 scratch_used;		/* ALLOCS bytes this clause */
 	struct xdt_vars *vars;
 	struct xdt_vcpu *vc;		/* this CPU's part of @vars */
+	struct xdt_spec *spec;		/* speculation(): the consumer's */
+	struct xdt_scpu *sc;		/* ... and its counters on this CPU */
 };
 int xdt_dif_run(const struct xdt_difo_k *d, struct xdt_mstate *m, u64 *rv);
 /* The environment's (kernel: core/kmem.c; host VM: core/host/machine.c). */
@@ -438,6 +441,8 @@ struct xdt_scpu {
 	int agact;
 	u32 aggsize;
 	u64 aggdrops;
+	u64 specdrops, specbusy, specunavail;	/* speculations (spec.c) */
+	u64 dblerrors;			/* faults in ERROR clauses */
 	char *keybuf;			/* XDT_KEYBUF: aggregation key being built */
 	u64 firings, errors;
 };
@@ -452,6 +457,39 @@ int xdt_agg_update(struct xdt_scpu *c, const struct xdt_aggdesc *d, u32 aggid,
 u64 xdt_traps(void);
 void xdt_state_status(struct xdt_state *st, struct xdt_status *s);
 int xdt_agg_snap(struct xdt_state *st, struct xdt_aggsnap *req);
+
+/* ---- 6b. speculations (core/spec.c) ---------------------------------------- */
+#define XDT_CLEAN_DEFAULT	101	/* Hz, DTrace's cleanrate default */
+#define XDT_NSPEC_MAX		256
+#define XDT_SPECSIZE_DEFAULT	(64u << 10)
+#define XDT_SPECMEM_MAX		(64u << 20)	/* nspec * specsize * CPUs */
+struct xdt_specbuf {			/* one CPU's part of a speculation */
+	char *data;
+	u32 off;
+};
+struct xdt_spec {
+	u32 n, size;
+	struct xdt_spec1 {
+		u32 state;		/* SPEC_* (spec.c), cmpxchg'd */
+		int cleaning;		/* the cleaner's, process context */
+		struct xdt_specbuf *cpu;	/* [nr_cpu_ids] */
+	} *s;
+	struct delayed_work cleaner;	/* kernel: every cleanrate */
+	unsigned long period;
+	bool running;
+	struct xdt_state *st;
+};
+int xdt_spec_create(struct xdt_state *st, u32 n, u32 size);
+void xdt_spec_free(struct xdt_state *st);
+u64 xdt_spec_alloc(struct xdt_spec *sp, struct xdt_scpu *sc);
+char *xdt_spec_reserve(struct xdt_spec *sp, struct xdt_scpu *sc, int cpu,
+		       u64 id, u32 size, int *err);
+int xdt_spec_commit(struct xdt_spec *sp, struct xdt_scpu *sc, int cpu, u64 id);
+int xdt_spec_discard(struct xdt_spec *sp, int cpu, u64 id);
+void xdt_spec_clean(struct xdt_state *st);
+/* the environment's: the cleaner (kernel: vars_reclaim.c) */
+void xdt_spec_start(struct xdt_state *st, unsigned long period);
+void xdt_spec_stop(struct xdt_state *st);
 
 /* ---- 7. firing ------------------------------------------------------------ */
 /*

@@ -492,12 +492,36 @@ static void gen_clause(int fbt)
 	}
 	c->pred = chance(25) ? gen_difo(0) : -1;
 	c->action0 = g.na;
+	/*
+	 * A speculating clause: its speculate first (of a random id: mostly
+	 * 0..nspec+1, so valid, 0 and out of range all occur), then the
+	 * usual actions, which the loader accepts only if they record
+	 * data (it refuses aggregations, exit and destructive ones).
+	 */
+	if (g.p.nspec && chance(20) && g.na < MAXA) {
+		struct xdt_action *a = &g.a[g.na];
+
+		memset(a, 0, sizeof(*a));
+		a->kind = XDT_ACT_SPECULATE;
+		a->difo = chance(80) ? gen_const(below(g.p.nspec + 2)) :
+			  gen_difo(0);
+		if (a->difo >= 0) {
+			c->flags |= XDT_CLAUSE_SPEC;
+			g.na++;
+			c->nactions++;
+		}
+	}
 	for (i = 0; i < n && g.na < MAXA; i++) {
 		struct xdt_action *a = &g.a[g.na];
 		unsigned k = below(12);
 
 		memset(a, 0, sizeof(*a));
-		if (k == 10) {
+		if (g.p.nspec && chance(8)) {
+			/* commit or discard a random id */
+			a->kind = chance(50) ? XDT_ACT_COMMIT : XDT_ACT_DISCARD;
+			a->difo = chance(80) ? gen_const(below(g.p.nspec + 2)) :
+				  gen_difo(0);
+		} else if (k == 10) {
 			/* bytes at an address: tracemem(), trace() of a struct */
 			a->kind = XDT_ACT_MEMREF;
 			a->arg0 = chance(90) ? 1 + below(300) : rnd();
@@ -754,6 +778,9 @@ static void generate(int fbt)
 	g.p.dynvarsize = chance(50) ? 0 : 64 << below(12);
 	g.p.scratchsize = chance(60) ? 0 : 8 << below(12);
 	g.p.cleanrate = chance(70) ? 0 : 1 + below(1000);
+	/* speculations: none, or a few small ones (drops happen) */
+	g.p.nspec = chance(50) ? 0 : 1 + below(4);
+	g.p.specsize = chance(50) ? 0 : 8 << below(10);
 	/* destructive actions and subroutines: accepted only with the flag */
 	g.p.flags = chance(70) ? XDT_PROG_DESTRUCTIVE : 0;
 	/*

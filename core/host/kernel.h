@@ -98,6 +98,7 @@ _Static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "little-endian host");
 #define for_each_possible_cpu(c) for ((c) = 0; (c) < 1; (c)++)
 #define cpu_possible(c)		((c) == 0)
 #define cpu_online(c)		((c) == 0)
+#define num_possible_cpus()	1u
 #define raw_smp_processor_id()	0
 #define local_irq_save(f)	((f) = 0)
 #define local_irq_restore(f)	((void)(f))

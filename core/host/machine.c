@@ -296,7 +296,16 @@ unsigned int xdt_stack(struct xdt_ctx *ctx, u64 *pcs, unsigned int max)
 	return 0;
 }
 
-/* No cleaner and no thread exits on the host (see the top). */
+/* No cleaner and no thread exits on the host (see the top); speculations
+   are cleaned when the consumer reads (XDT_IOC_BUFSNAP) and at STOP. */
+void xdt_spec_start(struct xdt_state *st, unsigned long period)
+{
+}
+
+void xdt_spec_stop(struct xdt_state *st)
+{
+}
+
 int xdt_vars_start(struct xdt_vars *v)
 {
 	return 0;
@@ -396,6 +405,7 @@ static void vm_stop(struct xdt_state *st)
 		return;
 	st->running = 0;
 	fire(st, xdt_probe_end);
+	xdt_spec_clean(st);	/* commits on "other CPUs" land before the end */
 	link_ecbs(st, false);
 	st->state = XDT_STATE_STOPPED;
 }
@@ -407,6 +417,7 @@ static void vm_reset(struct xdt_state *st)
 	kvfree(st->clauses);
 	kvfree(st->difos);
 	kfree(st->aggs);
+	xdt_spec_free(st);
 	kvfree(st->ecbs);
 	xdt_vars_free(st->vars);
 	kvfree(st->blob);
@@ -554,6 +565,9 @@ int xdt_hostvm_ioctl(struct xdt_hostvm *vm, unsigned long cmd, void *arg)
 	case XDT_IOC_BUFSNAP: {
 		struct xdt_bufsnap *b = arg;
 
+		/* the host's cleaner: every time the consumer reads */
+		if (st->state == XDT_STATE_RUNNING && !b->cpu)
+			xdt_spec_clean(st);
 		ret = st->state < XDT_STATE_RUNNING ? -EINVAL :
 		      xdt_buf_snap(st, b->cpu, u64_to_user_ptr(b->buf),
 				   &b->size, &b->drops);

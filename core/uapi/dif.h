@@ -210,7 +210,8 @@ enum dif_var {
 	X(GETMINOR, 32, "getminor",  "uint32_t", "i", 0)			     \
 	X(JSON,     33, "json",	     "string",	 "ss", 0)	/* illumos' */ \
 	X(COPYOUT,  34, "copyout",   "void",	 "iii", DIF_SF_DESTR)	     \
-	X(COPYOUTSTR, 35, "copyoutstr", "void",	 "sii", DIF_SF_DESTR)
+	X(COPYOUTSTR, 35, "copyoutstr", "void",	 "sii", DIF_SF_DESTR) \
+	X(SPECULATION, 36, "speculation", "int", "", 0)	/* a free one's id, 0 */
 
 enum dif_subr {
 #define DIF_SENUM(name, idx, str, rt, args, fl) DIF_SUBR_##name = idx,

@@ -22,8 +22,9 @@
 #include <linux/types.h>
 
 #define XDT_DEVICE		"/dev/xdt"
-#define XDT_ABI_VERSION		5	/* 5: aggregation descriptors, lquantize,
-					   llquantize, increments */
+#define XDT_ABI_VERSION		6	/* 5: aggregation descriptors, lquantize,
+					   llquantize, increments; 6: speculations,
+					   double errors */
 
 #define XDT_PROVNAMELEN		32
 #define XDT_MODNAMELEN		64
@@ -115,8 +116,10 @@ struct xdt_prog {
 	__u32 flags;			/* XDT_PROG_* */
 	__u32 aggs_off;			/* struct xdt_aggdesc[naggs] */
 	__u32 aggsize;			/* per-CPU aggregation bytes, 0 = default */
+	__u32 nspec;			/* speculations, 0 = default (1) */
+	__u32 specsize;			/* per-CPU bytes of each, 0 = default */
 };
-#define XDT_PROG_DESTRUCTIVE	0x1	/* dtrace -w: destructive actions allowed */					/* 104 bytes: sections after it 8-aligned */
+#define XDT_PROG_DESTRUCTIVE	0x1	/* dtrace -w: destructive actions allowed */					/* 112 bytes: sections after it 8-aligned */
 
 /*
  * A D variable the program's DIF names by its index in this table (the
@@ -170,6 +173,12 @@ struct xdt_clause {
  * action of a clause without statements (the consumer prints the probe).
  */
 #define XDT_CLAUSE_RECORD	0x1
+/*
+ * The clause speculates: its record is reserved by its speculate action
+ * (in that speculation's buffer), not before the first action, and the
+ * clause ends there if the speculation has no buffer for it.
+ */
+#define XDT_CLAUSE_SPEC		0x2
 
 /*
  * The actions: one row each, expanded by the kernel's loader (record
@@ -194,7 +203,11 @@ struct xdt_clause {
 	X(BREAKPOINT, 12, "breakpoint", NONE, XDT_AF_DESTR)	/* kgdb */ \
 	X(PANIC,     13, "panic",      NONE,  XDT_AF_DESTR) \
 	X(AGGINCR,   14, "aggincr",    NONE, XDT_AF_VALUE)	/* the next agg's
-							   increment */
+							   increment */ \
+	X(SPECULATE, 15, "speculate",  NONE, XDT_AF_VALUE)	/* the record goes
+						   to speculation #value */ \
+	X(COMMIT,    16, "commit",     NONE, XDT_AF_VALUE) \
+	X(DISCARD,   17, "discard",    NONE, XDT_AF_VALUE)
 
 enum xdt_action_kind {
 #define XDT_AENUM(name, v, dis, rec, fl) XDT_ACT_##name = v,
@@ -528,6 +541,12 @@ struct xdt_status {
 					   space was full ... */
 	__u64 dyndrops_dirty;		/* ... of which while freed variables
 					   were still waiting to be cleaned */
+	__u64 specdrops;		/* speculative records with no room */
+	__u64 specbusy;			/* speculation() failed, one was busy
+					   committing or discarding */
+	__u64 specunavail;		/* speculation() failed, none free */
+	__u64 dblerrors;		/* faults in an ERROR clause (no ERROR
+					   fires for them) */
 };
 
 #endif
