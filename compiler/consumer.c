@@ -218,20 +218,26 @@ static int print_rec(xdt_hdl_t *h, const struct xdt_record *r, void *arg)
 	return 0;
 }
 
-static void print_drop(xdt_hdl_t *h, int cpu, __u64 n, void *arg)
+static void print_drop(xdt_hdl_t *h, enum xdt_dropkind kind, int cpu,
+		       __u64 n, void *arg)
 {
-	(void)h, (void)arg;
+	const char *tag = kind == XDT_DROP_PRINCIPAL ? "DTRACEDROP_PRINCIPAL" :
+			  "DTRACEDROP_AGGREGATION";
+
+	(void)arg;
 	fflush(dt_out(h));
 	fflush(stdout);
-	fprintf(stderr, "dtrace: %s%llu drop%s on CPU %d\n",
-		h->o.droptags ? "[DTRACEDROP_PRINCIPAL] " : "",
-		(unsigned long long)n, n == 1 ? "" : "s", cpu);
+	fprintf(stderr, "dtrace: %s%s%s%llu %sdrop%s on CPU %d\n",
+		h->o.droptags ? "[" : "", h->o.droptags ? tag : "",
+		h->o.droptags ? "] " : "", (unsigned long long)n,
+		kind == XDT_DROP_PRINCIPAL ? "" : "aggregation ",
+		n > 1 ? "s" : "", cpu);
 	if (h->pr.json) {
 		struct jw w = { dt_out(h), 0, { 0 } };
 
 		jw_obj(&w, NULL);
 		jw_str(&w, "type", "drop");
-		jw_str(&w, "kind", "DTRACEDROP_PRINCIPAL");
+		jw_str(&w, "kind", tag);
 		jw_int(&w, "cpu", cpu);
 		jw_uint(&w, "count", n);
 		jw_end(&w, 0);
@@ -323,7 +329,8 @@ static int drain_cpu(struct xdt_hdl *h, const struct xdt_consumer *c, int cpu)
 		off += (hd.size + 7) & ~7u;
 	}
 	if (s.drops)
-		(c && c->drop ? c->drop : print_drop)(h, cpu, s.drops, c ? c->arg : NULL);
+		(c && c->drop ? c->drop : print_drop)(h, XDT_DROP_PRINCIPAL, cpu,
+						      s.drops, c ? c->arg : NULL);
 	return stop;
 }
 
@@ -338,7 +345,7 @@ static int drain(struct xdt_hdl *h, const struct xdt_consumer *c)
 	return stop;
 }
 
-static int agg_snap(xdt_hdl_t *h, int force);
+static int agg_snap(xdt_hdl_t *h, int force, const struct xdt_consumer *c);
 
 /* setopt() reaching the consumer: an option now, as -x would have set it */
 static int run_setopt(void *ctx, const char *name, const char *val)
@@ -364,6 +371,13 @@ int xdt_go(xdt_hdl_t *h)
 		return HERR(h, "no probes specified");
 	if (p->destructive && !h->o.destructive)
 		return HERR(h, "could not enable tracing: Destructive actions not allowed");
+	if (h->bufsize_toobig)	/* bufresize=manual: DTrace's ENOMEM */
+		return HERR(h, "could not enable tracing: Not enough space");
+	/* a bufsize smaller than a record: DTrace's E2BIG (the kernel's
+	   buffers are at least 4 KiB, but the request is refused as asked) */
+	for (i = 0; h->bufsize_set && i < p->nclauses; i++)
+		if (p->clauses[i].recsize > h->o.bufsize)
+			return HERR(h, "could not enable tracing: Enabling exceeds size of buffer");
 	h->p.flags = h->o.destructive ? XDT_PROG_DESTRUCTIVE : 0;
 	h->blob = prog_blob(p, &size);
 	h->pr.quiet = h->o.quiet;
@@ -432,21 +446,42 @@ int xdt_go(xdt_hdl_t *h)
 		return HERR(h, "could not enable tracing: %s", strerror(errno));
 	}
 	h->running = 1;
+	{
+		struct timespec ts;
+
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		h->lastdrain_ns = ts.tv_sec * 1000000000LL + ts.tv_nsec;
+		h->laststatus_ns = h->lastdrain_ns;
+	}
 	return 0;
 }
 
 int xdt_work(xdt_hdl_t *h, const struct xdt_consumer *c)
 {
 	struct xdt_status st;
+	struct timespec ts;
+	long long now;
 
 	if (!h->running)
 		return HERR(h, "not tracing");
-	agg_snap(h, 0);
-	if (drain(h, c))
-		return XDT_WORK_DONE;
-	memset(&st, 0, sizeof(st));
-	if (dev_ioctl(h, XDT_IOC_STATUS, &st) == 0 && st.exited)
-		return XDT_WORK_DONE;
+	/* buffers (and aggregations, at aggrate) every switchrate */
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	now = ts.tv_sec * 1000000000LL + ts.tv_nsec;
+	if (now - h->lastdrain_ns >= h->o.switchrate_us * 1000LL) {
+		h->lastdrain_ns = now;
+		agg_snap(h, 0, c);
+		if (drain(h, c))
+			return XDT_WORK_DONE;
+	}
+	/* exit(), or under bufpolicy=fill a full buffer: DTrace stops when
+	   its status (every statusrate) says so */
+	if (now - h->laststatus_ns >= h->o.statusrate_us * 1000LL) {
+		h->laststatus_ns = now;
+		memset(&st, 0, sizeof(st));
+		if (dev_ioctl(h, XDT_IOC_STATUS, &st) == 0 &&
+		    (st.exited || st.filled))
+			return XDT_WORK_DONE;
+	}
 	/* The host VM has nothing to fire after BEGIN but END: done. */
 	if (h->vm)
 		return XDT_WORK_DONE;
@@ -461,7 +496,7 @@ int xdt_stop(xdt_hdl_t *h, const struct xdt_consumer *c)
 		return HERR(h, "not tracing");
 	if (dev_ioctl(h, XDT_IOC_STOP, NULL) < 0)
 		ret = HERR(h, "failed to stop tracing: %s", strerror(errno));
-	agg_snap(h, 1);		/* END's aggregations, before its printa()s */
+	agg_snap(h, 1, c);	/* END's aggregations, before its printa()s */
 	drain(h, c);
 	h->running = 0;
 	h->stopped = 1;
@@ -496,7 +531,6 @@ void xdt_report_drops(xdt_hdl_t *h, const struct xdt_status *st)
 		  "dynamic variable drop", "s" },
 		{ st->dyndrops_dirty, "DTRACEDROP_DYNDIRTY",
 		  "dynamic variable drop", "s with non-empty dirty list" },
-		{ st->aggdrops, "DTRACEDROP_AGGREGATION", "aggregation drop", "s" },
 		{ st->specdrops, "DTRACEDROP_SPEC", "speculative drop", "s" },
 		{ st->specbusy, "DTRACEDROP_SPECBUSY", "failed speculation",
 		  "s (available buffer(s) still busy)" },
@@ -544,12 +578,13 @@ int xdt_exit_status(const xdt_hdl_t *h)
  * DTrace snapshots before it consumes records (dtrace_work), so printa()
  * and clear() act on data at least as new as the last snapshot.
  */
-static int agg_snap(xdt_hdl_t *h, int force)
+static int agg_snap(xdt_hdl_t *h, int force, const struct xdt_consumer *c)
 {
 	struct xdt_aggsnap a;
 	struct timespec ts;
 	long long now;
 	char *buf = NULL;
+	__u64 *drops = xzalloc((size_t)h->ncpus * sizeof(*drops));
 
 	if (!h->p.naggs || !h->pr.aggs)
 		return 0;
@@ -563,6 +598,8 @@ static int agg_snap(xdt_hdl_t *h, int force)
 		memset(&a, 0, sizeof(a));
 		a.size = (__u32)h->aggcap;
 		a.buf = (__u64)(uintptr_t)buf;
+		a.drops = (__u64)(uintptr_t)drops;
+		a.ndrops = (__u32)h->ncpus;
 		if (dev_ioctl(h, XDT_IOC_AGGSNAP, &a) == 0)
 			break;
 		/* the kernel keeps what it took until our buffer is big enough */
@@ -571,10 +608,17 @@ static int agg_snap(xdt_hdl_t *h, int force)
 			continue;
 		}
 		free(buf);
+		free(drops);
 		return HERR(h, "failed to snapshot aggregations: %s", strerror(errno));
 	}
 	aggtab_fold(h->pr.aggs, &h->p, buf, a.size, a.count);
 	free(buf);
+	for (int cpu = 0; cpu < h->ncpus; cpu++)
+		if (drops[cpu])
+			(c && c->drop ? c->drop : print_drop)(h, XDT_DROP_AGGREGATION,
+							      cpu, drops[cpu],
+							      c ? c->arg : NULL);
+	free(drops);
 	return 0;
 }
 
@@ -598,7 +642,7 @@ int xdt_aggwalk(xdt_hdl_t *h, int (*fn)(const struct xdt_aggdata *, void *),
 			putchar('\n');
 		return 0;
 	}
-	ret = agg_snap(h, 1);
+	ret = agg_snap(h, 1, NULL);
 	if (ret) {
 		if (!fn)
 			fputc('\n', dt_out(h));

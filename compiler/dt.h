@@ -412,6 +412,7 @@ struct prog {
 	unsigned strsize;
 	unsigned bufsize;	/* -x bufsize, 0 = the kernel's default */
 	unsigned aggsize;	/* -x aggsize, 0 = the kernel's default */
+	unsigned bufpolicy;	/* -x bufpolicy: XDT_BUFPOLICY_* */
 	/* per -n/-s source: its description text, full text, is it a file */
 	char **srcdesc;		int nsrc;
 	struct dvar **vars;	int nvars;	/* D variables, by id */
@@ -454,8 +455,11 @@ struct dt_print {
 	/* setopt(): the consumer sets the option; nonzero if it cannot */
 	int (*setopt)(void *ctx, const char *name, const char *val);
 	void *ctx;
-	struct dt_aggsort {	/* aggsortkey, aggsortrev, aggsortkeypos, aggsortpos */
+	struct dt_aggsort {	/* aggsortkey, aggsortrev, aggsortkeypos, aggsortpos;
+				   agghist, aggzoom, aggpack (they print, too) */
 		int key, rev, keypos, pos;
+		int hist, zoom, pack;
+		int utf8;	/* -x encoding: 1 utf8, -1 ascii, 0 unset */
 	} sort;
 	int json;		/* -x oformat=json (docs/json.md) */
 };
@@ -590,6 +594,7 @@ struct dt_opts {
 	size_t bufsize;
 	long switchrate_us;
 	long aggrate_us;	/* -x aggrate: how often xdt_work() snapshots */
+	long statusrate_us;	/* -x statusrate: how often it asks for status */
 	int droptags;		/* -x droptags: "[DTRACEDROP_*] " before drops */
 	pid_t child;		/* -c */
 	pid_t target;		/* -p */
@@ -611,6 +616,8 @@ struct xdt_hdl {
 	struct dt_env env;
 	struct dt_opts o;
 	int bufsize_set;
+	int bufresize_manual;	/* -x bufresize=manual */
+	int bufsize_toobig;	/* ... and a bufsize past XDT_BUFSIZE_MAX */
 	unsigned aggsize;	/* -x aggsize, 0 = the kernel's default */
 	char errmsg[1024];
 	int cpp;			/* -C */
@@ -626,6 +633,8 @@ struct xdt_hdl {
 	size_t bufcap;
 	size_t aggcap;		/* aggregation snapshot buffer bytes */
 	long long lastagg_ns;	/* CLOCK_MONOTONIC of the last snapshot */
+	long long lastdrain_ns;	/* ... of GO or of the last buffer read */
+	long long laststatus_ns;	/* ... of GO or of the last status */
 	struct dt_print pr;
 	void *blob;
 };

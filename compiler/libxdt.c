@@ -32,6 +32,10 @@ static unsigned long long parse_size(const char *v)
 	if (errno)
 		return 0;
 	switch (tolower((unsigned char)*end)) {
+	case 't':
+		if (n >> 23)
+			return 0;	/* past 2^63 */
+		n <<= 10; /* fall through */
 	case 'g': n <<= 10; /* fall through */
 	case 'm': n <<= 10; /* fall through */
 	case 'k': n <<= 10; end++; break;
@@ -82,19 +86,19 @@ static const struct { const char *name; enum optkind kind; int implemented; } op
 	{ "errtags", OPT_FLAG, 1 }, { "defaultargs", OPT_FLAG, 1 },
 	{ "stackframes", OPT_COUNT, 1 }, { "zdefs", OPT_FLAG, 0 },
 	{ "aggrate", OPT_RATE, 1 }, { "aggsize", OPT_SIZE, 1 },
-	{ "bufpolicy", OPT_ANY, 0 }, { "bufresize", OPT_ANY, 0 },
+	{ "bufpolicy", OPT_ANY, 1 }, { "bufresize", OPT_ANY, 1 },
 	{ "cpu", OPT_COUNT, 0 }, { "destructive", OPT_FLAG, 1 },
 	{ "flowindent", OPT_FLAG, 0 }, { "grabanon", OPT_FLAG, 0 },
 	{ "jstackframes", OPT_COUNT, 0 }, { "jstackstrsize", OPT_SIZE, 0 },
 	{ "nspec", OPT_COUNT, 1 }, { "specsize", OPT_SIZE, 1 },
-	{ "stackindent", OPT_COUNT, 0 }, { "statusrate", OPT_RATE, 0 },
+	{ "stackindent", OPT_COUNT, 0 }, { "statusrate", OPT_RATE, 1 },
 	{ "ustackframes", OPT_COUNT, 0 }, { "aggsortkey", OPT_FLAG, 1 },
 	{ "aggsortkeypos", OPT_COUNT, 1 }, { "aggsortpos", OPT_COUNT, 1 },
-	{ "aggsortrev", OPT_FLAG, 1 }, { "aggpack", OPT_FLAG, 0 },
-	{ "aggzoom", OPT_FLAG, 0 }, { "rawbytes", OPT_FLAG, 1 },
+	{ "aggsortrev", OPT_FLAG, 1 }, { "aggpack", OPT_FLAG, 1 },
+	{ "aggzoom", OPT_FLAG, 1 }, { "agghist", OPT_FLAG, 1 }, { "rawbytes", OPT_FLAG, 1 },
 	{ "droptags", OPT_FLAG, 1 }, { "linkmode", OPT_ANY, 0 },
 	{ "temporal", OPT_FLAG, 0 }, { "oformat", OPT_ANY, 1 },
-	{ "encoding", OPT_ANY, 0 }, { "version", OPT_ANY, 0 },
+	{ "encoding", OPT_ANY, 1 }, { "version", OPT_ANY, 0 },
 	{ "strip", OPT_FLAG, 0 }, { "amin", OPT_ANY, 0 },
 	{ "argref", OPT_FLAG, 0 }, { "core", OPT_ANY, 0 },
 	{ "cpphdrs", OPT_FLAG, 0 }, { "cpppath", OPT_ANY, 0 },
@@ -168,7 +172,8 @@ static int set_one(const char *opt, const char *val, struct xdt_hdl *c,
 			return -1;
 		}
 		n = parse_size(val);
-		if (!n || n > (1ULL << 31) ||
+		/* bufsize may ask for more than there is: bufresize decides */
+		if (!n || (n > (1ULL << 31) && strcmp(opt, "bufsize")) ||
 		    (options[i].kind == OPT_COUNT && !isdigit((unsigned char)val[strlen(val) - 1]))) {
 			snprintf(why, len, "failed to set -x %s=%s: Invalid value for specified option",
 				 opt, val);
@@ -184,6 +189,25 @@ static int set_one(const char *opt, const char *val, struct xdt_hdl *c,
 		}
 		break;
 	case OPT_ANY:
+		if (!strcmp(opt, "encoding") &&
+		    (!val || (strcmp(val, "ascii") && strcmp(val, "utf8")))) {
+			snprintf(why, len, "failed to set -x %s%s%s: Invalid value for specified option",
+				 opt, val ? "=" : "", val ? val : "");
+			return -1;
+		}
+		if (!strcmp(opt, "bufpolicy") &&
+		    (!val || (strcmp(val, "switch") && strcmp(val, "fill") &&
+			      strcmp(val, "ring")))) {
+			snprintf(why, len, "failed to set -x %s%s%s: Invalid value for specified option",
+				 opt, val ? "=" : "", val ? val : "");
+			return -1;
+		}
+		if (!strcmp(opt, "bufresize") &&
+		    (!val || (strcmp(val, "auto") && strcmp(val, "manual")))) {
+			snprintf(why, len, "failed to set -x %s%s%s: Invalid value for specified option",
+				 opt, val ? "=" : "", val ? val : "");
+			return -1;
+		}
 		/* FreeBSD's oformat: text or json here (no xml, html) */
 		if (!strcmp(opt, "oformat") &&
 		    (!val || (strcmp(val, "text") && strcmp(val, "json")))) {
@@ -219,9 +243,29 @@ static void opt_apply(const char *name, const char *val, unsigned long long n,
 	} else if (!strcmp(name, "defaultargs")) {
 		c->env.defaultargs = (int)n;
 	} else if (!strcmp(name, "bufsize")) {
+		/*
+		 * More than the kernel gives one CPU (64 MiB): bufresize=auto
+		 * (DTrace's default) lowers it and says so, as DTrace does
+		 * when it halves a buffer it cannot allocate; manual refuses.
+		 */
+		if (n > XDT_BUFSIZE_MAX) {
+			if (c->bufresize_manual) {
+				c->bufsize_toobig = 1;
+			} else {
+				fprintf(stderr, "dtrace: buffer size lowered to %um\n",
+					XDT_BUFSIZE_MAX >> 20);
+				n = XDT_BUFSIZE_MAX;
+			}
+		}
 		if (n)
 			c->o.bufsize = (size_t)n;
 		c->bufsize_set = 1;
+	} else if (!strcmp(name, "bufpolicy")) {
+		c->p.bufpolicy = !strcmp(val, "fill") ? XDT_BUFPOLICY_FILL :
+				 !strcmp(val, "ring") ? XDT_BUFPOLICY_RING :
+				 XDT_BUFPOLICY_SWITCH;
+	} else if (!strcmp(name, "bufresize")) {
+		c->bufresize_manual = val && !strcmp(val, "manual");
 	} else if (!strcmp(name, "aggsize")) {
 		/* the kernel rounds it up to a page and refuses above 64 MiB */
 		c->aggsize = n > UINT_MAX ? UINT_MAX : (unsigned)n;
@@ -233,6 +277,15 @@ static void opt_apply(const char *name, const char *val, unsigned long long n,
 		c->p.nspec = (unsigned)n;
 	} else if (!strcmp(name, "specsize")) {
 		c->p.specsize = (unsigned)n;
+	} else if (!strcmp(name, "encoding")) {
+		c->pr.sort.utf8 = !strcmp(val, "utf8") ? 1 :
+				  !strcmp(val, "ascii") ? -1 : 0;
+	} else if (!strcmp(name, "agghist")) {
+		c->pr.sort.hist = (int)n;
+	} else if (!strcmp(name, "aggpack")) {
+		c->pr.sort.pack = (int)n;
+	} else if (!strcmp(name, "aggzoom")) {
+		c->pr.sort.zoom = (int)n;
 	} else if (!strcmp(name, "aggsortkey")) {
 		c->pr.sort.key = (int)n;
 	} else if (!strcmp(name, "aggsortrev")) {
@@ -241,6 +294,8 @@ static void opt_apply(const char *name, const char *val, unsigned long long n,
 		c->pr.sort.keypos = (int)n;
 	} else if (!strcmp(name, "aggsortpos")) {
 		c->pr.sort.pos = (int)n;
+	} else if (!strcmp(name, "statusrate")) {
+		c->o.statusrate_us = us;
 	} else if (!strcmp(name, "aggrate")) {
 		c->o.aggrate_us = us;
 	} else if (!strcmp(name, "switchrate")) {
@@ -344,7 +399,14 @@ xdt_hdl_t *xdt_open(void)
 	struct xdt_hdl *h = xzalloc(sizeof(*h));
 
 	h->o.bufsize = 4u << 20;
-	h->o.switchrate_us = 100000;
+	/*
+	 * DTrace's rates: buffers read every second, aggregations snapshot
+	 * every second.  Status (exit(), a full fill buffer, the -c child)
+	 * is asked every 100 ms where DTrace asks every second: a run ends
+	 * promptly without reading its buffers more often than DTrace does.
+	 */
+	h->o.switchrate_us = 1000000;
+	h->o.statusrate_us = 100000;
 	h->o.aggrate_us = 1000000;	/* DTrace's default, 1hz */
 	h->o.child_gate = -1;
 	h->env.pid = getpid();
@@ -412,7 +474,9 @@ void xdt_set_cpp(xdt_hdl_t *h, int on, char **args, int nargs)
 
 long xdt_switchrate_us(const xdt_hdl_t *h)
 {
-	return h->o.switchrate_us;
+	/* how long the CLI sleeps between xdt_work() calls */
+	return h->o.statusrate_us < h->o.switchrate_us ? h->o.statusrate_us :
+	       h->o.switchrate_us;
 }
 
 static void cerror_from(struct xdt_cerror *err, const struct dt_error *e)

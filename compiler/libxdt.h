@@ -60,11 +60,16 @@ struct xdt_aggdata {
 	const __s64 *vals;
 };
 
+/* Per-CPU drops, DTrace's two kinds (the others are counted in status) */
+enum xdt_dropkind { XDT_DROP_PRINCIPAL, XDT_DROP_AGGREGATION };
+
 /* Callbacks; NULL members get DTrace's printers. Return nonzero to stop. */
 struct xdt_consumer {
 	int (*record)(xdt_hdl_t *h, const struct xdt_record *r, void *arg);
 	int (*fault)(xdt_hdl_t *h, const struct xdt_fault *f, void *arg);
-	void (*drop)(xdt_hdl_t *h, int cpu, __u64 n, void *arg);
+	/* a CPU's drops since the last report (DTrace's dt_handle_cpudrop) */
+	void (*drop)(xdt_hdl_t *h, enum xdt_dropkind kind, int cpu, __u64 n,
+		     void *arg);
 	void *arg;
 };
 

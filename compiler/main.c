@@ -28,7 +28,7 @@ static void usage(void)
 		"\t-e  compile only; -S show the DIF; -q quiet\n"
 		"\t-w  allow destructive actions; -o append traced data to output\n"
 		"\t-c  run cmd and trace until it exits ($target); -p trace pid\n"
-		"\t-x  bufsize=SIZE[k|m|g] switchrate=N[hz|s|ms|us] strsize=N quiet\n"
+		"\t-x  bufsize=SIZE[k|m|g|t] switchrate=N[hz|s|ms|us] statusrate=... strsize=N quiet\n"
 		"\t    dynvarsize=SIZE cleanrate=N errtags stackframes=N ...\n"
 		"\t-C  run the C preprocessor (mcpp) first; -D -U -I -H pass to it\n");
 	exit(2);

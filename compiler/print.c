@@ -7,6 +7,7 @@
 #define _GNU_SOURCE
 #include <ctype.h>
 #include <errno.h>
+#include <limits.h>
 #include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
@@ -633,11 +634,27 @@ static unsigned long long key_uint(const struct agg *ag, int i, const char *p)
  * DTrace's does (an explicit comparator ignores them).
  */
 static struct dt_aggsort sortopt, nosort;
+static int aggzoom;		/* sortopt.zoom: bars scaled to the largest */
+static int aggutf8;		/* sortopt.utf8: bars of Unicode blocks */
+static int packutf8;		/* aggpack's cells in Unicode blocks */
 static const struct dt_aggsort *sort_now = &nosort;
 
 void print_aggsort(const struct dt_aggsort *o)
 {
 	sortopt = *o;
+	const char *term = getenv("TERM");
+
+	aggzoom = o->zoom;
+	aggutf8 = o->utf8 > 0;
+	/*
+	 * aggpack draws in Unicode unless told ascii or on a terminal known
+	 * not to show it (dt_print_packed's rule); with no TERM at all, as
+	 * in a pipe from a guest's init, ASCII: DTrace leaves that case
+	 * undefined.
+	 */
+	packutf8 = o->utf8 > 0 ||
+		   (!o->utf8 && term && strcmp(term, "sun") &&
+		    strcmp(term, "sun-color") && strcmp(term, "dumb"));
 }
 
 static int key1cmp(const struct agg *ag, int i, const char *x, const char *y)
@@ -757,6 +774,28 @@ static void quantline(__s64 val, long double total, int pos, int neg,
 	unsigned len = 40, depth = 0;
 	long double a = val < 0 ? -(long double)val : (long double)val;
 
+	if (!neg && pos && aggutf8) {
+		/*
+		 * dt_print_quantline_utf8: whole blocks U+2588, then the
+		 * partial one in eighths (U+258F is one eighth, U+2589 seven),
+		 * no rounding.
+		 */
+		long double f = a * len / total;
+		unsigned whole = (unsigned)f, part = (unsigned)((f - whole) * 8), i;
+
+		fputc('|', fp);
+		for (i = 0; i < whole; i++)
+			fputs("\xe2\x96\x88", fp);
+		if (part) {
+			unsigned cp = 0x258f - (part - 1);
+
+			fprintf(fp, "%c%c%c", 0xe0 | (cp >> 12), 0x80 | ((cp >> 6) & 0x3f),
+				0x80 | (cp & 0x3f));
+			i++;
+		}
+		fprintf(fp, "%s %-9lld\n", sp + i, shown);
+		return;
+	}
 	if (!neg) {
 		if (pos)
 			depth = (unsigned)(a * len / total + 0.5L);
@@ -783,6 +822,20 @@ static void quantline(__s64 val, long double total, int pos, int neg,
 /* A row's label: a number, or "< x" / ">= x" at the open ends. */
 typedef void hist_label_fn(__u64 arg, int i, int n, char *buf, size_t len);
 
+/*
+ * A bar's whole length: the sum of the rows' counts, or under aggzoom the
+ * largest one over 0.95, so that it fills 95% of the bar (dt_quantize_total).
+ */
+static void zoom_total(long double *total, __s64 v)
+{
+	long double a = v < 0 ? -(long double)v : (long double)v;
+
+	if (!aggzoom)
+		*total += a;
+	else if (a / 0.95L > *total)
+		*total = a / 0.95L;
+}
+
 static void print_hist(const __s64 *b, int n, int e0, int e1, __u64 arg,
 		       hist_label_fn *label, long long normal, FILE *fp)
 {
@@ -794,7 +847,7 @@ static void print_hist(const __s64 *b, int n, int e0, int e1, __u64 arg,
 	for (i = first; i <= last; i++) {
 		pos |= b[i] > 0;
 		neg |= b[i] < 0;
-		total += b[i] < 0 ? -(long double)b[i] : (long double)b[i];
+		zoom_total(&total, b[i]);
 	}
 	/* dt_print_quanthdr: the header starts with a newline */
 	fprintf(fp, "\n%16s %41s %-9s\n", "value",
@@ -1025,6 +1078,211 @@ static struct aent *agg_sorted(const struct prog *p, const char *buf,
 	return v;
 }
 
+static int histable(const struct agg *ag)
+{
+	return sortopt.hist && (ag->func == XDT_AGG_SUM || ag->func == XDT_AGG_COUNT);
+}
+
+static int packable(const struct agg *ag)
+{
+	return sortopt.pack && (ag->func == XDT_AGG_QUANTIZE ||
+				ag->func == XDT_AGG_LQUANTIZE);
+}
+
+/* agghist and aggpack: the keys at their packed widths (dt_print_datum) */
+static const int packw[9] = { 16, 3, 5, 16, 8, 16, 16, 16, 16 };
+
+static int packed_keywidth(const struct agg *ag)
+{
+	int width = 0;
+
+	for (int k = 0; k < ag->nkeys; k++)
+		width += (ag->keytype[k] == XDT_TYPE_INT && ag->keyframes[k] <= 8 ?
+			  packw[ag->keyframes[k]] : 16) + 1;
+	return width;
+}
+
+static void print_packed_key(const struct prog *p, const struct agg *ag,
+			     const char *key, FILE *fp)
+{
+	unsigned off = 0;
+
+	for (int k = 0; k < ag->nkeys; k++) {
+		if (ag->keytype[k] == XDT_TYPE_STRING) {
+			fprintf(fp, " %16.*s", (int)p->strsize, key + off);
+			off += (p->strsize + 7) & ~7u;
+		} else if (ag->keytype[k] == DT_TYPE_STACK) {
+			print_stack((const void *)(key + off), ag->keyframes[k], fp);
+			off += 8 * ag->keyframes[k];
+		} else {
+			unsigned sz = ag->keyframes[k] <= 8 ? ag->keyframes[k] : 8;
+			unsigned long long x = key_uint(ag, k, key + off);
+
+			if (sz == 8 || !sz)
+				fprintf(fp, " %16lld", (long long)x);
+			else
+				fprintf(fp, " %*d", packw[sz], (int)(unsigned)x);
+			off += 8;
+		}
+	}
+}
+
+/* dt_ndigits: a column's width for @v, at least 4 ("> 10" is its rule) */
+static int ndigits(long long v)
+{
+	int r = 1;
+	long long cmp = 10;
+
+	if (v < 0) {
+		v = v == LLONG_MIN ? LLONG_MAX : -v;
+		r++;
+	}
+	while (v > cmp && cmp > 0) {
+		r++;
+		cmp *= 10;
+	}
+	return r < 4 ? 4 : r;
+}
+
+/*
+ * One bucket of a packed distribution, one column (dt_print_packed): a
+ * space for zero, else a level of "__xxxxXX" (or the Unicode blocks
+ * U+2581..U+2588), "vvvvVV" for negative counts.
+ */
+static void packed_cell(__s64 v, long double total, FILE *fp)
+{
+	static const char ascii[] = "__xxxxXX", neg[] = "vvvvVV";
+
+	if (!v) {
+		fputc(' ', fp);
+	} else if (v < 0) {
+		fputc(neg[(unsigned)(-(long double)v * 5 / total + 0.5L)], fp);
+	} else if (packutf8) {
+		unsigned cp = 0x2581 + (unsigned)((long double)v * 7 / total + 0.5L);
+
+		fprintf(fp, "%c%c%c", 0xe0 | (cp >> 12), 0x80 | ((cp >> 6) & 0x3f),
+			0x80 | (cp & 0x3f));
+	} else {
+		fputc(ascii[(unsigned)((long double)v * 7 / total + 0.5L)], fp);
+	}
+}
+
+/*
+ * aggpack: each entry of a quantize() or lquantize() aggregation on one
+ * line, a column per bucket, under one header (dt_print_quanthdr_packed).
+ * quantize's columns span the buckets any entry uses, one either side
+ * (dt_aggregate_minmaxbin); lquantize's are all of its buckets.
+ */
+static void print_aggpack(const struct prog *p, const struct aent *v,
+			  unsigned n, FILE *fp)
+{
+	const struct agg *ag = &p->aggs[v[0].e->aggid];
+	int q = ag->func == XDT_AGG_QUANTIZE, width = packed_keywidth(ag);
+	int nb = (int)xdt_agg_nvals((__u32)ag->func, ag->arg);
+	int min = -1, max = -1, hmin, hmax, minw, maxw;
+	long long base = XDT_LQ_BASE(ag->arg), step = XDT_LQ_STEP(ag->arg);
+	char c[40];
+
+	if (q) {
+		for (unsigned i = 0; i < n; i++) {
+			if (v[i].e->nvals != (unsigned)nb)
+				continue;
+			for (int b = 0; b < nb; b++) {
+				if (!v[i].vals[b])
+					continue;
+				if (min == -1 || b < min)
+					min = b;
+				if (b > max)
+					max = b;
+			}
+		}
+		if (min == -1)
+			min = max = XDT_QUANTIZE_ZERO;
+		if (min != 0 && min != XDT_QUANTIZE_ZERO)
+			min--;
+		if (max < nb - 1)
+			max++;
+		hmin = min;
+		hmax = max;
+		minw = ndigits(bucket_value(min));
+		maxw = ndigits(bucket_value(max));
+	} else {
+		/* the header counts one column more than it draws below */
+		min = 0;
+		max = nb - 1;
+		hmin = 1;
+		hmax = nb;
+		maxw = 8;
+		minw = 7;
+	}
+	fprintf(fp, "\n%*s %*s .", width, width > 0 ? "key" : "", minw, "min");
+	for (int b = hmin; b <= hmax; b++)
+		fputc('-', fp);
+	fprintf(fp, ". %*s | count\n", -maxw, "max");
+
+	for (unsigned i = 0; i < n; i++) {
+		long double total = 0, count = 0;
+		const __s64 *b = v[i].vals;
+
+		if (v[i].e->nvals != (unsigned)nb)
+			continue;
+		print_packed_key(p, ag, v[i].key, fp);
+		if (q) {
+			fprintf(fp, " %*lld :", ndigits(bucket_value(min)),
+				bucket_value(min));
+		} else {
+			snprintf(c, sizeof(c), "< %lld", base);
+			fprintf(fp, "%8s :", c);
+		}
+		for (int k = min; k <= max; k++) {
+			zoom_total(&total, b[k]);
+			count += b[k];
+		}
+		for (int k = min; k <= max; k++)
+			packed_cell(b[k], total, fp);
+		if (q) {
+			fprintf(fp, ": %*lld | %lld\n", -ndigits(bucket_value(max)),
+				bucket_value(max), (long long)count);
+		} else {
+			snprintf(c, sizeof(c), ">= %lld", base + (nb - 2) * step);
+			fprintf(fp, ": %-8s | %lld\n", c, (long long)count);
+		}
+	}
+}
+
+/*
+ * agghist: the entries of one sum() or count() aggregation drawn as one
+ * distribution, a row per key (keys at their packed widths), as DTrace's
+ * dt_print_aggs draws them under agghist.
+ */
+static void print_agghist(const struct prog *p, const struct aent *v,
+			  unsigned n, FILE *fp)
+{
+	const struct agg *ag = &p->aggs[v[0].e->aggid];
+	long double total = 0;
+	int pos = 0, neg = 0, width = packed_keywidth(ag);
+
+	for (unsigned i = 0; i < n; i++) {
+		__s64 a = v[i].vals[0] < 0 ? -v[i].vals[0] : v[i].vals[0];
+
+		pos |= v[i].vals[0] > 0;
+		neg |= v[i].vals[0] < 0;
+		/* an integer here (dt_aggregate_total's dtada_total) */
+		if (!aggzoom)
+			total += a;
+		else if ((__s64)((long double)a * (1 / 0.95L)) > total)
+			total = (__s64)((long double)a * (1 / 0.95L));
+	}
+	fprintf(fp, "\n%*s %41s %-9s\n", width ? width : 16,
+		width ? "key" : "value",
+		"------------- Distribution -------------", "count");
+	for (unsigned i = 0; i < n; i++) {
+		print_packed_key(p, ag, v[i].key, fp);
+		fputc(' ', fp);
+		quantline(v[i].vals[0], total, pos, neg, agg_normal(ag), fp);
+	}
+}
+
 unsigned print_aggs(const struct prog *p, const char *buf, size_t size,
 		    unsigned count, FILE *fp)
 {
@@ -1034,6 +1292,19 @@ unsigned print_aggs(const struct prog *p, const char *buf, size_t size,
 	/* no line between aggregations: dt_print_aggs ends each entry alone */
 	for (i = 0; i < n; i++) {
 		const struct agg *ag = &p->aggs[v[i].e->aggid];
+
+		if (histable(ag) || packable(ag)) {
+			unsigned j = i;
+
+			while (j < n && v[j].e->aggid == v[i].e->aggid)
+				j++;
+			if (histable(ag))
+				print_agghist(p, v + i, j - i, fp);
+			else
+				print_aggpack(p, v + i, j - i, fp);
+			i = j - 1;
+			continue;
+		}
 
 		print_key(ag, v[i].key, p->strsize, fp);
 		print_aggval(ag, v[i].vals, v[i].e->nvals, fp);
@@ -1190,6 +1461,13 @@ void print_printa(const struct prog *p, const struct pformat *pf,
 	qsort(rows, nr, sizeof(*rows), prow_cmp);
 	if (!pf)
 		fputc('\n', fp);
+	if (!pf && nids == 1 && n && (histable(a0) || packable(a0))) {
+		if (histable(a0))
+			print_agghist(p, v, n, fp);
+		else
+			print_aggpack(p, v, n, fp);
+		nr = 0;
+	}
 	for (i = 0; i < nr; i++) {
 		const struct prow *r = &rows[i];
 		struct pfval kv[DT_MAXKEYS], av[DT_MAXPRINTA];

@@ -60,6 +60,7 @@ void *prog_blob(const struct prog *p, size_t *size)
 	h.aggs_off = (__u32)off;
 	off = align8(off + p->naggs * sizeof(struct xdt_aggdesc));
 	h.aggsize = p->aggsize;
+	h.bufpolicy = p->bufpolicy;
 	/* speculative buffers only for a program that speculates */
 	h.nspec = p->speculates ? (p->nspec ? p->nspec : 1) : 0;
 	h.specsize = p->specsize;

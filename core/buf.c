@@ -71,6 +71,7 @@ void xdt_state_status(struct xdt_state *st, struct xdt_status *s)
 		if (!c)
 			break;
 		s->drops += c->bufs[0].drops + c->bufs[1].drops;
+		s->filled |= c->bufs[0].full;
 		s->aggdrops += c->aggdrops;
 		s->specdrops += c->specdrops;
 		s->specbusy += c->specbusy;
@@ -94,7 +95,7 @@ int xdt_bufs_alloc(struct xdt_state *st)
 	u32 size = st->bufsize ? st->bufsize : DEFAULT_BUFSIZE;
 	int cpu, i;
 
-	size = clamp_t(u32, size, 4096, 64u << 20);
+	size = clamp_t(u32, size, 4096, XDT_BUFSIZE_MAX);
 	st->bufsize = size;
 	st->cpu = kvcalloc(nr_cpu_ids, sizeof(*st->cpu), GFP_KERNEL);
 	if (!st->cpu)
@@ -122,9 +123,41 @@ int xdt_bufs_alloc(struct xdt_state *st)
 			a->off = 8;	/* offset 0 means "empty slot" */
 		}
 		c->bufs[0].size = c->bufs[1].size = size;
+		c->policy = st->bufpolicy;
+		/* fill keeps room for END's largest record */
+		c->bufs[0].limit = size > st->endreserve ?
+				   size - st->endreserve : 0;
 		c->aggsize = st->aggsize;
 	}
 	return 0;
+}
+
+/*
+ * ring: room for @size at the write offset, the oldest records giving way.
+ * When the next record does not fit before the end, writing starts over
+ * at 0 and what is at [0, end) becomes the oldest part (records older
+ * still, past the old write offset, go then too: a simplification of
+ * DTrace's ring that keeps every record whole and walkable).
+ */
+static char *__xdt_probe ring_reserve(struct xdt_buf *b, u32 size)
+{
+	char *p;
+
+	if (size > b->size) {
+		b->drops++;
+		return NULL;
+	}
+	if (b->off + size > b->size) {
+		b->end = b->off;
+		b->off = 0;
+		b->oldest = 0;
+		b->wrapped = true;
+	}
+	while (b->wrapped && b->oldest < b->end && b->oldest < b->off + size)
+		b->oldest += ((struct xdt_rechdr *)(b->data + b->oldest))->size;
+	p = b->data + b->off;
+	b->off += size;
+	return p;
 }
 
 char *__xdt_probe xdt_buf_reserve(struct xdt_scpu *c, u32 size)
@@ -132,13 +165,36 @@ char *__xdt_probe xdt_buf_reserve(struct xdt_scpu *c, u32 size)
 	struct xdt_buf *b = &c->bufs[c->active];
 	char *p;
 
-	if (b->off + size > b->size) {
+	if (c->policy == XDT_BUFPOLICY_RING)
+		return ring_reserve(b, size);
+	if (b->full || b->off + size > (c->policy == XDT_BUFPOLICY_FILL ?
+					b->limit : b->size)) {
 		b->drops++;
+		if (c->policy == XDT_BUFPOLICY_FILL)
+			b->full = true;
 		return NULL;
 	}
 	p = b->data + b->off;
 	b->off += size;
 	return p;
+}
+
+/*
+ * Before END fires (STOP, nothing else fires): under fill, END may use
+ * the space kept for it, full or not, as DTrace's END records always fit.
+ */
+void xdt_bufs_end(struct xdt_state *st)
+{
+	int cpu;
+
+	if (!st->cpu || st->bufpolicy != XDT_BUFPOLICY_FILL)
+		return;
+	for_each_possible_cpu(cpu) {
+		struct xdt_buf *b = &st->cpu[cpu].bufs[0];
+
+		b->limit = b->size;
+		b->full = false;
+	}
 }
 
 struct switch_arg {
@@ -158,6 +214,37 @@ static void buf_switch(void *arg)
 	new->drops = 0;
 	WRITE_ONCE(c->active, !c->active);
 	sa->old = old;
+}
+
+/*
+ * fill and ring: the one buffer is read once, after STOP (nothing fires
+ * then); before, there is nothing to read.  A ring comes out oldest
+ * record first.
+ */
+static int ring_fill_snap(struct xdt_state *st, struct xdt_scpu *c,
+			  void __user *dst, u32 *size, u64 *drops)
+{
+	struct xdt_buf *b = &c->bufs[0];
+	u32 n = 0;
+
+	*drops = 0;
+	if (st->state != XDT_STATE_STOPPED) {
+		*size = 0;
+		return 0;
+	}
+	if (b->wrapped && b->oldest < b->end) {
+		n = b->end - b->oldest;
+		if (copy_to_user(dst, b->data + b->oldest, n))
+			return -EFAULT;
+	}
+	if (copy_to_user((char __user *)dst + n, b->data, b->off))
+		return -EFAULT;
+	*size = n + b->off;
+	*drops = b->drops;
+	b->off = b->oldest = b->end = 0;
+	b->wrapped = false;
+	b->drops = 0;
+	return 0;
 }
 
 int xdt_buf_snap(struct xdt_state *st, u32 cpu, void __user *dst, u32 *size,
@@ -181,6 +268,8 @@ int xdt_buf_snap(struct xdt_state *st, u32 cpu, void __user *dst, u32 *size,
 		*size = cap;
 		return -ENOSPC;
 	}
+	if (sa.c->policy != XDT_BUFPOLICY_SWITCH)
+		return ring_fill_snap(st, sa.c, dst, size, drops);
 	if (cpu_online(cpu)) {
 		ret = smp_call_function_single(cpu, buf_switch, &sa, 1);
 		if (ret)
@@ -468,6 +557,30 @@ out:
 	return ret;
 }
 
+/*
+ * Each CPU's aggregation drops since the last snapshot that asked, into
+ * the consumer's array (a CPU past its end keeps its count for later).
+ * The counter is the probe context's; a drop racing this read is counted
+ * by the next snapshot.
+ */
+static int agg_drops(struct xdt_state *st, struct xdt_aggsnap *req)
+{
+	u64 __user *out = u64_to_user_ptr(req->drops);
+	u32 cpu;
+
+	if (!req->drops)
+		return 0;
+	for (cpu = 0; cpu < req->ndrops && cpu < nr_cpu_ids; cpu++) {
+		struct xdt_scpu *c = &st->cpu[cpu];
+		u64 now = READ_ONCE(c->aggdrops);
+
+		if (put_user(now - c->aggdrops_seen, out + cpu))
+			return -EFAULT;
+		c->aggdrops_seen = now;
+	}
+	return 0;
+}
+
 int xdt_agg_snap(struct xdt_state *st, struct xdt_aggsnap *req)
 {
 	int ret;
@@ -488,5 +601,5 @@ int xdt_agg_snap(struct xdt_state *st, struct xdt_aggsnap *req)
 		return -EFAULT;
 	vfree(st->aggpend);
 	st->aggpend = NULL;
-	return 0;
+	return agg_drops(st, req);
 }

@@ -315,6 +315,7 @@ static void stop_locked(struct xdt_state *st)
 	synchronize_rcu_expedited();
 	if (!ret)
 		xdt_xol_release(st->sites, st->nsites);
+	xdt_bufs_end(st);
 	xdt_ctx_init(&ctx, xdt_probe_end);
 	ctx.only = st;
 	xdt_probe_fire(&ctx);

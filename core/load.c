@@ -250,6 +250,10 @@ static int load_clauses(struct xdt_state *st, struct xdt_enable *req)
 		if ((uc[i].flags & XDT_CLAUSE_SPEC) && !nspec)
 			return EERR("clause %u: speculating without speculate", i);
 		c->recsize = ALIGN(off, 8);
+		/* fill keeps room for the largest END record (and its ERROR) */
+		if ((!uc[i].desc.prov[0] || !strcmp(uc[i].desc.prov, "dtrace")) &&
+		    !strcmp(uc[i].desc.name, "END"))
+			st->endreserve = max(st->endreserve, c->recsize + 64);
 		if (c->recsize > (4u << 20))
 			return EERR("clause %u: record of %u bytes", i,
 				    c->recsize);
@@ -298,6 +302,9 @@ int xdt_prog_load(struct xdt_state *st, struct xdt_enable *req, void *blob)
 			    XDT_MAXAGGS);
 	st->strsize = p->strsize ? p->strsize : 256;
 	st->bufsize = p->bufsize;
+	if (p->bufpolicy > XDT_BUFPOLICY_RING)
+		return EERR("bufpolicy %u", p->bufpolicy);
+	st->bufpolicy = p->bufpolicy;
 	/*
 	 * aggsize is per CPU and bounded: an arena is allocated for each CPU
 	 * and one more for the merged snapshot.

@@ -283,7 +283,8 @@ struct xdt_state {
 	struct xdt_aggdesc *aggs;	/* [naggs], checked copies */
 	struct xdt_ecb *ecbs;
 	u32 necbs;
-	u32 strsize, bufsize, aggsize;
+	u32 strsize, bufsize, aggsize, bufpolicy;
+	u32 endreserve;			/* fill: the largest END record */
 	struct xdt_spec *spec;		/* speculations (spec.c), or NULL */
 	/* a merged snapshot the consumer's buffer was too small for */
 	char *aggpend;
@@ -409,6 +410,12 @@ struct xdt_buf {
 	char *data;
 	u32 size, off;
 	u64 drops;
+	/*
+	 * ring: the records are [oldest, end) then [0, off) once wrapped;
+	 * fill: @limit is what firings other than END may use.
+	 */
+	u32 oldest, end, limit;
+	bool wrapped, full;
 };
 
 /* The machine's, per CPU: shared by every consumer. */
@@ -424,6 +431,7 @@ DECLARE_PER_CPU(struct xdt_cpu, xdt_cpu);
 /* One consumer's part of one CPU. */
 struct xdt_scpu {
 	int active;			/* which of bufs[] takes records */
+	u32 policy;			/* XDT_BUFPOLICY_* */
 	struct xdt_buf bufs[2];
 	/*
 	 * Two aggregation arenas: firings update ag[agact]; a snapshot
@@ -441,6 +449,7 @@ struct xdt_scpu {
 	int agact;
 	u32 aggsize;
 	u64 aggdrops;
+	u64 aggdrops_seen;		/* aggdrops the last snapshot reported */
 	u64 specdrops, specbusy, specunavail;	/* speculations (spec.c) */
 	u64 dblerrors;			/* faults in ERROR clauses */
 	char *keybuf;			/* XDT_KEYBUF: aggregation key being built */
@@ -450,6 +459,7 @@ struct xdt_scpu {
 int xdt_bufs_alloc(struct xdt_state *st);
 void xdt_bufs_free(struct xdt_state *st);
 char *xdt_buf_reserve(struct xdt_scpu *c, u32 size);
+void xdt_bufs_end(struct xdt_state *st);
 int xdt_buf_snap(struct xdt_state *st, u32 cpu, void __user *dst, u32 *size,
 		 u64 *drops);
 int xdt_agg_update(struct xdt_scpu *c, const struct xdt_aggdesc *d, u32 aggid,

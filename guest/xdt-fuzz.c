@@ -775,6 +775,8 @@ static void generate(int fbt)
 	gen_vars();
 	g.p.strsize = chance(80) ? 0 : 8 << below(9);
 	g.p.bufsize = chance(90) ? 4096 : 0;	/* small: quicker GO/close */
+	/* switch, fill, ring, and one past them (refused) */
+	g.p.bufpolicy = chance(50) ? 0 : below(4);
 	g.p.dynvarsize = chance(50) ? 0 : 64 << below(12);
 	g.p.scratchsize = chance(60) ? 0 : 8 << below(12);
 	g.p.cleanrate = chance(70) ? 0 : 1 + below(1000);
@@ -799,6 +801,26 @@ static void generate(int fbt)
 
 /* ---- running ------------------------------------------------------------------- */
 static unsigned long long faults[16];	/* ERROR records by fault kind */
+
+/*
+ * An aggregation snapshot, its per-CPU drop counts written to an array,
+ * to none, to one too short, or to an address the kernel must refuse.
+ */
+static void agg_snapshot(int fd)
+{
+	static char buf[1 << 20];
+	static __u64 drops[64];
+	struct xdt_aggsnap a = { .size = below(2) ? sizeof(buf) : below(64),
+				 .buf = (unsigned long)buf };
+
+	switch (below(4)) {
+	case 0: break;
+	case 1: a.drops = (unsigned long)drops; a.ndrops = below(3); break;
+	case 2: a.drops = (unsigned long)drops; a.ndrops = 64; break;
+	default: a.drops = 0xdead0000 + below(4096); a.ndrops = 1 + below(8);
+	}
+	ioctl(fd, XDT_IOC_AGGSNAP, &a);
+}
 
 /* Count the ERROR records in every CPU's buffer, by fault kind. */
 static void count_faults(int fd)
@@ -914,7 +936,11 @@ int main(int argc, char **argv)
 					goerr++;
 				close(rfd);
 			}
+			if (chance(30))
+				agg_snapshot(fd);
 			ioctl(fd, XDT_IOC_STOP);
+			if (chance(30))
+				agg_snapshot(fd);
 			count_faults(fd);
 			if (!ioctl(fd, XDT_IOC_STATUS, &st)) {
 				errors += st.errors;

@@ -139,6 +139,8 @@ static inline unsigned long copy_to_user(void *dst, const void *src,
 	return 0;
 }
 
+#define put_user(v, p)		(*(p) = (v), 0)
+
 /* Hashes: bucket choice only, so any good mix will do. */
 static inline u32 jhash(const void *key, u32 len, u32 seed)
 {

@@ -404,6 +404,7 @@ static void vm_stop(struct xdt_state *st)
 	if (st->state != XDT_STATE_RUNNING)
 		return;
 	st->running = 0;
+	xdt_bufs_end(st);
 	fire(st, xdt_probe_end);
 	xdt_spec_clean(st);	/* commits on "other CPUs" land before the end */
 	link_ecbs(st, false);

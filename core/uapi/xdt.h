@@ -22,9 +22,10 @@
 #include <linux/types.h>
 
 #define XDT_DEVICE		"/dev/xdt"
-#define XDT_ABI_VERSION		6	/* 5: aggregation descriptors, lquantize,
+#define XDT_ABI_VERSION		7	/* 5: aggregation descriptors, lquantize,
 					   llquantize, increments; 6: speculations,
-					   double errors */
+					   double errors; 7: buffer policies,
+					   per-CPU aggregation drops */
 
 #define XDT_PROVNAMELEN		32
 #define XDT_MODNAMELEN		64
@@ -108,7 +109,8 @@ struct xdt_prog {
 	__u32 strtab_len, strtab_off;
 	__u32 naggs;			/* aggregation ids are 0..naggs-1 */
 	__u32 strsize;			/* bytes recorded for a string value */
-	__u32 bufsize;			/* per-CPU buffer bytes, 0 = default */
+	__u32 bufsize;			/* per-CPU buffer bytes, 0 = default;
+					   at most XDT_BUFSIZE_MAX */
 	__u32 nvars, vars_off;		/* struct xdt_var[nvars]: D variables */
 	__u32 dynvarsize;		/* dynamic variable space, 0 = default */
 	__u32 scratchsize;		/* per-CPU scratch bytes, 0 = default */
@@ -118,8 +120,20 @@ struct xdt_prog {
 	__u32 aggsize;			/* per-CPU aggregation bytes, 0 = default */
 	__u32 nspec;			/* speculations, 0 = default (1) */
 	__u32 specsize;			/* per-CPU bytes of each, 0 = default */
+	__u32 bufpolicy;		/* XDT_BUFPOLICY_* */
+	__u32 pad2;
 };
-#define XDT_PROG_DESTRUCTIVE	0x1	/* dtrace -w: destructive actions allowed */					/* 112 bytes: sections after it 8-aligned */
+/*
+ * DTrace's buffer policies.  switch: two buffers per CPU, the consumer
+ * takes the full one (drops when one interval fills it); fill: one
+ * buffer, filled once: past it everything drops and the consumer stops
+ * (END's records still fit: space is kept for them); ring: one buffer the
+ * newest records overwrite, read only after STOP.
+ */
+enum { XDT_BUFPOLICY_SWITCH = 0, XDT_BUFPOLICY_FILL = 1,
+       XDT_BUFPOLICY_RING = 2 };
+#define XDT_BUFSIZE_MAX		(64u << 20)
+#define XDT_PROG_DESTRUCTIVE	0x1	/* dtrace -w: destructive actions allowed */					/* 120 bytes: sections after it 8-aligned */
 
 /*
  * A D variable the program's DIF names by its index in this table (the
@@ -526,6 +540,12 @@ struct xdt_aggsnap {
 	__u32 size;			/* in: capacity; out: bytes (or needed) */
 	__u32 count;			/* out: entries */
 	__u64 buf;
+	__u64 drops;			/* in: __u64[ndrops] or 0; out there:
+					   each CPU's aggregation drops since
+					   the last snapshot (DTrace reports
+					   them per CPU) */
+	__u32 ndrops;
+	__u32 pad;
 };
 
 /* ---- 6. status ---------------------------------------------------------- */
@@ -547,6 +567,8 @@ struct xdt_status {
 	__u64 specunavail;		/* speculation() failed, none free */
 	__u64 dblerrors;		/* faults in an ERROR clause (no ERROR
 					   fires for them) */
+	__u32 filled;			/* bufpolicy=fill: a CPU's buffer is full */
+	__u32 pad;
 };
 
 #endif

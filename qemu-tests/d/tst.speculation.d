@@ -1,4 +1,4 @@
-/* flags: -q -x nspec=2 */
+/* flags: -q -x nspec=2 -x switchrate=10ms */
 /* cmd: /tmp/sysc threads 4 500 */
 /* stderr: ^dtrace: 1 failed speculation \(no speculative buffer available\)$ */
 /*
@@ -7,6 +7,7 @@
  * another that END discards.  The commit copies END's CPU's records at once
  * and the other CPU's when the cleaner runs (at the latest at STOP): every
  * dot arrives, no X does.  A third speculation() finds none free (nspec=2).
+ * (switchrate=10ms: BEGIN's line is read before any dot exists.)
  */
 BEGIN
 {
