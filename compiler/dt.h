@@ -398,6 +398,18 @@ struct agg {
 					   its size (1, 2, 4, 8), from the
 					   first use */
 	__u64 arg;		/* lquantize/llquantize parameters (XDT_LQ_ARG) */
+	/*
+	 * Sized keys: a use whose integer keys' sizes differ from the first
+	 * use's (@[(int)1] then @[(uint64_t)2]) is a layout of its own, as
+	 * each aggregating statement has its own record layout in DTrace.
+	 * Its entries carry one more key, hidden: the layout's index (1..);
+	 * the first use's entries carry none (so its key is keylen bytes).
+	 */
+	int nlayouts;
+	struct aglayout {
+		unsigned size[DT_MAXKEYS];
+		struct dtype *keyt[DT_MAXKEYS];
+	} *layouts;		/* [0..nlayouts-1] are layouts 1.. */
 	/* the consumer's, while tracing: normalize()'s factor, printa()'d */
 	long long normal;
 	int printed;
@@ -616,6 +628,7 @@ struct xdt_hdl {
 	struct dt_env env;
 	struct dt_opts o;
 	int bufsize_set;
+	int in_pragma;		/* set_one() called for a #pragma D option */
 	int bufresize_manual;	/* -x bufresize=manual */
 	int bufsize_toobig;	/* ... and a bufsize past XDT_BUFSIZE_MAX */
 	unsigned aggsize;	/* -x aggsize, 0 = the kernel's default */

@@ -113,6 +113,8 @@ static const struct { const char *name; enum optkind kind; int implemented; } op
 	{ "udefs", OPT_FLAG, 0 }, { "verbose", OPT_FLAG, 0 },
 	{ "incdir", OPT_ANY, 0 }, { "define", OPT_ANY, 0 },
 	{ "undef", OPT_ANY, 0 }, { "libdir", OPT_ANY, 0 },
+	/* the -c command's environment (DTrace's dt_opt_setenv) */
+	{ "setenv", OPT_ANY, 1 }, { "unsetenv", OPT_ANY, 1 },
 	/* xdt's own: run BEGIN/END/ERROR programs in libxdt's host VM */
 	{ "hostvm", OPT_FLAG, 1 },
 };
@@ -141,6 +143,41 @@ static int set_one(const char *opt, const char *val, struct xdt_hdl *c,
 	if (i == sizeof(options) / sizeof(options[0])) {
 		snprintf(why, len, "failed to set -x %s: Invalid option name", opt);
 		return -1;
+	}
+	/*
+	 * setenv/unsetenv change the environment commands are started with:
+	 * by the time a program's pragmas are read that may be too late, so
+	 * DTrace refuses them there (EDT_BADOPTCTX).  xdt's -c child inherits
+	 * dtrace's own environment, so that is what they change.
+	 */
+	if (!strcmp(opt, "setenv") || !strcmp(opt, "unsetenv")) {
+		int set = opt[0] == 's', r;
+		char *eq;
+
+		if (c->in_pragma) {
+			snprintf(why, len, "Option cannot be used from within a D program");
+			return -1;
+		}
+		if (!val || !*val || (!set && strchr(val, '='))) {
+			snprintf(why, len, "failed to set -x %s%s%s: Invalid value for specified option",
+				 opt, val ? "=" : "", val ? val : "");
+			return -1;
+		}
+		if (set && (eq = strchr(val, '='))) {
+			char *name = xstrdup(val);
+
+			name[eq - val] = 0;
+			r = setenv(name, eq + 1, 1);
+			free(name);
+		} else {
+			r = set ? setenv(val, "", 1) : unsetenv(val);
+		}
+		if (r) {
+			snprintf(why, len, "failed to set -x %s=%s: %s", opt, val,
+				 strerror(errno));
+			return -1;
+		}
+		return 0;
 	}
 	switch (options[i].kind) {
 	case OPT_FLAG: {
@@ -379,13 +416,20 @@ static int apply_pragmas(const char *src, const char *file, struct xdt_hdl *c,
 
 			if (val)
 				*val++ = 0;
-			if (set_one(name, val, c, why, sizeof(why))) {
+			int r;
+
+			c->in_pragma = 1;
+			r = set_one(name, val, c, why, sizeof(why));
+			c->in_pragma = 0;
+			if (r) {
 				char msg[400];
 
 				snprintf(msg, sizeof(msg), "failed to set option '%s'%s%s: %s",
 					 name, val ? " to " : "", val ? val : "",
 					 strstr(why, "Invalid option name") ?
 					 "Invalid option name" :
+					 strstr(why, "within a D program") ?
+					 "Option cannot be used from within a D program" :
 					 "Invalid value for specified option");
 				return pragma_err(err, DT_D_PRAGMA_OPTSET, file, line, ln, msg);
 			}

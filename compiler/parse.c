@@ -1954,6 +1954,10 @@ static const char *keyname(int k)
 	return k == XDT_TYPE_STRING ? "string" : k == DT_TYPE_STACK ? "stack" : "int";
 }
 
+static void agg_layout(struct lower *L, struct agg *ag, struct node **keys,
+		       const int *ktype, const unsigned *kframes,
+		       struct token at);
+
 static void lower_agg(struct lower *L, struct stmt *s)
 {
 	struct parser *ps = L->ps;
@@ -2070,9 +2074,56 @@ static void lower_agg(struct lower *L, struct stmt *s)
 			add_act(L, XDT_ACT_AGGKEY, cg_difo(p, lx, keys[i]),
 				ktype[i] == XDT_TYPE_STRING ? XDT_KEY_STRING : XDT_KEY_INT, 0);
 	}
+	agg_layout(L, ag, keys, ktype, kframes, at);
 	if (incr)
 		add_act(L, XDT_ACT_AGGINCR, cg_difo(p, lx, incr), 0, 0);
 	add_act(L, XDT_ACT_AGG, v ? cg_difo(p, lx, v) : -1, id, f);
+}
+
+/*
+ * A use whose integer keys have other sizes than the first use's gets a
+ * layout (struct agg's comment) and the hidden key that names it.
+ */
+static void agg_layout(struct lower *L, struct agg *ag, struct node **keys,
+		       const int *ktype, const unsigned *kframes,
+		       struct token at)
+{
+	struct node *n;
+	int i, l;
+
+	for (i = 0; i < ag->nkeys; i++)
+		if (ktype[i] == XDT_TYPE_INT && kframes[i] != ag->keyframes[i])
+			break;
+	if (i == ag->nkeys)
+		return;
+	for (l = 0; l < ag->nlayouts; l++) {
+		for (i = 0; i < ag->nkeys; i++)
+			if (ktype[i] == XDT_TYPE_INT &&
+			    kframes[i] != ag->layouts[l].size[i])
+				break;
+		if (i == ag->nkeys)
+			break;
+	}
+	if (l == ag->nlayouts) {
+		if (ag->nkeys >= DT_MAXKEYS)
+			dt_cerrt(&L->ps->lx, DT_D_AGG_REDEF, at.line, at.col,
+				 "@%s: too many keys to tell key sizes apart",
+				 ag->name);
+		ag->layouts = xrealloc(ag->layouts, (size_t)(l + 1) *
+				       sizeof(*ag->layouts));
+		for (i = 0; i < ag->nkeys; i++) {
+			ag->layouts[l].size[i] = kframes[i];
+			ag->layouts[l].keyt[i] = ktype[i] == DT_TYPE_STACK ?
+						 NULL : keys[i]->t;
+		}
+		ag->nlayouts++;
+	}
+	n = node_new(N_INT, at.line, at.col);
+	n->ival = l + 1;
+	n->t = dt_uint64;
+	n->type = XDT_TYPE_INT;
+	add_act(L, XDT_ACT_AGGKEY, cg_difo(L->ps->p, &L->ps->lx, n),
+		XDT_KEY_INT, 0);
 }
 
 static int is_aggfunc(const char *s)

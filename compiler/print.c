@@ -618,6 +618,44 @@ struct aent {
 
 static const struct prog *sort_prog;
 
+/* The bytes of the first use's keys (struct agg's sized keys comment) */
+static unsigned agg_keylen(const struct agg *ag, unsigned strsize)
+{
+	unsigned o = 0;
+
+	for (int i = 0; i < ag->nkeys; i++)
+		o += ag->keytype[i] == XDT_TYPE_STRING ? (strsize + 7) & ~7u :
+		     ag->keytype[i] == DT_TYPE_STACK ? 8 * ag->keyframes[i] : 8;
+	return o;
+}
+
+/*
+ * @ag as entry @e's keys are laid out: with sized keys, a copy in @tmp
+ * whose integer keys have the sizes and types of the use that made @e.
+ */
+static const struct agg *laid(const struct agg *ag, const struct xdt_aggent *e,
+			      const char *key, unsigned strsize, struct agg *tmp)
+{
+	unsigned base;
+	__u64 l;
+
+	if (!ag->nlayouts)
+		return ag;
+	base = agg_keylen(ag, strsize);
+	if (e->keylen < base + 8)
+		return ag;
+	memcpy(&l, key + base, 8);
+	if (l < 1 || l > (__u64)ag->nlayouts)
+		return ag;
+	*tmp = *ag;
+	for (int i = 0; i < ag->nkeys; i++)
+		if (ag->keytype[i] == XDT_TYPE_INT) {
+			tmp->keyframes[i] = ag->layouts[l - 1].size[i];
+			tmp->keyt[i] = ag->layouts[l - 1].keyt[i];
+		}
+	return tmp;
+}
+
 /* An integer key as its type's size has it (keys travel as 8 bytes) */
 static unsigned long long key_uint(const struct agg *ag, int i, const char *p)
 {
@@ -657,7 +695,8 @@ void print_aggsort(const struct dt_aggsort *o)
 		    strcmp(term, "sun-color") && strcmp(term, "dumb"));
 }
 
-static int key1cmp(const struct agg *ag, int i, const char *x, const char *y)
+static int key1cmp(const struct agg *ag, const struct agg *bg, int i,
+		   const char *x, const char *y)
 {
 	if (ag->keytype[i] == XDT_TYPE_STRING)
 		return strncmp(x, y, sort_prog->strsize);
@@ -673,7 +712,7 @@ static int key1cmp(const struct agg *ag, int i, const char *x, const char *y)
 		return 0;
 	} else {
 		/* DTrace compares integer keys unsigned, at their size */
-		unsigned long long p = key_uint(ag, i, x), q = key_uint(ag, i, y);
+		unsigned long long p = key_uint(ag, i, x), q = key_uint(bg, i, y);
 
 		return p < q ? -1 : p > q;
 	}
@@ -682,7 +721,11 @@ static int key1cmp(const struct agg *ag, int i, const char *x, const char *y)
 /* Keys in order from aggsortkeypos, wrapping around (dt_aggregate_keycmp) */
 static int keycmp(const struct aent *a, const struct aent *b)
 {
-	const struct agg *ag = &sort_prog->aggs[a->e->aggid];
+	struct agg ta, tb;
+	const struct agg *ag = laid(&sort_prog->aggs[a->e->aggid], a->e, a->key,
+				    sort_prog->strsize, &ta);
+	const struct agg *bg = laid(&sort_prog->aggs[b->e->aggid], b->e, b->key,
+				    sort_prog->strsize, &tb);
 	unsigned off[DT_MAXKEYS + 1], o = 0;
 	int n = ag->nkeys, pos = sort_now->keypos < n ? sort_now->keypos : 0;
 
@@ -693,12 +736,16 @@ static int keycmp(const struct aent *a, const struct aent *b)
 	}
 	for (int k = 0; k < n; k++) {
 		int i = (k + pos) % n;
-		int d = key1cmp(ag, i, a->key + off[i], b->key + off[i]);
+		int d = key1cmp(ag, bg, i, a->key + off[i], b->key + off[i]);
 
 		if (d)
 			return d;
 	}
-	return 0;
+	/* equal values at different sizes: by layout (keys are unequal) */
+	if (a->e->keylen <= o || b->e->keylen <= o)
+		return a->e->keylen < b->e->keylen ? -1 : a->e->keylen > b->e->keylen;
+	return a->e->keylen != b->e->keylen ? (a->e->keylen < b->e->keylen ? -1 : 1) :
+	       memcmp(a->key + o, b->key + o, a->e->keylen - o);
 }
 
 /*
@@ -1177,7 +1224,9 @@ static void print_aggpack(const struct prog *p, const struct aent *v,
 			  unsigned n, FILE *fp)
 {
 	const struct agg *ag = &p->aggs[v[0].e->aggid];
-	int q = ag->func == XDT_AGG_QUANTIZE, width = packed_keywidth(ag);
+	struct agg t;
+	int q = ag->func == XDT_AGG_QUANTIZE;
+	int width = packed_keywidth(laid(ag, v[0].e, v[0].key, p->strsize, &t));
 	int nb = (int)xdt_agg_nvals((__u32)ag->func, ag->arg);
 	int min = -1, max = -1, hmin, hmax, minw, maxw;
 	long long base = XDT_LQ_BASE(ag->arg), step = XDT_LQ_STEP(ag->arg);
@@ -1226,7 +1275,8 @@ static void print_aggpack(const struct prog *p, const struct aent *v,
 
 		if (v[i].e->nvals != (unsigned)nb)
 			continue;
-		print_packed_key(p, ag, v[i].key, fp);
+		print_packed_key(p, laid(ag, v[i].e, v[i].key, p->strsize, &t),
+				 v[i].key, fp);
 		if (q) {
 			fprintf(fp, " %*lld :", ndigits(bucket_value(min)),
 				bucket_value(min));
@@ -1260,7 +1310,9 @@ static void print_agghist(const struct prog *p, const struct aent *v,
 {
 	const struct agg *ag = &p->aggs[v[0].e->aggid];
 	long double total = 0;
-	int pos = 0, neg = 0, width = packed_keywidth(ag);
+	struct agg t;
+	int pos = 0, neg = 0;
+	int width = packed_keywidth(laid(ag, v[0].e, v[0].key, p->strsize, &t));
 
 	for (unsigned i = 0; i < n; i++) {
 		__s64 a = v[i].vals[0] < 0 ? -v[i].vals[0] : v[i].vals[0];
@@ -1277,7 +1329,8 @@ static void print_agghist(const struct prog *p, const struct aent *v,
 		width ? "key" : "value",
 		"------------- Distribution -------------", "count");
 	for (unsigned i = 0; i < n; i++) {
-		print_packed_key(p, ag, v[i].key, fp);
+		print_packed_key(p, laid(ag, v[i].e, v[i].key, p->strsize, &t),
+				 v[i].key, fp);
 		fputc(' ', fp);
 		quantline(v[i].vals[0], total, pos, neg, agg_normal(ag), fp);
 	}
@@ -1292,6 +1345,7 @@ unsigned print_aggs(const struct prog *p, const char *buf, size_t size,
 	/* no line between aggregations: dt_print_aggs ends each entry alone */
 	for (i = 0; i < n; i++) {
 		const struct agg *ag = &p->aggs[v[i].e->aggid];
+		struct agg t;
 
 		if (histable(ag) || packable(ag)) {
 			unsigned j = i;
@@ -1306,7 +1360,8 @@ unsigned print_aggs(const struct prog *p, const char *buf, size_t size,
 			continue;
 		}
 
-		print_key(ag, v[i].key, p->strsize, fp);
+		print_key(laid(ag, v[i].e, v[i].key, p->strsize, &t), v[i].key,
+			  p->strsize, fp);
 		print_aggval(ag, v[i].vals, v[i].e->nvals, fp);
 		fputc('\n', fp);
 	}
@@ -1475,6 +1530,8 @@ void print_printa(const struct prog *p, const struct pformat *pf,
 		struct printa_line l = { p, ids, { 0 }, { 0 } };
 		struct pfaggs pa = { av, nids, printa_dist, &l };
 		unsigned off = 0;
+		struct agg t;
+		const struct agg *ka = laid(a0, r->k->e, r->k->key, p->strsize, &t);
 
 		for (int j = 0; j < nids; j++) {
 			const struct agg *ag = &p->aggs[ids[j]];
@@ -1492,7 +1549,7 @@ void print_printa(const struct prog *p, const struct pformat *pf,
 			av[j] = (struct pfval){ NULL, &shown[j], 8 };
 		}
 		if (!pf) {
-			print_key(a0, r->k->key, p->strsize, fp);
+			print_key(ka, r->k->key, p->strsize, fp);
 			for (int j = 0; j < nids; j++) {
 				if (!printa_dist(fp, j, &l))
 					fprintf(fp, " %16lld", (long long)shown[j]);
@@ -1509,7 +1566,7 @@ void print_printa(const struct prog *p, const struct pformat *pf,
 							a0->keyframes[q] };
 				off += 8 * a0->keyframes[q];
 			} else {
-				kv[q] = (struct pfval){ a0->keyt[q], r->k->key + off, 8 };
+				kv[q] = (struct pfval){ ka->keyt[q], r->k->key + off, 8 };
 				off += 8;
 			}
 		}
@@ -1944,7 +2001,9 @@ static void json_entry(struct jw *w, const struct prog *p, const struct aent *e)
 			json_stack(w, NULL, e->key + off, ag->keyframes[k]);
 			off += 8 * ag->keyframes[k];
 		} else {
-			struct recval r = { XDT_TYPE_INT, ag->keyt[k], 0, 0 };
+			struct agg t;
+			const struct agg *ka = laid(ag, e->e, e->key, p->strsize, &t);
+			struct recval r = { XDT_TYPE_INT, ka->keyt[k], 0, 0 };
 
 			json_int(w, NULL, &r, e->key + off);
 			off += 8;

@@ -89,3 +89,24 @@ def test_other_probes_match_nothing(dtrace):
                        capture_output=True, text=True, timeout=60)
     assert r.returncode != 0
     assert "does not match any probes" in r.stderr, r.stderr
+
+
+def test_setenv_unsetenv(dtrace):
+    """-x setenv/unsetenv shape the environment commands start with
+    (system() here, -c in a guest); from a #pragma they are refused with
+    DTrace's D_PRAGMA_OPTSET, and unsetenv takes a name, not NAME=VALUE."""
+    env = dict(os.environ, XDT_GONE="x")
+    r = subprocess.run([dtrace, "-x", "hostvm", "-w", "-q", "-x", "setenv=XDT_SET=a b",
+                        "-x", "unsetenv=XDT_GONE", "-n",
+                        'BEGIN { system("echo [$XDT_SET] [$XDT_GONE]"); exit(0); }'],
+                       capture_output=True, text=True, timeout=60, env=env)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip() == "[a b] []", r.stdout
+    r = subprocess.run([dtrace, "-x", "errtags", "-e", "-n",
+                        "#pragma D option setenv=A=b\nBEGIN {}"],
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 1 and "[D_PRAGMA_OPTSET]" in r.stderr, r.stderr
+    assert "cannot be used from within a D program" in r.stderr, r.stderr
+    r = subprocess.run([dtrace, "-x", "unsetenv=A=b", "-e", "-n", "BEGIN"],
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode != 0 and "Invalid value" in r.stderr, r.stderr
