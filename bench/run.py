@@ -41,7 +41,6 @@ import json
 import os
 import random
 import re
-import shutil
 import statistics
 import subprocess
 import sys
@@ -207,11 +206,7 @@ def kinst_offsets(isa, ko):
     first instruction after the entry site that kinst emulates, and the
     multiply at the middle of the function (run out of line); both run
     exactly once per call (the function has no branch)."""
-    cross = xdtvm.ISAS[isa]["cross"]
-    objdump = shutil.which(f"{cross}objdump") or "objdump"
-    out = subprocess.run([objdump, "-d", "--no-show-raw-insn", ko],
-                         capture_output=True, text=True, check=True).stdout
-    body = out.split(f"<{TARGET}>:\n", 1)[1].split("\n\n", 1)[0]
+    body = xdtvm.function_body(isa, ko, TARGET)
     start = first_body_offset(isa, ko)[0]
     insns = []
     for line in body.splitlines():

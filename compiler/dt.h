@@ -200,6 +200,8 @@ struct dmember {
 	unsigned bits, bitoff;		/* bit-field: width, LSB offset in the
 					   unit at off; 0 = not */
 	unsigned usize;			/* bit-field: the unit's bytes (1 2 4 8) */
+	int alias;			/* a member of an anonymous member, listed
+					   to be named directly; print() skips it */
 };
 
 struct denum {
@@ -220,6 +222,8 @@ struct dtype {
 	struct denum *ecs;     int necs;
 	struct dtype *ptr;		/* cached pointer-to-this */
 	struct dtype *real;		/* typedef: what it names (else self) */
+	unsigned btfid;			/* a kernel struct/union (btf.c): its
+					   BTF id; members come on demand */
 };
 
 extern struct dtype *dt_void, *dt_int, *dt_uint, *dt_long, *dt_ulong,
@@ -227,6 +231,12 @@ extern struct dtype *dt_void, *dt_int, *dt_uint, *dt_long, *dt_ulong,
 void types_init(unsigned strsize);
 struct dtype *type_named(const char *name);	/* typedefs, base names */
 struct dtype *type_tagged(enum tkind k, const char *tag, int create);
+/* D's own names only (type_named/type_tagged also ask the kernel's BTF) */
+struct dtype *type_named_local(const char *name);
+struct dtype *type_tagged_local(enum tkind k, const char *tag);
+struct dtype *type_new(enum tkind k, const char *name, unsigned size, int sgn);
+void type_complete(struct dtype *t);	/* a kernel struct's members, now */
+int type_defined(struct dtype *t);	/* complete (a kernel struct: now) */
 struct dtype *type_ptr(struct dtype *t);
 struct dtype *type_array(struct dtype *t, unsigned n);
 struct dtype *type_typedef(const char *name, struct dtype *t);
@@ -243,6 +253,14 @@ struct dtype *type_arith(struct dtype *a, struct dtype *b);
 int type_isword(const char *s);			/* a type-starting word */
 void type_enumconst_add(const char *name, long long v, struct dtype *t);
 struct dtype *type_enumconst(const char *name, long long *v);
+
+/* btf.c: the kernel's types (docs/d-language.md, "Kernel types") */
+void btf_use(const char *vmlinux);	/* NULL: the running kernel's */
+struct dtype *btf_named(const char *name);
+struct dtype *btf_tagged(enum tkind k, const char *tag);
+struct dtype *btf_enumconst(const char *name, long long *v);
+void btf_complete(struct dtype *t);
+int btf_stats(unsigned *ntypes, double *ms);
 
 /* ---- AST --------------------------------------------------------------- */
 enum nkind {

@@ -117,6 +117,8 @@ static const struct { const char *name; enum optkind kind; int implemented; } op
 	{ "setenv", OPT_ANY, 1 }, { "unsetenv", OPT_ANY, 1 },
 	/* xdt's own: run BEGIN/END/ERROR programs in libxdt's host VM */
 	{ "hostvm", OPT_FLAG, 1 },
+	/* xdt's own: kernel types from this vmlinux's BTF (compiler/btf.c) */
+	{ "vmlinux", OPT_ANY, 1 },
 };
 
 _Static_assert(sizeof(options) / sizeof(options[0]) <= DT_NOPTIONS, "DT_NOPTIONS");
@@ -275,6 +277,8 @@ static void opt_apply(const char *name, const char *val, unsigned long long n,
 		c->pr.rawbytes = (int)n;
 	} else if (!strcmp(name, "hostvm")) {
 		c->o.hostvm = (int)n;
+	} else if (!strcmp(name, "vmlinux")) {
+		btf_use(val);
 	} else if (!strcmp(name, "errtags")) {
 		dt_errtags = (int)n;
 	} else if (!strcmp(name, "defaultargs")) {

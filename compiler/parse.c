@@ -143,7 +143,7 @@ static void sou_body(struct parser *ps, struct dtype *t)
 			char *name = NULL;
 			int line, col;
 			struct dtype *mt = declarator(ps, bt, &name, &line, &col, 0);
-			struct dmember m = { name, mt, 0, 0, 0, 0 };
+			struct dmember m = { name, mt, 0, 0, 0, 0, 0 };
 			unsigned msize, malign;
 
 			mt = m.t = dims(ps, mt);
@@ -151,7 +151,7 @@ static void sou_body(struct parser *ps, struct dtype *t)
 			malign = mt->real->align ? mt->real->align : 1;
 			if (mt->real->k == TK_VOID || !msize ||
 			    ((mt->real->k == TK_STRUCT || mt->real->k == TK_UNION) &&
-			     !mt->real->defined))
+			     !type_defined(mt->real)))
 				dt_cerrt(&ps->lx, DT_D_DECL_INCOMPLETE, line, col,
 					 "declaration of member %s uses incomplete type %s",
 					 name ? name : "", mt->name);
@@ -317,7 +317,7 @@ static struct dtype *specifiers(struct parser *ps, int *storage, int must)
 			enum tkind tk = k.s[0] == 's' ? TK_STRUCT :
 					k.s[0] == 'u' ? TK_UNION : TK_ENUM;
 			char anon[32];
-			const char *tag;
+			const char *tag, *scoped = NULL;
 
 			for (int i = 0; i < nw; i++) {
 				if (!strcmp(words[i], "signed") || !strcmp(words[i], "unsigned"))
@@ -336,11 +336,16 @@ static struct dtype *specifiers(struct parser *ps, int *storage, int must)
 				/* D`tag and C`tag name the same types as tag */
 				if ((tag[0] == 'D' || tag[0] == 'C') && tag[1] == '`')
 					tag += 2;
-				else if (strchr(tag, '`'))
-					dt_cerrt(&ps->lx, DT_D_SYNTAX, TOK(ps).line, TOK(ps).col,
-						 "kernel types (%s) need BTF, which xdt does not read yet",
-						 tag);
+				else if (strchr(tag, '`'))	/* mod`tag: the kernel's */
+					scoped = tag;
+				if (scoped)
+					tag = strchr(tag, '`') + 1;
 				lex_next(&ps->lx);
+				/* a definition cannot be the kernel's */
+				if (scoped && TOK(ps).t == T_LBRACE)
+					dt_cerrt(&ps->lx, DT_D_SYNTAX, TOK(ps).line, TOK(ps).col,
+						 "syntax error near \"{\": %s cannot be defined",
+						 scoped);
 			} else if (TOK(ps).t == T_LBRACE) {
 				static int nanon;
 
@@ -349,7 +354,9 @@ static struct dtype *specifiers(struct parser *ps, int *storage, int must)
 			} else {
 				syntax(ps);
 			}
-			t = type_tagged(tk, tag, 0);
+			/* a body defines D's own type, whatever the kernel has */
+			t = TOK(ps).t == T_LBRACE ? type_tagged_local(tk, tag) :
+			    type_tagged(tk, tag, 0);
 			if (t && t->k != tk)
 				t = NULL;
 			if (!t)
@@ -1218,7 +1225,7 @@ static void declaration(struct parser *ps)
 				dt_cerrt(&ps->lx, DT_D_DECL_VOIDOBJ, line, col,
 					 "cannot have void object: %s", name);
 			if ((t->real->k == TK_STRUCT || t->real->k == TK_UNION) &&
-			    !t->real->defined)
+			    !type_defined(t->real))
 				dt_cerrt(&ps->lx, DT_D_DECL_INCOMPLETE, line, col,
 					 "declaration of %s uses incomplete type %s", name, type_str(t));
 			if (nkeys && scope == XDT_VAR_LOCAL)
@@ -1426,70 +1433,50 @@ struct lower {
 enum { CF_DREC = 1, CF_AGG = 2, CF_SPEC = 4, CF_COMMIT = 8 };
 enum spkind { SK_NONE, SK_DREC, SK_AGG, SK_SPEC, SK_COMMIT, SK_EXIT, SK_DESTR };
 
-/* a data-recording action: not after commit; it counts unless speculative */
-static void drec(struct lower *L, unsigned f, int line, int col)
-{
-	if (f & CF_COMMIT)
-		dt_cerrt(&L->ps->lx, DT_D_DREC_COMM, line, col,
-			 "data-recording actions may not follow commit( )");
-	if (!(f & CF_SPEC))
-		L->cflags |= CF_DREC;
-}
+/*
+ * DTrace's rules, in dt_cc.c's order: a statement of kind k may not follow
+ * one that set any of @after in the clause.
+ */
+static const struct {
+	enum spkind k;
+	unsigned after;
+	int tag;
+	const char *msg;
+} sp_rules[] = {
+	{ SK_COMMIT, CF_COMMIT, DT_D_COMM_COMM, "commit( ) may not follow commit( )" },
+	{ SK_COMMIT, CF_DREC | CF_AGG, DT_D_COMM_DREC,
+	  "commit( ) may not follow data-recording action(s)" },
+	{ SK_SPEC, CF_SPEC, DT_D_SPEC_SPEC, "speculate( ) may not follow speculate( )" },
+	{ SK_SPEC, CF_COMMIT, DT_D_SPEC_COMM, "speculate( ) may not follow commit( )" },
+	{ SK_SPEC, CF_DREC | CF_AGG, DT_D_SPEC_DREC,
+	  "speculate( ) may not follow data-recording action(s)" },
+	{ SK_AGG, CF_COMMIT, DT_D_AGG_COMM, "aggregating actions may not follow commit( )" },
+	{ SK_AGG, CF_SPEC, DT_D_AGG_SPEC, "aggregating actions may not follow speculate( )" },
+	{ SK_DESTR, CF_SPEC, DT_D_ACT_SPEC,
+	  "destructive actions may not follow speculate( )" },
+	{ SK_EXIT, CF_SPEC, DT_D_EXIT_SPEC, "exit( ) may not follow speculate( )" },
+	/* exit() records its value */
+	{ SK_EXIT, CF_COMMIT, DT_D_DREC_COMM,
+	  "data-recording actions may not follow commit( )" },
+	{ SK_DREC, CF_COMMIT, DT_D_DREC_COMM,
+	  "data-recording actions may not follow commit( )" },
+};
 
 static void spec_rules(struct lower *L, enum spkind k, int line, int col)
 {
-	struct lexer *lx = &L->ps->lx;
-	unsigned f = L->cflags;
-
-	switch (k) {
-	case SK_COMMIT:
-		if (f & CF_COMMIT)
-			dt_cerrt(lx, DT_D_COMM_COMM, line, col,
-				 "commit( ) may not follow commit( )");
-		if (f & (CF_DREC | CF_AGG))
-			dt_cerrt(lx, DT_D_COMM_DREC, line, col,
-				 "commit( ) may not follow data-recording action(s)");
+	for (size_t i = 0; i < sizeof(sp_rules) / sizeof(sp_rules[0]); i++)
+		if (sp_rules[i].k == k && (L->cflags & sp_rules[i].after))
+			dt_cerrt(&L->ps->lx, sp_rules[i].tag, line, col, "%s",
+				 sp_rules[i].msg);
+	/* what the statement makes the clause have done */
+	if (k == SK_COMMIT)
 		L->cflags |= CF_COMMIT;
-		return;
-	case SK_SPEC:
-		if (f & CF_SPEC)
-			dt_cerrt(lx, DT_D_SPEC_SPEC, line, col,
-				 "speculate( ) may not follow speculate( )");
-		if (f & CF_COMMIT)
-			dt_cerrt(lx, DT_D_SPEC_COMM, line, col,
-				 "speculate( ) may not follow commit( )");
-		if (f & (CF_DREC | CF_AGG))
-			dt_cerrt(lx, DT_D_SPEC_DREC, line, col,
-				 "speculate( ) may not follow data-recording action(s)");
+	else if (k == SK_SPEC)
 		L->cflags |= CF_SPEC;
-		return;
-	case SK_AGG:
-		if (f & CF_COMMIT)
-			dt_cerrt(lx, DT_D_AGG_COMM, line, col,
-				 "aggregating actions may not follow commit( )");
-		if (f & CF_SPEC)
-			dt_cerrt(lx, DT_D_AGG_SPEC, line, col,
-				 "aggregating actions may not follow speculate( )");
+	else if (k == SK_AGG)
 		L->cflags |= CF_AGG;
-		return;
-	case SK_DESTR:
-		if (f & CF_SPEC)
-			dt_cerrt(lx, DT_D_ACT_SPEC, line, col,
-				 "destructive actions may not follow speculate( )");
-		return;
-	case SK_EXIT:
-		if (f & CF_SPEC)
-			dt_cerrt(lx, DT_D_EXIT_SPEC, line, col,
-				 "exit( ) may not follow speculate( )");
-		/* exit() records its value */
-		drec(L, f, line, col);
-		return;
-	case SK_DREC:
-		drec(L, f, line, col);
-		return;
-	case SK_NONE:
-		return;
-	}
+	else if ((k == SK_EXIT || k == SK_DREC) && !(L->cflags & CF_SPEC))
+		L->cflags |= CF_DREC;	/* speculative data does not count */
 }
 
 /* An action statement's kind for spec_rules() */

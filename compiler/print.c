@@ -322,9 +322,11 @@ static void pv_value(FILE *fp, struct dtype *t, const char *a, int depth)
 	case TK_STRUCT:
 	case TK_UNION:
 		fputs("{\n", fp);
+		type_complete((struct dtype *)r);
 		for (int i = 0; i < r->nmems; i++)
-			pv_member(fp, r->mems[i].name, r->mems[i].t, &r->mems[i],
-				  a + r->mems[i].off, depth + 1);
+			if (!r->mems[i].alias)
+				pv_member(fp, r->mems[i].name, r->mems[i].t, &r->mems[i],
+					  a + r->mems[i].off, depth + 1);
 		break;
 	default:
 		fputs("<unknown type>", fp);
@@ -491,6 +493,51 @@ static void json_record(struct dt_print *pr, const struct prog *p, int cl,
 			const struct xdt_eprobe *ep, int cpu, const char *data);
 
 /* One record of clause @cl, from enabled probe @ep, fired on @cpu. */
+/*
+ * The outputs a record's data prints (text and JSON alike): trace, printf,
+ * exit's status, stack, tracemem, print.  0: not one of these.
+ */
+static int print_data_out(struct dt_print *pr, const struct prog *p,
+			  const struct clause *c, const struct outst *o,
+			  const char *data, FILE *fp)
+{
+	const struct recval *r = &c->recs[o->rec0];
+
+	switch (o->k) {
+	case OUT_TRACE:
+		print_trace(pr, p, r, data, fp);
+		return 1;
+	case OUT_PRINTF:
+		print_printf(o->pf, p, c, o->rec0, data, fp);
+		return 1;
+	case OUT_EXIT:
+		/* dtrace(1) exits with exit()'s value */
+		pr->exit_status = (int)rec_int(data, r);
+		return 1;
+	case OUT_STACK:
+		print_stack((const void *)(data + r->off), r->nframes, fp);
+		return 1;
+	case OUT_TRACEMEM: {
+		/* tracemem(a, n, dsize): at most dsize of the n bytes */
+		unsigned n = r[o->nargs - 1].nframes;
+
+		if (o->nargs == 2) {
+			long long d = rec_int(data, r);
+
+			if (d > 0 && (unsigned long long)d < n)
+				n = (unsigned)d;
+		}
+		print_bytes(pr, data + r[o->nargs - 1].off, n, -33, 1, fp);
+		return 1;
+	}
+	case OUT_PRINT:
+		print_value(p, r, data, fp);
+		return 1;
+	default:
+		return 0;
+	}
+}
+
 void print_record(struct dt_print *pr, const struct prog *p, int cl,
 		  const struct xdt_eprobe *ep, int cpu, const char *data)
 {
@@ -515,28 +562,8 @@ void print_record(struct dt_print *pr, const struct prog *p, int cl,
 		const struct outst *o = &c->outs[i];
 		const struct recval *r = &c->recs[o->rec0];
 
-		if (o->k == OUT_TRACE) {
-			print_trace(pr, p, r, data, fp);
-		} else if (o->k == OUT_PRINTF) {
-			print_printf(o->pf, p, c, o->rec0, data, fp);
-		} else if (o->k == OUT_EXIT) {
-			/* dtrace(1) exits with exit()'s value */
-			pr->exit_status = (int)rec_int(data, r);
-		} else if (o->k == OUT_STACK) {
-			print_stack((const void *)(data + r->off), r->nframes, fp);
-		} else if (o->k == OUT_TRACEMEM) {
-			/* tracemem(a, n, dsize): at most dsize of the n bytes */
-			unsigned n = r[o->nargs - 1].nframes;
-
-			if (o->nargs == 2) {
-				long long d = rec_int(data, r);
-
-				if (d > 0 && (unsigned long long)d < n)
-					n = (unsigned)d;
-			}
-			print_bytes(pr, data + r[o->nargs - 1].off, n, -33, 1, fp);
-		} else if (o->k == OUT_PRINT) {
-			print_value(p, r, data, fp);
+		if (print_data_out(pr, p, c, o, data, fp)) {
+			continue;
 		} else if (o->k >= OUT_PRINTA && o->k <= OUT_DENORMALIZE) {
 			agg_action(pr, p, o, r, data, fp);
 		} else if (o->k == OUT_SETOPT) {
@@ -1880,26 +1907,8 @@ static void json_record(struct dt_print *pr, const struct prog *p, int cl,
 		const struct outst *o = &c->outs[i];
 		const struct recval *r = &c->recs[o->rec0];
 
-		if (o->k == OUT_TRACE) {
-			print_trace(pr, p, r, data, fp);
-		} else if (o->k == OUT_PRINTF) {
-			print_printf(o->pf, p, c, o->rec0, data, fp);
-		} else if (o->k == OUT_EXIT) {
-			pr->exit_status = (int)rec_int(data, r);
-		} else if (o->k == OUT_STACK) {
-			print_stack((const void *)(data + r->off), r->nframes, fp);
-		} else if (o->k == OUT_TRACEMEM) {
-			unsigned n = r[o->nargs - 1].nframes;
-
-			if (o->nargs == 2) {
-				long long d = rec_int(data, r);
-
-				if (d > 0 && (unsigned long long)d < n)
-					n = (unsigned)d;
-			}
-			print_bytes(pr, data + r[o->nargs - 1].off, n, -33, 1, fp);
-		} else if (o->k == OUT_PRINT) {
-			print_value(p, r, data, fp);
+		if (print_data_out(pr, p, c, o, data, fp)) {
+			continue;
 		} else if (o->k == OUT_PRINTA) {
 			/* the totals now; written after this record's object */
 			char *want = xzalloc((size_t)p->naggs + 1), *buf;

@@ -60,6 +60,12 @@ static struct dtype *builtin_type(int v)
 	case DIF_VAR_WALLTIMESTAMP: return dt_int64;
 	case DIF_VAR_ERRNO: return dt_int;
 	case DIF_VAR_EPID: case DIF_VAR_ID: return dt_uint;
+	case DIF_VAR_CURTHREAD: {
+		/* the kernel's task, typed when its BTF is there */
+		struct dtype *t = type_tagged(TK_STRUCT, "task_struct", 0);
+
+		return type_ptr(t ? t : dt_void);
+	}
 	default: return dt_int64;
 	}
 }
@@ -334,7 +340,7 @@ void sema_xlator_check(struct prog *p, struct lexer *lx, struct dxlator *x)
 		dt_cerrt(lx, DT_D_XLATE_SOU, x->line, x->col,
 			 "translator output type must be a struct or union: %s",
 			 type_str(x->out));
-	if (!o->defined)
+	if (!type_defined(o))
 		dt_cerrt(lx, DT_D_XLATE_SOU, x->line, x->col,
 			 "translator output type %s is incomplete", type_str(x->out));
 	for (int i = 0; i < p->nxlators; i++)
@@ -547,7 +553,7 @@ static struct node *member(struct prog *p, struct lexer *lx, struct node *n)
 			 "operator %s cannot be applied to a%s \"%s\"", tokstr(n->op),
 			 n->op == T_ARROW ? " pointer to a non-struct/union" : " non-struct/union",
 			 type_str(n->op == T_ARROW ? b->t->real->base : b->t));
-	if (!st->defined)
+	if (!type_defined(st))
 		dt_cerrt(lx, DT_D_DECL_INCOMPLETE, n->line, n->col,
 			 "%s is an incomplete type", st->name);
 	m = type_member(st, n->s);
@@ -1171,7 +1177,7 @@ static struct node *sem(struct prog *p, struct lexer *lx, struct node *n)
 			t = n->a->t;
 		}
 		if (t->real->k == TK_VOID || t->real->k == TK_FUNC ||
-		    ((t->real->k == TK_STRUCT || t->real->k == TK_UNION) && !t->real->defined))
+		    ((t->real->k == TK_STRUCT || t->real->k == TK_UNION) && !type_defined(t->real)))
 			dt_cerrt(lx, DT_D_SIZEOF_TYPE, n->line, n->col,
 				 "cannot apply sizeof to an expression of type %s", type_str(t));
 		return int_node(n, t->real->size, type_named("size_t"));
@@ -1180,7 +1186,7 @@ static struct node *sem(struct prog *p, struct lexer *lx, struct node *n)
 		struct dtype *t = n->ct->real;
 		const struct dmember *m;
 
-		if ((t->k != TK_STRUCT && t->k != TK_UNION) || !t->defined)
+		if ((t->k != TK_STRUCT && t->k != TK_UNION) || !type_defined(t))
 			dt_cerrt(lx, DT_D_OFFSETOF_TYPE, n->line, n->col,
 				 "offsetof( ) first argument must be a struct or union type");
 		m = type_member(t, n->s);

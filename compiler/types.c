@@ -170,16 +170,52 @@ void types_init(unsigned strsize)
 	net_types();
 }
 
-struct dtype *type_named(const char *name)
+struct dtype *type_named_local(const char *name)
 {
 	return find(name, TK_VOID);
 }
 
+struct dtype *type_tagged_local(enum tkind k, const char *tag)
+{
+	return find(tag, k);
+}
+
+struct dtype *type_new(enum tkind k, const char *name, unsigned size, int sgn)
+{
+	return tnew(k, name, size, sgn);
+}
+
+/* D's names first; then the kernel's typedefs, imported on first use */
+struct dtype *type_named(const char *name)
+{
+	struct dtype *t = find(name, TK_VOID);
+
+	return t ? t : btf_named(name);
+}
+
+void type_complete(struct dtype *t)
+{
+	if (t->real->btfid && !t->real->defined)
+		btf_complete(t->real);
+}
+
+int type_defined(struct dtype *t)
+{
+	type_complete(t);
+	return t->real->defined;
+}
+
+/*
+ * A tag: D's, else (a lookup, !create) the kernel's; create makes D's own
+ * (a declaration with a body never reaches the kernel's: see parse.c).
+ */
 struct dtype *type_tagged(enum tkind k, const char *tag, int create)
 {
 	struct dtype *t = find(tag, k);
 	char buf[300];
 
+	if (!t && !create)
+		t = btf_tagged(k, tag);
 	if (t || !create)
 		return t;
 	snprintf(buf, sizeof(buf), "%s %s", k == TK_STRUCT ? "struct" :
@@ -315,6 +351,7 @@ int type_combine(const char **w, int n, struct dtype **out)
 
 const struct dmember *type_member(const struct dtype *t, const char *name)
 {
+	type_complete((struct dtype *)t);
 	t = t->real;
 	for (int i = 0; i < t->nmems; i++)
 		if (!strcmp(t->mems[i].name, name))
@@ -433,5 +470,5 @@ struct dtype *type_enumconst(const char *name, long long *v)
 			return e->t;
 		}
 	}
-	return NULL;
+	return btf_enumconst(name, v);
 }

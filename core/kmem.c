@@ -180,6 +180,8 @@ u64 __xdt_probe xdt_dif_var(u32 v, struct xdt_mstate *m)
 		return m->ecb ? m->ecb->epid : 0;
 	case DIF_VAR_ID:
 		return p->id;
+	case DIF_VAR_CURTHREAD:
+		return (unsigned long)t;
 	case DIF_VAR_ERRNO:
 		/* Set by the firer: a syscall return that failed. */
 		return m->ctx->err;

@@ -8,6 +8,7 @@ run in this process, BEGIN/END/ERROR only.  No guest: milliseconds a test.
   qemu-tests/d/NAME.d        every guest test that needs no probe but
                              BEGIN/END (no `cmd:` header): the host VM must
                              print what the guests print, byte for byte
+                             (`/* hostvm: why not */` opts out: kernel types)
 
 Each NAME.d.out is the exact stdout; `/* flags: */` adds dtrace arguments.
 XDT_BLESS=1 writes the .out files of compiler/tests/vm from what ran.
@@ -29,7 +30,7 @@ TOP = os.path.realpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), 
 VM = sorted(glob.glob(os.path.join(TOP, "compiler", "tests", "vm", "*.d")))
 # the guest scripts whose probes the host VM has (BEGIN, END, ERROR)
 GUEST = [s for s in sorted(glob.glob(os.path.join(TOP, "qemu-tests", "d", "*.d")))
-         if header(s, "cmd") is None and not re.search(
+         if header(s, "cmd") is None and header(s, "hostvm") is None and not re.search(
              r"^(tick|profile|fbt|syscall|kinst|sdt|tp)\b", open(s).read(), re.M)]
 
 

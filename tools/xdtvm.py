@@ -607,15 +607,29 @@ def elf_symbol_bytes(path, symbol, length):
     raise XdtError(f"{path}: {symbol} at {addr:#x} is in no PROGBITS section")
 
 
-def first_body_insn(isa, obj, func):
-    """(offset, disassembly) of @func's first instruction after the
-    ftrace/patchable-entry site and landing pads, in object @obj: where an
-    instruction probe lands on straight-line code run once per call."""
+def function_body(isa, obj, func):
+    """@func's disassembly in object @obj (objdump -d, one line per
+    instruction), up to the next symbol; local labels (.LFB*, .LVL*: riscv
+    keeps them as symbols in objects built with -g) do not end it."""
     cross = ISAS[isa]["cross"]
     objdump = shutil.which(f"{cross}objdump") or "objdump"
     out = subprocess.run([objdump, "-d", "--no-show-raw-insn", obj],
                          capture_output=True, text=True, check=True).stdout
-    body = out.split(f"<{func}>:\n", 1)[1].split("\n\n", 1)[0]
+    lines = []
+    for line in out.split(f"<{func}>:\n", 1)[1].splitlines():
+        if re.match(r"[0-9a-f]+ <\.L[^>]*>:$", line) or not line.strip():
+            continue
+        if re.match(r"[0-9a-f]+ <[^>]*>:$", line):
+            break
+        lines.append(line)
+    return "\n".join(lines)
+
+
+def first_body_insn(isa, obj, func):
+    """(offset, disassembly) of @func's first instruction after the
+    ftrace/patchable-entry site and landing pads, in object @obj: where an
+    instruction probe lands on straight-line code run once per call."""
+    body = function_body(isa, obj, func)
     for line in body.splitlines():
         m = re.match(r"\s*([0-9a-f]+):\s+(\S+)", line)
         if not m:

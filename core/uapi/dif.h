@@ -151,7 +151,7 @@ enum dif_op {
 	X(EXECNAME, "execname") X(PID, "pid") X(TID, "tid") X(UID, "uid") \
 	X(CPU, "cpu") X(TIMESTAMP, "timestamp") X(VTIMESTAMP, "vtimestamp") \
 	X(WALLTIMESTAMP, "walltimestamp") X(ERRNO, "errno")		\
-	X(EPID, "epid") X(ID, "id")
+	X(EPID, "epid") X(ID, "id") X(CURTHREAD, "curthread")
 
 enum dif_var {
 #define DIF_VENUM(name, str) DIF_VAR_##name,

@@ -1,0 +1,603 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * btf.c - the kernel's types, from its BTF, for D.
+ *
+ * Where they come from: the running kernel's /sys/kernel/btf/vmlinux, as
+ * DTrace compiles against the running kernel's CTF (in a guest, the kernel
+ * xdt traces); or a vmlinux's .BTF section named by -x vmlinux=PATH (the
+ * lab kernels' types on the host, for compile-only checks); -x
+ * vmlinux=none: no kernel types.
+ *
+ * Lazily, at three levels, because every dtrace run would otherwise pay for
+ * all of the kernel's types (tens of thousands):
+ *  - the file is read, and its types' offsets indexed, the first time D
+ *    asks for a name it does not know itself;
+ *  - the name index (one hash over every named type, and another over
+ *    enumerators) is built then too, in one pass;
+ *  - a type becomes a struct dtype only when named or reached, and a
+ *    struct's or union's members only when a member is looked up
+ *    (type_complete()), so naming struct task_struct imports one type,
+ *    not the graph behind it.
+ * D's own names win: a typedef or tag the D library or the script defines
+ * (pid_t, struct in6_addr) is never replaced by the kernel's.
+ *
+ * The ELF reader is a few lines over <elf.h> rather than libelf: it must
+ * also run in the static guest builds of all three ISAs, for which Debian
+ * has no static cross libelf to link.
+ */
+#define _GNU_SOURCE
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/btf.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+#include "dt.h"
+
+enum { NC_PLAIN, NC_STRUCT, NC_UNION, NC_ENUM, NC_FUNC, NC_VAR, NC_N };
+
+struct btf {
+	char *data;
+	const struct btf_header *hdr;
+	const char *types, *strs;
+	uint32_t types_len, strs_len;
+	uint32_t n;		/* types 1..n */
+	uint32_t *off;		/* [id]: offset in types */
+	struct dtype **conv;	/* [id]: imported, or NULL */
+	uint32_t *hash, hmask;	/* (class, name) -> id, 0 = empty */
+	uint32_t *ehash, emask;	/* enumerator name -> enum id */
+};
+
+static struct btf *kbtf;
+static char *btf_path;		/* -x vmlinux, or NULL: the running kernel's */
+static int btf_tried;
+static double btf_load_ms;	/* reading and indexing, for -x btfstats */
+
+static const struct btf_type *bt(const struct btf *b, uint32_t id)
+{
+	return (const struct btf_type *)(b->types + b->off[id]);
+}
+
+static const char *bname(const struct btf *b, uint32_t off)
+{
+	return off < b->strs_len ? b->strs + off : "";
+}
+
+/* Bytes after struct btf_type for its kind; -1: a kind xdt does not know */
+static long extra(const struct btf_type *t)
+{
+	uint32_t vlen = BTF_INFO_VLEN(t->info);
+
+	switch (BTF_INFO_KIND(t->info)) {
+	case BTF_KIND_INT: return 4;
+	case BTF_KIND_PTR: case BTF_KIND_FWD: case BTF_KIND_TYPEDEF:
+	case BTF_KIND_VOLATILE: case BTF_KIND_CONST: case BTF_KIND_RESTRICT:
+	case BTF_KIND_FUNC: case BTF_KIND_FLOAT: case BTF_KIND_TYPE_TAG:
+		return 0;
+	case BTF_KIND_ARRAY: return sizeof(struct btf_array);
+	case BTF_KIND_STRUCT: case BTF_KIND_UNION:
+		return (long)vlen * sizeof(struct btf_member);
+	case BTF_KIND_ENUM: return (long)vlen * sizeof(struct btf_enum);
+	case BTF_KIND_FUNC_PROTO: return (long)vlen * sizeof(struct btf_param);
+	case BTF_KIND_VAR: return sizeof(struct btf_var);
+	case BTF_KIND_DATASEC:
+		return (long)vlen * sizeof(struct btf_var_secinfo);
+	case BTF_KIND_DECL_TAG: return sizeof(struct btf_decl_tag);
+	case BTF_KIND_ENUM64: return (long)vlen * sizeof(struct btf_enum64);
+	default: return -1;
+	}
+}
+
+/* The .BTF section of an ELF64 file in @d (the whole file), or NULL. */
+static char *elf_btf(char *d, size_t size, size_t *len)
+{
+	const Elf64_Ehdr *eh = (const void *)d;
+	const Elf64_Shdr *sh;
+	const char *names;
+
+	if (size < sizeof(*eh) || eh->e_ident[EI_CLASS] != ELFCLASS64 ||
+	    eh->e_shoff > size || eh->e_shentsize != sizeof(*sh) ||
+	    (size - eh->e_shoff) / sizeof(*sh) < eh->e_shnum ||
+	    eh->e_shstrndx >= eh->e_shnum)
+		return NULL;
+	sh = (const void *)(d + eh->e_shoff);
+	if (sh[eh->e_shstrndx].sh_offset > size)
+		return NULL;
+	names = d + sh[eh->e_shstrndx].sh_offset;
+	for (unsigned i = 0; i < eh->e_shnum; i++) {
+		if (sh[i].sh_name >= sh[eh->e_shstrndx].sh_size ||
+		    strcmp(names + sh[i].sh_name, ".BTF"))
+			continue;
+		if (sh[i].sh_offset > size || sh[i].sh_size > size - sh[i].sh_offset)
+			return NULL;
+		*len = sh[i].sh_size;
+		return d + sh[i].sh_offset;
+	}
+	return NULL;
+}
+
+static uint32_t strhash(const char *s, uint32_t k)
+{
+	uint32_t h = 2166136261u ^ k;
+
+	while (*s)
+		h = (h ^ (unsigned char)*s++) * 16777619u;
+	return h;
+}
+
+static int nclass(const struct btf_type *t)
+{
+	switch (BTF_INFO_KIND(t->info)) {
+	case BTF_KIND_INT: case BTF_KIND_TYPEDEF: case BTF_KIND_FLOAT:
+		return NC_PLAIN;
+	case BTF_KIND_STRUCT: return NC_STRUCT;
+	case BTF_KIND_UNION: return NC_UNION;
+	case BTF_KIND_ENUM: case BTF_KIND_ENUM64: return NC_ENUM;
+	case BTF_KIND_FUNC: return NC_FUNC;
+	case BTF_KIND_VAR: return NC_VAR;
+	default: return -1;	/* FWD: the definition is what is wanted */
+	}
+}
+
+static void index_names(struct btf *b)
+{
+	uint32_t cap = 1, ecap = 1, ne = 0;
+
+	while (cap < 2 * b->n + 2)
+		cap <<= 1;
+	for (uint32_t id = 1; id <= b->n; id++) {
+		const struct btf_type *t = bt(b, id);
+		int k = BTF_INFO_KIND(t->info);
+
+		if (k == BTF_KIND_ENUM || k == BTF_KIND_ENUM64)
+			ne += BTF_INFO_VLEN(t->info);
+	}
+	while (ecap < 2 * ne + 2)
+		ecap <<= 1;
+	b->hash = xzalloc(cap * sizeof(*b->hash));
+	b->hmask = cap - 1;
+	b->ehash = xzalloc(ecap * sizeof(*b->ehash));
+	b->emask = ecap - 1;
+	for (uint32_t id = 1; id <= b->n; id++) {
+		const struct btf_type *t = bt(b, id);
+		const char *nm = bname(b, t->name_off);
+		int c = nclass(t), k = BTF_INFO_KIND(t->info);
+		uint32_t h;
+
+		if (c >= 0 && *nm) {
+			/* the first definition of a name wins */
+			for (h = strhash(nm, c) & b->hmask; b->hash[h];
+			     h = (h + 1) & b->hmask) {
+				const struct btf_type *o = bt(b, b->hash[h]);
+
+				if (nclass(o) == c && !strcmp(bname(b, o->name_off), nm))
+					break;
+			}
+			if (!b->hash[h])
+				b->hash[h] = id;
+		}
+		if (k == BTF_KIND_ENUM || k == BTF_KIND_ENUM64) {
+			uint32_t vlen = BTF_INFO_VLEN(t->info);
+
+			for (uint32_t i = 0; i < vlen; i++) {
+				uint32_t no = k == BTF_KIND_ENUM ?
+					((const struct btf_enum *)(t + 1))[i].name_off :
+					((const struct btf_enum64 *)(t + 1))[i].name_off;
+
+				for (h = strhash(bname(b, no), 0) & b->emask;
+				     b->ehash[h]; h = (h + 1) & b->emask)
+					;
+				b->ehash[h] = id;
+			}
+		}
+	}
+}
+
+static struct btf *btf_read(const char *path, char *err, size_t errlen)
+{
+	struct btf *b;
+	struct stat st;
+	char *d, *sec;
+	size_t size = 0, cap, len;
+	ssize_t r;
+	uint32_t o, n;
+	int mapped = 0, fd = open(path, O_RDONLY);
+
+	if (fd < 0) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return NULL;
+	}
+	/* a file (a vmlinux: ~100 MB) is mapped; sysfs cannot be: read it */
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
+		d = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+		if (d != MAP_FAILED) {
+			close(fd);
+			size = (size_t)st.st_size;
+			mapped = 1;
+			goto parse;
+		}
+	}
+	cap = st.st_size > 0 ? (size_t)st.st_size + 1 : 1 << 22;
+	d = xzalloc(cap);
+	while ((r = read(fd, d + size, cap - size)) > 0) {
+		size += (size_t)r;
+		if (size == cap) {
+			cap *= 2;
+			d = xrealloc(d, cap);
+		}
+	}
+	close(fd);
+	if (r < 0) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		free(d);
+		return NULL;
+	}
+parse:
+	sec = d;
+	len = size;
+	if (size >= 4 && !memcmp(d, ELFMAG, 4) && !(sec = elf_btf(d, size, &len))) {
+		snprintf(err, errlen, "%s: no .BTF section (a kernel built without "
+			 "CONFIG_DEBUG_INFO_BTF?)", path);
+		if (mapped)
+			munmap(d, size);
+		else
+			free(d);
+		return NULL;
+	}
+	b = xzalloc(sizeof(*b));
+	b->data = d;
+	b->hdr = (const void *)sec;
+	if (len < sizeof(*b->hdr) || b->hdr->magic != BTF_MAGIC ||
+	    b->hdr->version != BTF_VERSION || b->hdr->hdr_len > len ||
+	    b->hdr->type_off > len - b->hdr->hdr_len ||
+	    b->hdr->type_len > len - b->hdr->hdr_len - b->hdr->type_off ||
+	    b->hdr->str_off > len - b->hdr->hdr_len ||
+	    b->hdr->str_len > len - b->hdr->hdr_len - b->hdr->str_off) {
+		snprintf(err, errlen, "%s: not BTF xdt can read", path);
+		if (mapped)
+			munmap(d, size);
+		else
+			free(d);
+		free(b);
+		return NULL;
+	}
+	b->types = sec + b->hdr->hdr_len + b->hdr->type_off;
+	b->types_len = b->hdr->type_len;
+	b->strs = sec + b->hdr->hdr_len + b->hdr->str_off;
+	b->strs_len = b->hdr->str_len;
+	for (o = 0, n = 0; o + sizeof(struct btf_type) <= b->types_len; n++) {
+		long x = extra((const void *)(b->types + o));
+
+		if (x < 0)
+			break;
+		o += sizeof(struct btf_type) + (uint32_t)x;
+	}
+	b->n = n;
+	b->off = xzalloc((n + 1) * sizeof(*b->off));
+	b->conv = xzalloc((n + 1) * sizeof(*b->conv));
+	for (o = 0, n = 1; n <= b->n; n++) {
+		b->off[n] = o;
+		o += sizeof(struct btf_type) + (uint32_t)extra((const void *)(b->types + o));
+	}
+	index_names(b);
+	return b;
+}
+
+void btf_use(const char *path)
+{
+	free(btf_path);
+	btf_path = path ? xstrdup(path) : NULL;
+	btf_tried = 0;
+}
+
+/* The kernel's BTF, read on the first call; NULL when there is none. */
+static struct btf *kernel(void)
+{
+	char err[300];
+	struct timespec t0, t1;
+
+	if (kbtf || btf_tried)
+		return kbtf;
+	btf_tried = 1;
+	if (btf_path && !strcmp(btf_path, "none"))
+		return NULL;
+	if (!btf_path && access("/sys/kernel/btf/vmlinux", R_OK))
+		return NULL;		/* a kernel without BTF */
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	kbtf = btf_read(btf_path ? btf_path : "/sys/kernel/btf/vmlinux", err,
+			sizeof(err));
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	btf_load_ms = (t1.tv_sec - t0.tv_sec) * 1e3 + (t1.tv_nsec - t0.tv_nsec) / 1e6;
+	if (!kbtf && btf_path)
+		fprintf(stderr, "dtrace: kernel types unavailable: %s\n", err);
+	return kbtf;
+}
+
+int btf_stats(unsigned *ntypes, double *ms)
+{
+	struct btf *b = kernel();
+
+	*ntypes = b ? b->n : 0;
+	*ms = btf_load_ms;
+	return b != NULL;
+}
+
+static uint32_t lookup(struct btf *b, int c, const char *name)
+{
+	for (uint32_t h = strhash(name, c) & b->hmask; b->hash[h];
+	     h = (h + 1) & b->hmask) {
+		const struct btf_type *t = bt(b, b->hash[h]);
+
+		if (nclass(t) == c && !strcmp(bname(b, t->name_off), name))
+			return b->hash[h];
+	}
+	return 0;
+}
+
+static struct dtype *conv(struct btf *b, uint32_t id);
+
+static unsigned pow2_align(unsigned size)
+{
+	unsigned a = 8;
+
+	while (a > 1 && size % a)
+		a >>= 1;
+	return a;
+}
+
+/* A struct or union, its members left for type_complete(). */
+static struct dtype *conv_sou(struct btf *b, uint32_t id, const struct btf_type *t)
+{
+	enum tkind k = BTF_INFO_KIND(t->info) == BTF_KIND_UNION ? TK_UNION : TK_STRUCT;
+	const char *nm = bname(b, t->name_off);
+	struct dtype *d;
+
+	if (*nm) {
+		d = type_tagged_local(k, nm);
+		if (d && (d->defined || d->btfid))
+			return d;	/* D's own, or imported already */
+		if (!d)
+			d = type_tagged(k, nm, 1);
+	} else {
+		d = type_new(k, k == TK_UNION ? "union <anon>" : "struct <anon>", 0, 0);
+	}
+	d->size = t->size;
+	d->align = pow2_align(t->size);
+	d->btfid = id;
+	return d;
+}
+
+static struct dtype *conv_enum(struct btf *b, uint32_t id, const struct btf_type *t)
+{
+	const char *nm = bname(b, t->name_off);
+	struct dtype *d;
+	uint32_t vlen = BTF_INFO_VLEN(t->info);
+	int k = BTF_INFO_KIND(t->info);
+
+	(void)id;
+	if (*nm) {
+		d = type_tagged_local(TK_ENUM, nm);
+		if (d && d->defined)
+			return d;
+		if (!d)
+			d = type_tagged(TK_ENUM, nm, 1);
+	} else {
+		d = type_new(TK_ENUM, "enum <anon>", t->size, 1);
+	}
+	d->size = t->size;
+	d->align = t->size;
+	d->sgn = (t->info & (1u << 31)) != 0 || k == BTF_KIND_ENUM;
+	d->ecs = xzalloc((vlen + 1) * sizeof(*d->ecs));
+	for (uint32_t i = 0; i < vlen; i++) {
+		long long v;
+		uint32_t no;
+
+		if (k == BTF_KIND_ENUM) {
+			const struct btf_enum *e = (const void *)(t + 1);
+
+			no = e[i].name_off;
+			v = e[i].val;
+		} else {
+			const struct btf_enum64 *e = (const void *)(t + 1);
+
+			no = e[i].name_off;
+			v = (long long)((uint64_t)e[i].val_hi32 << 32 | e[i].val_lo32);
+		}
+		d->ecs[i].name = xstrdup(bname(b, no));
+		d->ecs[i].v = v;
+	}
+	d->necs = (int)vlen;
+	d->defined = 1;
+	return d;
+}
+
+static struct dtype *conv_int(struct btf *b, const struct btf_type *t)
+{
+	uint32_t enc = *(const uint32_t *)(t + 1);
+	const char *nm = bname(b, t->name_off);
+	int sgn = (BTF_INT_ENCODING(enc) & BTF_INT_SIGNED) != 0;
+
+	if (!strcmp(nm, "char"))
+		return dt_char;
+	if (t->size > 8)	/* __int128: D has no arithmetic on it */
+		return type_array(dt_uint64, t->size / 8);
+	return type_int(t->size ? t->size : 1, sgn);
+}
+
+static struct dtype *conv(struct btf *b, uint32_t id)
+{
+	const struct btf_type *t;
+	struct dtype *d = NULL;
+	const char *nm;
+
+	if (!id || id > b->n)
+		return dt_void;
+	if (b->conv[id])
+		return b->conv[id];
+	t = bt(b, id);
+	nm = bname(b, t->name_off);
+	switch (BTF_INFO_KIND(t->info)) {
+	case BTF_KIND_INT:
+		d = conv_int(b, t);
+		break;
+	case BTF_KIND_FLOAT:
+		d = type_named(t->size == 4 ? "float" : t->size == 8 ? "double" :
+			       "long double");
+		break;
+	case BTF_KIND_PTR: {
+		/* a pointer to a function is a void * to D */
+		const struct btf_type *to = t->type && t->type <= b->n ? bt(b, t->type) : NULL;
+
+		d = type_ptr(to && BTF_INFO_KIND(to->info) == BTF_KIND_FUNC_PROTO ?
+			     dt_void : conv(b, t->type));
+		break;
+	}
+	case BTF_KIND_ARRAY: {
+		const struct btf_array *a = (const void *)(t + 1);
+
+		d = type_array(conv(b, a->type), a->nelems);
+		break;
+	}
+	case BTF_KIND_STRUCT:
+	case BTF_KIND_UNION:
+		/* set before the members can refer back to it */
+		d = b->conv[id] = conv_sou(b, id, t);
+		break;
+	case BTF_KIND_ENUM:
+	case BTF_KIND_ENUM64:
+		d = conv_enum(b, id, t);
+		break;
+	case BTF_KIND_FWD: {
+		enum tkind k = BTF_INFO_KFLAG(t->info) ? TK_UNION : TK_STRUCT;
+		uint32_t def = lookup(b, k == TK_UNION ? NC_UNION : NC_STRUCT, nm);
+
+		d = def ? conv(b, def) : type_tagged(k, nm, 1);
+		break;
+	}
+	case BTF_KIND_TYPEDEF:
+		d = type_named_local(nm);
+		if (!d)
+			d = type_typedef(nm, conv(b, t->type));
+		break;
+	case BTF_KIND_VOLATILE: case BTF_KIND_CONST: case BTF_KIND_RESTRICT:
+	case BTF_KIND_TYPE_TAG:
+		d = conv(b, t->type);
+		break;
+	default:
+		d = dt_void;
+	}
+	b->conv[id] = d;
+	return d;
+}
+
+/*
+ * A struct's or union's members, imported now.  Members of anonymous
+ * struct and union members are also listed by name at their offsets, as
+ * C lets them be named directly (task_struct has several).
+ */
+static void add_members(struct btf *b, struct dtype *d, uint32_t id,
+			unsigned base, unsigned *align, int alias)
+{
+	const struct btf_type *t = bt(b, id);
+	const struct btf_member *m = (const void *)(t + 1);
+	uint32_t vlen = BTF_INFO_VLEN(t->info);
+	int kflag = BTF_INFO_KFLAG(t->info);
+
+	for (uint32_t i = 0; i < vlen; i++) {
+		unsigned bitoff = kflag ? BTF_MEMBER_BIT_OFFSET(m[i].offset) : m[i].offset;
+		unsigned bits = kflag ? BTF_MEMBER_BITFIELD_SIZE(m[i].offset) : 0;
+		struct dtype *mt = conv(b, m[i].type);
+		const char *nm = bname(b, m[i].name_off);
+		struct dmember dm = { 0 };
+
+		dm.t = mt;
+		if (bits) {
+			unsigned us = mt->real->size ? mt->real->size : 4;
+
+			/* the unit: the member type's size, aligned, holding it */
+			while (us < 8 && (bitoff % (8 * us)) + bits > 8 * us)
+				us *= 2;
+			dm.usize = us;
+			dm.off = base + bitoff / (8 * us) * us;
+			dm.bitoff = bitoff % (8 * us);
+			dm.bits = bits;
+		} else {
+			dm.off = base + bitoff / 8;
+		}
+		if (mt->real->align > *align)
+			*align = mt->real->align;
+		dm.name = xstrdup(nm);
+		dm.alias = alias;
+		d->mems = xrealloc(d->mems, (size_t)(d->nmems + 1) * sizeof(*d->mems));
+		d->mems[d->nmems++] = dm;
+		if (!*nm && (mt->real->k == TK_STRUCT || mt->real->k == TK_UNION) &&
+		    mt->real->btfid) {
+			unsigned a = 1;
+
+			add_members(b, d, mt->real->btfid, dm.off, &a, 1);
+		}
+	}
+}
+
+void btf_complete(struct dtype *d)
+{
+	unsigned align = 1;
+
+	if (!kbtf || !d->btfid || d->defined)
+		return;
+	d->defined = 1;
+	add_members(kbtf, d, d->btfid, 0, &align, 0);
+	d->align = align;
+}
+
+/* A struct, union or enum tag D does not know: the kernel's, or NULL. */
+struct dtype *btf_tagged(enum tkind k, const char *tag)
+{
+	struct btf *b = kernel();
+	uint32_t id;
+
+	if (!b)
+		return NULL;
+	id = lookup(b, k == TK_STRUCT ? NC_STRUCT : k == TK_UNION ? NC_UNION : NC_ENUM, tag);
+	return id ? conv(b, id) : NULL;
+}
+
+/* A typedef (or base type name) D does not know: the kernel's, or NULL. */
+struct dtype *btf_named(const char *name)
+{
+	struct btf *b = kernel();
+	uint32_t id;
+
+	if (!b)
+		return NULL;
+	id = lookup(b, NC_PLAIN, name);
+	if (!id || BTF_INFO_KIND(bt(b, id)->info) != BTF_KIND_TYPEDEF)
+		return NULL;	/* BTF's int names ("long unsigned int") are C's */
+	return conv(b, id);
+}
+
+/* An enumerator D does not know: the kernel's (its enum imported), or NULL. */
+struct dtype *btf_enumconst(const char *name, long long *v)
+{
+	struct btf *b = kernel();
+
+	if (!b)
+		return NULL;
+	for (uint32_t h = strhash(name, 0) & b->emask; b->ehash[h];
+	     h = (h + 1) & b->emask) {
+		struct dtype *e = conv(b, b->ehash[h]);
+
+		for (int i = 0; i < e->necs; i++)
+			if (!strcmp(e->ecs[i].name, name)) {
+				*v = e->ecs[i].v;
+				return e;
+			}
+	}
+	return NULL;
+}

@@ -1,0 +1,93 @@
+"""Kernel types from BTF (compiler/btf.c).
+
+Host: `dtrace -e -x vmlinux=...` against each lab kernel's vmlinux (its .BTF
+section): kernel types by name, compile errors that name what is unknown
+with line:column, D's own names winning over the kernel's.
+Guests (every ISA): the running kernel's /sys/kernel/btf/vmlinux; print()
+of a kernel struct by its type.  qemu-tests/d/tst.kernel_types*.d check
+values (curthread, member chains, a fault through a bad pointer).
+"""
+import os
+import re
+import subprocess
+
+import pytest
+
+import xdtvm
+from test_compiler import dtrace  # noqa: F401 (fixture)
+from test_xdt_kernel import xdt  # noqa: F401 (fixture)
+
+TOP = os.path.realpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+CACHE = os.path.join(os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"),
+                     "xdt", "kernel")
+
+
+def vmlinux(isa):
+    path = os.path.join(CACHE, f"{isa}.current", "vmlinux")
+    if not os.path.exists(path):
+        pytest.skip(f"{isa} kernel not built yet ({path}): run make")
+    return path
+
+
+def compile_e(dtrace, isa, prog, *extra):
+    return subprocess.run([dtrace, "-x", f"vmlinux={vmlinux(isa)}", *extra,
+                           "-e", "-n", prog], capture_output=True, text=True,
+                          timeout=60)
+
+
+@pytest.mark.host
+@pytest.mark.parametrize("isa", xdtvm.ISAS)
+def test_kernel_types_compile(dtrace, isa):  # noqa: F811
+    """The guest tests' programs compile against each kernel's own BTF."""
+    for name in ("tst.kernel_types.d", "tst.kernel_types_fault.d"):
+        r = subprocess.run([dtrace, "-x", f"vmlinux={vmlinux(isa)}", "-e", "-s",
+                            os.path.join(TOP, "qemu-tests", "d", name)],
+                           capture_output=True, text=True, timeout=60)
+        assert r.returncode == 0, (name, r.stderr)
+
+
+@pytest.mark.host
+@pytest.mark.parametrize("isa", xdtvm.ISAS)
+def test_unknown_member_and_type_are_named(dtrace, isa):  # noqa: F811
+    r = compile_e(dtrace, isa, "BEGIN {\n  trace(curthread->no_such_member);\n}")
+    assert r.returncode == 1, r.stderr
+    assert ":2:18: no_such_member is not a member of struct task_struct" in r.stderr, \
+        r.stderr
+    r = compile_e(dtrace, isa, "BEGIN { trace(((struct no_such_struct *)arg0)->x); }",
+                  "-x", "errtags")
+    assert r.returncode == 1 and "struct no_such_struct" in r.stderr, r.stderr
+    assert re.search(r"line 1:\d+: ", r.stderr), r.stderr
+
+
+@pytest.mark.host
+@pytest.mark.parametrize("isa", xdtvm.ISAS)
+def test_d_names_win_over_the_kernels(dtrace, isa):  # noqa: F811
+    """D's library types (struct in6_addr with illumos' _S6_un, pid_t) and a
+    script's own struct keep their meaning when the kernel has the name."""
+    r = compile_e(dtrace, isa, "struct file { int only; }; BEGIN { "
+                  "trace(((struct in6_addr *)arg0)->_S6_un._S6_u8[0]); "
+                  "trace(((struct file *)arg0)->only); trace(sizeof (pid_t)); }")
+    assert r.returncode == 0, r.stderr
+
+
+@pytest.mark.host
+def test_no_kernel_types_when_asked(dtrace):  # noqa: F811
+    """-x vmlinux=none: no kernel types at all (curthread is a void *)."""
+    r = subprocess.run([dtrace, "-x", "vmlinux=none", "-e", "-n",
+                        "BEGIN { trace(curthread->pid); }"],
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 1 and "non-struct/union" in r.stderr, r.stderr
+
+
+def test_print_kernel_struct(xdt):  # noqa: F811
+    """print() of a kernel struct prints its members by name, nested
+    structs and all, from the running kernel's BTF."""
+    r = xdt.run(["dtrace", "-qn", "BEGIN { print(*curthread); exit(0); }"],
+                timeout=120)
+    assert r.ok, r
+    assert r.stdout.startswith("struct task_struct {"), r.stdout[:200]
+    assert re.search(r"^    pid_t pid = 0x[0-9a-f]+$", r.stdout, re.M), r.stdout[:3000]
+    assert re.search(r'^    char \[16\] comm = \[ "dtrace" \]$', r.stdout, re.M), \
+        r.stdout[:3000]
+    # a nested struct, printed in place
+    assert re.search(r"^    struct list_head tasks = \{$", r.stdout, re.M), r.stdout[:3000]
