@@ -601,3 +601,34 @@ struct dtype *btf_enumconst(const char *name, long long *v)
 	}
 	return NULL;
 }
+
+/*
+ * Kernel function @func's prototype: its parameters' types into @args (at
+ * most @max), its return type into *@ret; the parameter count, or -1 when
+ * the kernel's BTF has no such function.
+ */
+int btf_func_proto(const char *func, struct dtype **args, int max,
+		   struct dtype **ret)
+{
+	struct btf *b = kernel();
+	const struct btf_type *fn, *proto;
+	const struct btf_param *pa;
+	uint32_t id, n;
+
+	if (!b || !(id = lookup(b, NC_FUNC, func)))
+		return -1;
+	fn = bt(b, id);
+	if (!fn->type || fn->type > b->n)
+		return -1;
+	proto = bt(b, fn->type);
+	if (BTF_INFO_KIND(proto->info) != BTF_KIND_FUNC_PROTO)
+		return -1;
+	pa = (const void *)(proto + 1);
+	n = BTF_INFO_VLEN(proto->info);
+	if (n && !pa[n - 1].type)
+		n--;		/* "...": the variadic part has no type */
+	for (uint32_t i = 0; i < n && (int)i < max; i++)
+		args[i] = conv(b, pa[i].type);
+	*ret = conv(b, proto->type);
+	return (int)n;
+}

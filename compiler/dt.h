@@ -109,6 +109,7 @@ void lex_skipspace(struct lexer *lx);
 	X(D_PRAGMA_OPTSET) X(D_PRAGMA_DEPEND) X(D_PRAGCTL_INVAL) \
 	X(D_LVAL_INVAL) X(D_DIV_ZERO) X(D_XLATE_REDECL) X(D_XLATE_TYPE) \
 	X(D_XLATE_SOU) X(D_XLATE_MEMB) X(D_XLATE_NONE) X(D_XLATE_INCOMPAT) \
+	X(D_ARGS_IDX) X(D_ARGS_MULTI) \
 	X(D_EMPTY) X(D_COMM_COMM) X(D_STRINGOF_TYPE) X(D_NOREG) X(D_CG_EXPR) \
 	X(D_TRACEMEM_SIZE) X(D_TRACEMEM_ADDR) X(D_TRACEMEM_DYNSIZE) \
 	X(D_PRINT_VOID) X(D_PRINTM_SIZE) X(D_PRINTM_ADDR) \
@@ -261,6 +262,8 @@ struct dtype *btf_tagged(enum tkind k, const char *tag);
 struct dtype *btf_enumconst(const char *name, long long *v);
 void btf_complete(struct dtype *t);
 int btf_stats(unsigned *ntypes, double *ms);
+int btf_func_proto(const char *func, struct dtype **args, int max,
+		   struct dtype **ret);
 
 /* ---- AST --------------------------------------------------------------- */
 enum nkind {
@@ -452,6 +455,14 @@ struct prog {
 	int ncond;		/* if/else condition variables made */
 	int destructive;	/* uses a destructive action or subroutine */
 	int speculates;		/* calls speculation() or speculate/commit/discard */
+	/*
+	 * args[]'s types in the clause being compiled (from the kernel's
+	 * BTF: an fbt function's prototype), nargt of them; nargt < 0:
+	 * untyped, every args[i] an int64_t.  argdesc names the probe.
+	 */
+	struct dtype *argt[10];
+	int nargt;
+	const char *argdesc;
 	unsigned nspec, specsize;	/* -x nspec, specsize; 0: the kernel's */
 	unsigned flags;		/* XDT_PROG_*, set by the consumer (-w) */
 	char **srctext;

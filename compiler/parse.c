@@ -2674,6 +2674,52 @@ static int new_clause(struct parser *ps, const char *d, int line, int col, int s
 	return p->nclauses++;
 }
 
+/*
+ * args[]'s types for a clause over @descs: an fbt function's entry takes
+ * its prototype's parameters, its return "int" (the offset) and the
+ * return type, as DTrace's fbt does.  Anything else -- another provider,
+ * a glob, descriptions whose prototypes differ -- leaves args[] int64_t.
+ */
+static void clause_argtypes(struct parser *ps, char (*descs)[256], int nd,
+			    int line, int col)
+{
+	struct prog *p = ps->p;
+	struct dtype *at[10], *ret;
+
+	p->nargt = -1;
+	p->argdesc = descs[0];
+	for (int i = 0; i < nd; i++) {
+		struct xdt_probedesc pd;
+		int n, ent;
+
+		desc_split(ps, descs[i], &pd, line, col);
+		ent = !strcmp(pd.name, "entry");
+		if (strcmp(pd.prov, "fbt") || !pd.func[0] ||
+		    strpbrk(pd.func, "*?[\\") || (!ent && strcmp(pd.name, "return")))
+			goto untyped;
+		n = btf_func_proto(pd.func, at, 10, &ret);
+		if (n < 0)
+			goto untyped;
+		if (!ent) {
+			at[0] = dt_int;
+			at[1] = ret;
+			n = ret->real->k == TK_VOID ? 1 : 2;
+		}
+		if (n > 10)
+			n = 10;
+		if (i && n != p->nargt)
+			goto untyped;
+		for (int k = 0; i && k < n; k++)
+			if (at[k] != p->argt[k])
+				goto untyped;
+		memcpy(p->argt, at, (size_t)n * sizeof(at[0]));
+		p->nargt = n;
+	}
+	return;
+untyped:
+	p->nargt = -1;
+}
+
 static void clause(struct parser *ps, int src)
 {
 	char descs[16][256];
@@ -2715,6 +2761,7 @@ static void clause(struct parser *ps, int src)
 	}
 	/* The next clause's description is read raw, from here. */
 
+	clause_argtypes(ps, descs, nd, line, col);
 	memset(&L, 0, sizeof(L));
 	L.ps = ps;
 	L.desc = descs[0];
@@ -2737,6 +2784,7 @@ static void clause(struct parser *ps, int src)
 	CL(ps)->record = body == NULL;
 	lower_list(&L, body);
 	flush_exprs(&L);
+	ps->p->argdesc = NULL;	/* args[] outside a clause is untyped */
 	npieces = ps->p->nclauses - first;
 
 	/* "a, b { ... }": the same pieces again for each description */

@@ -966,15 +966,37 @@ static struct node *sem(struct prog *p, struct lexer *lx, struct node *n)
 			if (!type_is_int(n->a->t))
 				dt_cerrt(lx, DT_D_OP_INT, n->a->line, n->a->col,
 					 "args[ ] subscript must be an integer");
+			n->t = dt_int64;
 			{
 				long long c;
+				int k = sema_constval(n->a, &c);
+				struct node *cast;
+				struct dtype *at;
 
-				if (sema_constval(n->a, &c) && (c < 0 || c >= 10))
+				if (k && (c < 0 || c >= 10))
 					dt_cerrt(lx, DT_D_ARR_BADREF, n->a->line, n->a->col,
 						 "index %lld is out of range for args[ ]", c);
+				if (!k || !p->argdesc || p->nargt < 0)
+					return n;	/* untyped: int64_t */
+				if (c >= p->nargt)
+					dt_cerrt(lx, DT_D_ARGS_IDX, n->a->line, n->a->col,
+						 "index %lld is out of range for %s args[ ]",
+						 c, p->argdesc);
+				/*
+				 * The prototype's type: a cast of the 64-bit
+				 * argument, so narrower ones are narrowed (the
+				 * ABIs leave their upper bits undefined).  A
+				 * struct passed by value stays int64_t.
+				 */
+				at = p->argt[c];
+				if (!type_is_scalar(at))
+					return n;
+				cast = node_new(N_CAST, n->line, n->col);
+				cast->ct = at;
+				cast->a = n;
+				cast->t = at;
+				return cast;
 			}
-			n->t = dt_int64;
-			return n;
 		}
 		if (n->a->k == N_IDENT || n->a->k == N_SELF) {
 			v = array_of(p, n->a);

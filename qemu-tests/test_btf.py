@@ -91,3 +91,36 @@ def test_print_kernel_struct(xdt):  # noqa: F811
         r.stdout[:3000]
     # a nested struct, printed in place
     assert re.search(r"^    struct list_head tasks = \{$", r.stdout, re.M), r.stdout[:3000]
+
+
+def test_typed_fbt_args(xdt):  # noqa: F811
+    """fbt args[] typed from the function's BTF prototype: vfs_read's
+    args[0] is a struct file * whose dentry names the file, args[2] the
+    count the program passed; the return probe's args[1] is the ssize_t
+    returned (DTrace's fbt convention)."""
+    r = xdt.run(["dtrace", "-qn",
+                 'fbt::vfs_read:entry /execname == "dd"/ { '
+                 '@e[stringof(args[0]->f_path.dentry->d_name.name), args[2]] = count(); } '
+                 'fbt::vfs_read:return /execname == "dd"/ { @r[args[1]] = count(); }',
+                 "-c", "dd if=/dev/zero of=/dev/null bs=123 count=3"], timeout=120)
+    assert r.ok, r
+    assert re.search(r"^  zero\s+123\s+3$", r.stdout, re.M), r.stdout
+    assert re.search(r"^\s+123\s+3$", r.stdout, re.M), r.stdout
+
+
+@pytest.mark.host
+@pytest.mark.parametrize("isa", xdtvm.ISAS)
+def test_fbt_args_typed_at_compile_time(dtrace, isa):  # noqa: F811
+    """args[] of one fbt function takes its prototype's types (the -S
+    listing shows none needed: compile success is the check); past the
+    prototype is D_ARGS_IDX; a glob leaves args[] int64_t."""
+    r = compile_e(dtrace, isa, "fbt::vfs_read:entry { "
+                  "trace(stringof(args[0]->f_path.dentry->d_name.name)); "
+                  "trace(args[2]); } fbt::vfs_read:return { trace(args[1] < 0); }")
+    assert r.returncode == 0, r.stderr
+    r = compile_e(dtrace, isa, "fbt::vfs_read:entry { trace(args[4]); }",
+                  "-x", "errtags")
+    assert r.returncode == 1 and "[D_ARGS_IDX]" in r.stderr, r.stderr
+    assert "index 4 is out of range for fbt::vfs_read:entry args[ ]" in r.stderr
+    r = compile_e(dtrace, isa, "fbt::vfs_rea*:entry { trace(args[0]->f_path); }")
+    assert r.returncode == 1 and "must be applied to a pointer" in r.stderr, r.stderr
