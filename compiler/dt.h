@@ -346,6 +346,7 @@ int sema_constval(struct node *n, long long *v);
 void sema_xlator_check(struct prog *p, struct lexer *lx, struct dxlator *x);
 int sema_reserved(const char *name);	/* a built-in variable or function */
 int sema_is_action(const char *name);	/* an action: a statement's call */
+int sema_is_d_ident(const char *name);	/* a built-in: never a type */
 struct node *node_clone(const struct node *n);
 const char *type_str(const struct dtype *t);
 

@@ -491,7 +491,8 @@ static int starts_type(struct parser *ps)
 		return 0;
 	if (!strcmp(t.s, "struct") || !strcmp(t.s, "union") || !strcmp(t.s, "enum"))
 		return 1;
-	return type_isword(unscoped(t.s)) && !var_lookup(ps->p, XDT_VAR_GLOBAL, t.s);
+	return !sema_is_d_ident(t.s) && type_isword(unscoped(t.s)) &&
+	       !var_lookup(ps->p, XDT_VAR_GLOBAL, t.s);
 }
 
 /* ---- expressions (untyped trees; sema.c types them) -------------------- */
@@ -1004,7 +1005,19 @@ static int starts_decl(struct parser *ps)
 		return 1;
 	if (!strcmp(t.s, "struct") || !strcmp(t.s, "union") || !strcmp(t.s, "enum"))
 		return 1;
-	return type_isword(t.s);
+	/* "BEGIN {", "END /p/", "BEGIN, END": a description (no BTF lookup) */
+	{
+		enum tok nx = lex_peek(&ps->lx).t;
+
+		if (nx == T_LBRACE || nx == T_DIV || nx == T_EOF)
+			return 0;
+		for (const char *c = after; *c == ' ' || *c == '\t' || *c == '\n'; c++)
+			if (c[1] == ',')
+				return 0;
+		if (*after == ',')
+			return 0;
+	}
+	return !sema_is_d_ident(t.s) && type_isword(t.s);
 }
 
 static void inline_decl(struct parser *ps, struct dtype *t)

@@ -124,6 +124,21 @@ int sema_is_action(const char *name)
 	return action_index(name) >= 0;
 }
 
+/*
+ * A name D itself gives a meaning (a built-in variable, subroutine or
+ * action): never a type, so the parser asks the kernel's BTF only about
+ * other names (DTrace resolves its identifiers before types, too), and a
+ * script made of these alone never reads the BTF.
+ */
+int sema_is_d_ident(const char *name)
+{
+	for (int f = XDT_AGG_COUNT; f < XDT_NAGGFUNCS; f++)
+		if (!strcmp(aggfunc_name(f), name))
+			return 1;
+	return sema_reserved(name) || !strcmp(name, "args") ||
+	       !strcmp(name, "self") || !strcmp(name, "this");
+}
+
 /* An action's call used as a value: DTrace's tag depends on where. */
 static void act_check(struct lexer *lx, const struct node *n, int tag)
 {
