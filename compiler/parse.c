@@ -2285,6 +2285,26 @@ static void lower_aggact(struct lower *L, struct stmt *s)
 		add_rec(L, av[1], 0);
 }
 
+/* An action of one integer argument (chill, raise, speculate, commit, discard) */
+static struct node *one_int_arg(struct lower *L, struct token t, int n,
+				struct node **av)
+{
+	struct lexer *lx = &L->ps->lx;
+	struct node *a;
+
+	if (n != 1)
+		dt_cerrt(lx, DT_D_PROTO_LEN, t.line, t.col,
+			 "%s( ) prototype mismatch: %d args passed, 1 expected",
+			 t.s, n);
+	a = value(L, av[0]);
+	if (!type_is_int(a->t))
+		dt_cerrt(lx, DT_D_PROTO_ARG, a->line, a->col,
+			 "%s( ) argument #1 is incompatible with prototype: integer expected, %s given",
+			 t.s, type_str(a->t));
+	a->type = XDT_TYPE_INT;
+	return a;
+}
+
 static void lower_action(struct lower *L, struct stmt *s)
 {
 	struct parser *ps = L->ps;
@@ -2364,16 +2384,7 @@ static void lower_action(struct lower *L, struct stmt *s)
 		add_out(L, OUT_TRACEMEM, NULL, 1);
 		mem_rec(L, av[1], NULL, (unsigned)sz);
 	} else if (!strcmp(t.s, "chill") || !strcmp(t.s, "raise")) {
-		if (n != 1)
-			dt_cerrt(lx, DT_D_PROTO_LEN, t.line, t.col,
-				 "%s( ) prototype mismatch: %d args passed, 1 expected",
-				 t.s, n);
-		av[0] = value(L, av[0]);
-		if (!type_is_int(av[0]->t))
-			dt_cerrt(lx, DT_D_PROTO_ARG, av[0]->line, av[0]->col,
-				 "%s( ) argument #1 is incompatible with prototype: integer expected, %s given",
-				 t.s, type_str(av[0]->t));
-		av[0]->type = XDT_TYPE_INT;
+		av[0] = one_int_arg(L, t, n, av);
 		ps->p->destructive = 1;
 		add_act(L, t.s[0] == 'c' ? XDT_ACT_CHILL : XDT_ACT_RAISE,
 			cg_difo(ps->p, lx, av[0]), 0, 0);
@@ -2415,16 +2426,7 @@ static void lower_action(struct lower *L, struct stmt *s)
 		c->nrecs++;
 	} else if (!strcmp(t.s, "speculate") || !strcmp(t.s, "commit") ||
 		   !strcmp(t.s, "discard")) {
-		if (n != 1)
-			dt_cerrt(lx, DT_D_PROTO_LEN, t.line, t.col,
-				 "%s( ) prototype mismatch: %d arg%s passed, 1 expected",
-				 t.s, n, n == 1 ? "" : "s");
-		av[0] = value(L, av[0]);
-		if (!type_is_int(av[0]->t))
-			dt_cerrt(lx, DT_D_PROTO_ARG, av[0]->line, av[0]->col,
-				 "%s( ) argument #1 is incompatible with prototype: integer expected, %s given",
-				 t.s, type_str(av[0]->t));
-		av[0]->type = XDT_TYPE_INT;
+		av[0] = one_int_arg(L, t, n, av);
 		ps->p->speculates = 1;
 		if (t.s[0] == 's') {
 			/*

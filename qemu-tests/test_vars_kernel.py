@@ -100,11 +100,22 @@ def test_dynamic_variable_exhaustion_is_counted(xdt):
     present = int(records(out, 1)[0])
     assert 1 <= present < 64, out
     assert records(out, 2) == ["0"], out
-    assert records(out, 3) == ["101"], out
     st = status(out)
     assert st["dyndrops"] == 64 - present + 1, out
     assert st["dirty"] == 1, out
     assert st["errors"] == 0, out
+    if records(out, 3) == [] and xdt.isa == "riscv64":
+        # The store after the cleaner runs in a syscall::getppid:entry
+        # clause.  riscv64 under TCG has been seen to stop calling the
+        # sys_enter tracepoint for a whole boot (test_providers.py); if
+        # raw_syscalls:sys_enter is silent now too, that is what happened.
+        r = xdt.run("dtrace -qn 'rawtp:raw_syscalls::sys_enter { @ = count(); } "
+                    "tick-1s { exit(0); }'", timeout=120)
+        if r.ok and not r.stdout.split():
+            pytest.skip("riscv64: the kernel did not call the sys_enter "
+                        "tracepoint in this boot (static branch not taken), "
+                        "so the getppid clause after the cleaner never ran")
+    assert records(out, 3) == ["101"], out
 
 
 # DTrace's DTRACEFLT_* numbers, as core/uapi/xdt.h has them
