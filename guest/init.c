@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * xdt guest /init: mounts the pseudo filesystems the tracing work needs and
- * serves the command agent (protocol in agent.h) on the virtio-serial port
- * named "xdt.agent".  The serial console keeps carrying kernel messages only,
- * so the host can scan it for oopses without untangling command output.
+ * the lab disk (at /mnt), and serves the command agent (protocol in agent.h)
+ * on the virtio-serial port named "xdt.agent".  The serial console keeps
+ * carrying kernel messages only, so the host can scan it for oopses without
+ * untangling command output.
  *
  * It is PID 1, so it also reaps every orphan, and it must never exit: a
  * failure to find the agent port drops to a shell on the console instead.
@@ -57,6 +58,22 @@ static void mount_one(const char *src, const char *dst, const char *type)
 		say("mount %s on %s: %s", type, dst, strerror(errno));
 }
 
+/*
+ * The lab disk (tools/xdtvm.py): ext2 on the first virtio disk, so block I/O
+ * has a filesystem to go through.  A guest started without it just has an
+ * empty /mnt.  noatime: the image's files have atime == mtime, so relatime
+ * would turn the first read of each into an inode write.
+ */
+static void setup_disk(void)
+{
+	mkdir("/mnt", 0755);
+	if (access("/dev/vda", F_OK) < 0)
+		return;
+	if (mount("/dev/vda", "/mnt", "ext2", MS_NOATIME, NULL) < 0 &&
+	    errno != EBUSY)
+		say("mount ext2 /dev/vda on /mnt: %s", strerror(errno));
+}
+
 static void setup_fs(void)
 {
 	mount_one("proc", "/proc", "proc");
@@ -65,6 +82,7 @@ static void setup_fs(void)
 	mount_one("tmpfs", "/tmp", "tmpfs");
 	mount_one("debugfs", "/sys/kernel/debug", "debugfs");
 	mount_one("tracefs", "/sys/kernel/tracing", "tracefs");
+	setup_disk();
 }
 
 static void setup_console(void)

@@ -6,6 +6,8 @@ place.  The agent protocol is described in guest/agent.h.
 """
 import atexit
 import ctypes
+import glob
+import hashlib
 import os
 import re
 import select
@@ -77,19 +79,102 @@ def initramfs(isa):
     return p
 
 
-# Per-ISA machine: QEMU arguments, console device, virtio-serial transport.
-# x86_64 uses q35 (ACPI power-off, virtio over PCI); the virt boards use
-# virtio-mmio, which needs no PCI host driver in the kernel.  aarch64 runs
-# `max` so the kernel sees PAC/BTI like modern cores; pauth-impdef swaps the
-# architected QARMA hash for QEMU's cheap one, which keeps TCG fast.
+# Per-ISA machine: QEMU arguments, console device, virtio-serial and
+# virtio-blk transports.  x86_64 uses q35 (ACPI power-off, virtio over PCI);
+# the virt boards use virtio-mmio, which needs no PCI host driver in the
+# kernel.  aarch64 runs `max` so the kernel sees PAC/BTI like modern cores;
+# pauth-impdef swaps the architected QARMA hash for QEMU's cheap one, which
+# keeps TCG fast.
 MACHINES = {
     "x86_64": dict(args=["-M", "q35", "-cpu", "max"], console="ttyS0",
-                   vserial="virtio-serial-pci"),
+                   vserial="virtio-serial-pci", vblk="virtio-blk-pci"),
     "aarch64": dict(args=["-M", "virt", "-cpu", "max,pauth-impdef=on"],
-                    console="ttyAMA0", vserial="virtio-serial-device"),
+                    console="ttyAMA0", vserial="virtio-serial-device",
+                    vblk="virtio-blk-device"),
     "riscv64": dict(args=["-M", "virt", "-bios", "default"], console="ttyS0",
-                    vserial="virtio-serial-device"),
+                    vserial="virtio-serial-device", vblk="virtio-blk-device"),
 }
+
+
+# ---- the lab disk -----------------------------------------------------------
+# Every guest has a virtio disk (/dev/vda) carrying an ext2 filesystem that
+# guest/init.c mounts at /mnt, so that block I/O (the io provider) has a real
+# filesystem, block layer and device under it.  Its files are fixed here, so
+# a test knows what a read of them moves.  The image is made without root
+# (mke2fs -d copies a directory in), once per recipe, under the cache; QEMU
+# attaches it with snapshot=on, so guest writes land in a throwaway overlay:
+# the cached image is never modified and any number of guests share it.
+
+DISK_SIZE = 16 << 20
+DISK_BLOCK = 4096
+# 4 KiB blocks (the page size of every lab ISA, so a page of a file is one
+# filesystem block), no blocks reserved for root.  (6.1's ext2 keeps 32-bit
+# timestamps whatever the inode size, so a guest whose clock is set, x86_64
+# with its RTC, notes at mount that they end in 2038: harmless.)
+DISK_MKE2FS = ["-q", "-F", "-t", "ext2", "-b", str(DISK_BLOCK), "-m", "0",
+               "-L", "xdt-lab", "-E", "root_owner=0:0"]
+# Bump when the image changes in a way the inputs below do not show.
+DISK_RECIPE = 1
+
+
+def disk_data_block(n):
+    """Block @n of /mnt/data: its 16-byte record "xdt block NNNNN\n" repeated
+    over the block, so any block read is recognisable by its first bytes."""
+    return (b"xdt block %05d\n" % n) * (DISK_BLOCK // 16)
+
+
+def disk_files():
+    """{path under /mnt: contents} of the lab disk."""
+    return {
+        # 1 MiB: 256 blocks of DISK_BLOCK bytes.
+        "data": b"".join(disk_data_block(n) for n in range(256)),
+        "hello": b"hello from the xdt lab disk\n",
+    }
+
+
+def disk_image():
+    """The cached ext2 image of the lab disk, made if missing."""
+    files = disk_files()
+    h = hashlib.sha256(repr((DISK_RECIPE, DISK_SIZE, DISK_MKE2FS)).encode())
+    for name in sorted(files):
+        h.update(b"%s\0%d\0" % (name.encode(), len(files[name])))
+        h.update(files[name])
+    d = os.path.join(CACHE, "disk")
+    img = os.path.join(d, f"lab-{h.hexdigest()[:16]}.ext2")
+    if os.path.isfile(img):
+        return img
+    os.makedirs(d, exist_ok=True)
+    # mke2fs lives in /sbin, which a user's PATH may lack.
+    mke2fs = shutil.which("mke2fs", path=os.environ.get("PATH", "") +
+                          ":/usr/sbin:/sbin")
+    if not mke2fs:
+        raise XdtError("no mke2fs for the lab disk (run: make deps)")
+    # Built aside and renamed into place, so a guest never sees half an
+    # image and two builders racing both leave a whole one.
+    with tempfile.TemporaryDirectory(prefix="build-", dir=d) as tmp:
+        root = os.path.join(tmp, "root")
+        os.mkdir(root)
+        for name, data in files.items():
+            with open(os.path.join(root, name), "wb") as f:
+                f.write(data)
+        out = os.path.join(tmp, "disk.ext2")
+        p = subprocess.run([mke2fs, *DISK_MKE2FS, "-d", root, out,
+                            f"{DISK_SIZE // 1024}k"],
+                           capture_output=True, text=True)
+        if p.returncode != 0:
+            raise XdtError(f"mke2fs failed ({p.returncode}):\n{p.stdout}"
+                           f"{p.stderr}")
+        os.replace(out, img)
+    # Older recipes' images go (a guest still running on one keeps its open
+    # file).
+    for old in glob.glob(os.path.join(d, "lab-*.ext2")):
+        if old != img:
+            try:
+                os.unlink(old)
+            except OSError:
+                pass
+    return img
+
 
 # What xdt writes at an fbt entry site, for gdb checks: the site's offset
 # from the function's start (arm64 patches ftrace's NOP, the second word),
@@ -190,8 +275,10 @@ class VM:
     """One QEMU guest.  start() boots it and waits for the agent's hello."""
 
     def __init__(self, isa, smp=None, mem="1G", gdb=False, icount=False,
-                 kvm=False, append="", logdir=None, echo_console=False):
+                 kvm=False, append="", logdir=None, echo_console=False,
+                 disk=True):
         self.isa = isa
+        self.disk = disk        # attach the lab disk (see disk_image)
         self.spec = check_isa(isa)
         # -icount runs every vCPU on one host thread anyway, and with two
         # vCPUs and sleep=off QEMU 7.2 stalls x86_64 and riscv64 guests right
@@ -234,6 +321,20 @@ class VM:
                             "server=on,wait=off",
                 "-device", "virtserialport,bus=vs.0,chardev=agent,"
                            "name=xdt.agent"]
+        if self.disk:
+            # QEMU's host cache mode is left at its default: it only changes
+            # how fast QEMU serves a request, and a guest's O_DIRECT read
+            # reaches the virtio queue whatever it is (cache=none would also
+            # need O_DIRECT from the host filesystem, which not every one
+            # offers).  One queue on every ISA: virtio-blk-pci would
+            # otherwise get one per vCPU, and 6.1 gives a multi-queue disk
+            # no I/O scheduler where the virtio-mmio ones get mq-deadline;
+            # the same disk everywhere keeps what the io provider sees the
+            # same.  A comma in a -drive value is written twice.
+            img = disk_image().replace(",", ",,")
+            argv += ["-drive", f"file={img},format=raw,if=none,id=lab,"
+                               "snapshot=on",
+                     "-device", f"{m['vblk']},drive=lab,num-queues=1"]
         if self.kvm:
             argv += ["-accel", "kvm"]
         else:
