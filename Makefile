@@ -108,10 +108,14 @@ $(BUILD)/%/xdt-fuzz: guest/xdt-fuzz.c core/uapi/xdt.h core/uapi/dif.h | deps
 	@mkdir -p $(@D)
 	$(call cross,$*)gcc $(DTRACE_CFLAGS) -static -o $@ $<
 
+# The D library (translators to DTrace's stable types), where dtrace looks
+# for it by default (compiler/libxdt.c, XDT_LIBDIR).
+DLIB := $(wildcard dlib/*.d)
+
 .SECONDEXPANSION:
 $(BUILD)/%/initramfs.cpio: $(BUILD)/%/init $$(call guest_dtrace,$$*) \
 		$$(call guest_xdtko,$$*) $(BUILD)/%/xdt-rawprog $(BUILD)/%/xdt-fuzz \
-		$(BUILD)/%/xdt-bpfbench tools/mkinitramfs.py busybox mcpp
+		$(BUILD)/%/xdt-bpfbench tools/mkinitramfs.py busybox mcpp $(DLIB)
 	@$(PYTHON) tools/mkinitramfs.py $@ --init $< \
 		--busybox $(XDT_CACHE)/busybox/$*.current \
 		$(call guest_mcpp,$*) \
@@ -119,6 +123,7 @@ $(BUILD)/%/initramfs.cpio: $(BUILD)/%/init $$(call guest_dtrace,$$*) \
 		--file $(BUILD)/$*/xdt-fuzz:/usr/bin/xdt-fuzz \
 		--file $(BUILD)/$*/xdt-bpfbench:/usr/bin/xdt-bpfbench \
 		$(if $(DTRACE_SRCS),--file $(BUILD)/$*/dtrace:/usr/sbin/dtrace) \
+		$(foreach f,$(DLIB),--file $(f):/usr/lib/xdt/$(notdir $(f))) \
 		$(if $(call guest_xdtko,$*),--file $(BUILD)/$*/xdt/xdt.ko:/lib/modules/xdt.ko)
 
 guest: $(foreach i,$(isas),$(BUILD)/$(i)/initramfs.cpio)

@@ -80,6 +80,44 @@ static int open_dev(void)
 }
 
 /* ---- -l ------------------------------------------------------------------ */
+/*
+ * -l -v: a probe's argument types as DTrace prints them (dt_list_probe's
+ * "Argument Types" block).  xdt has no stability attributes, so DTrace's
+ * two attribute blocks before it are left out.  fbt's come from the
+ * function's BTF prototype (return: the offset and the return type), the
+ * stable providers' from their table, translated; others have none.
+ */
+static void list_argtypes(const struct xdt_probedesc *d)
+{
+	const char *src, *nt, *xt;
+	struct dtype *at[10], *ret;
+	int n = -1;
+
+	printf("\n\tArgument Types\n");
+	if (dt_stable_args(d->prov, d->name, &src, &nt, &xt) && *xt) {
+		for (n = 0; *xt; n++) {
+			size_t l = strcspn(xt, ";");
+
+			printf("\t\targs[%d]: %.*s\n", n, (int)l, xt);
+			xt += l + !!xt[l];
+		}
+	} else if (!strcmp(d->prov, "fbt")) {
+		if (!types_ready())
+			types_init(256);	/* DTrace's default strsize */
+		n = btf_func_proto(d->func, at, 10, &ret);
+		if (n >= 0 && strcmp(d->name, "entry")) {
+			at[0] = dt_int;
+			at[1] = ret;
+			n = ret->real->k == TK_VOID ? 1 : 2;
+		}
+		for (int k = 0; k < n && k < 10; k++)
+			printf("\t\targs[%d]: %s\n", k, type_str(at[k]));
+	}
+	if (n <= 0)
+		printf("\t\tNone\n");
+	printf("\n");
+}
+
 int list_probes(const struct xdt_probedesc *m, int verbose)
 {
 	struct xdt_probe_query q = { .match = *m };
@@ -109,6 +147,8 @@ int list_probes(const struct xdt_probedesc *m, int verbose)
 		else
 			printf("%5u %10s %17s %33s %s\n", pi[i].id, d->prov, d->mod,
 			       d->func, d->name);
+		if (verbose && !(pi[i].flags & XDT_PROBE_REFUSED))
+			list_argtypes(d);
 	}
 	free(pi);
 	close(fd);

@@ -183,7 +183,17 @@ struct dt_env {
 	unsigned strsize;
 };
 
+struct type_mark {
+	struct tnode *names;
+	struct econst *econsts;
+};
+void type_mark(struct type_mark *m);
+void type_rollback(const struct type_mark *m);
+
 struct prog;
+/* A stable probe's argument types (uapi/stable.h), ';'-separated, or 0. */
+int dt_stable_args(const char *prov, const char *name, const char **source,
+		   const char **native, const char **xlated);
 void dt_compile(struct prog *p, const struct dt_env *env, const char *name,
 		const char *src);
 
@@ -230,6 +240,7 @@ struct dtype {
 extern struct dtype *dt_void, *dt_int, *dt_uint, *dt_long, *dt_ulong,
 	*dt_char, *dt_uchar, *dt_string, *dt_int64, *dt_uint64;
 void types_init(unsigned strsize);
+int types_ready(void);		/* types_init() has run */
 struct dtype *type_named(const char *name);	/* typedefs, base names */
 struct dtype *type_tagged(enum tkind k, const char *tag, int create);
 /* D's own names only (type_named/type_tagged also ask the kernel's BTF) */
@@ -464,6 +475,13 @@ struct prog {
 	struct dtype *argt[10];
 	int nargt;
 	const char *argdesc;
+	/*
+	 * A stable probe's native argument types (uapi/stable.h), argn[i]
+	 * translated to argt[i] at each args[i]; NULL: argt[i] is native.
+	 */
+	struct dtype *argn[10];
+	/* The D library (dlib/) is compiled into this program. */
+	int libloaded;
 	unsigned nspec, specsize;	/* -x nspec, specsize; 0: the kernel's */
 	unsigned flags;		/* XDT_PROG_*, set by the consumer (-w) */
 	char **srctext;
@@ -666,6 +684,11 @@ struct xdt_hdl {
 	int cpp;			/* -C */
 	char **cppargs;
 	int ncpp;
+	/* the D library: -L / -x libdir directories, -x syslibdir, -x nolibs */
+	char *libdirs[8];
+	int nlibdirs;
+	char *syslibdir;
+	int nolibs;
 	char unimplemented[DT_NOPTIONS];	/* options named, not acted on */
 	/* running (consumer.c) */
 	int fd, ncpus, running, stopped;

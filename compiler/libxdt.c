@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <dirent.h>
 #include <unistd.h>
 #include "dt.h"
 #include "cpp.h"
@@ -106,13 +107,13 @@ static const struct { const char *name; enum optkind kind; int implemented; } op
 	{ "evaltime", OPT_ANY, 0 }, { "iregs", OPT_COUNT, 0 },
 	{ "knodefs", OPT_FLAG, 0 }, { "ldpath", OPT_ANY, 0 },
 	{ "lazyload", OPT_FLAG, 0 }, { "late", OPT_ANY, 0 },
-	{ "modpath", OPT_ANY, 0 }, { "nolibs", OPT_FLAG, 0 },
+	{ "modpath", OPT_ANY, 0 }, { "nolibs", OPT_FLAG, 1 },
 	{ "pgmax", OPT_COUNT, 0 }, { "pspec", OPT_FLAG, 0 },
-	{ "stdc", OPT_ANY, 0 }, { "syslibdir", OPT_ANY, 0 },
+	{ "stdc", OPT_ANY, 0 }, { "syslibdir", OPT_ANY, 1 },
 	{ "tree", OPT_COUNT, 0 }, { "tregs", OPT_COUNT, 0 },
 	{ "udefs", OPT_FLAG, 0 }, { "verbose", OPT_FLAG, 0 },
 	{ "incdir", OPT_ANY, 0 }, { "define", OPT_ANY, 0 },
-	{ "undef", OPT_ANY, 0 }, { "libdir", OPT_ANY, 0 },
+	{ "undef", OPT_ANY, 0 }, { "libdir", OPT_ANY, 1 },
 	/* the -c command's environment (DTrace's dt_opt_setenv) */
 	{ "setenv", OPT_ANY, 1 }, { "unsetenv", OPT_ANY, 1 },
 	/* xdt's own: run BEGIN/END/ERROR programs in libxdt's host VM */
@@ -279,6 +280,14 @@ static void opt_apply(const char *name, const char *val, unsigned long long n,
 		c->o.hostvm = (int)n;
 	} else if (!strcmp(name, "vmlinux")) {
 		btf_use(val);
+	} else if (!strcmp(name, "libdir")) {	/* -L */
+		if (val && c->nlibdirs < (int)(sizeof(c->libdirs) / sizeof(c->libdirs[0])))
+			c->libdirs[c->nlibdirs++] = xstrdup(val);
+	} else if (!strcmp(name, "syslibdir")) {
+		free(c->syslibdir);
+		c->syslibdir = val ? xstrdup(val) : NULL;
+	} else if (!strcmp(name, "nolibs")) {
+		c->nolibs = (int)n;
 	} else if (!strcmp(name, "errtags")) {
 		dt_errtags = (int)n;
 	} else if (!strcmp(name, "defaultargs")) {
@@ -539,16 +548,15 @@ static void cerror_from(struct xdt_cerror *err, const struct dt_error *e)
 	snprintf(err->srcline, sizeof(err->srcline), "%s", e->srcline);
 }
 
-int xdt_compile(xdt_hdl_t *h, const char *src, const char *name, int file,
-		struct xdt_cerror *err)
+static int compile_once(xdt_hdl_t *h, const char *src, const char *name,
+			int file, int cpp, struct type_mark *mark,
+			struct xdt_cerror *err)
 {
 	jmp_buf jb;
 	jmp_buf *volatile saved = dt_errjmp;
 	const char *volatile text = src;
 
-	if (!h->env.name0)
-		h->env.name0 = file ? name : "";
-	if (h->cpp) {
+	if (cpp) {
 		char why[4096];
 		char *out = dt_cpp(src, name, h->cppargs, h->ncpp, why, sizeof(why));
 
@@ -582,9 +590,15 @@ int xdt_compile(xdt_hdl_t *h, const char *src, const char *name, int file,
 		return -1;
 	}
 	dt_errjmp = &jb;
+	if (!p->strsize) {	/* the first text: now strsize is final */
+		p->strsize = h->env.strsize;
+		types_init(h->env.strsize);
+	}
+	if (mark)
+		type_mark(mark);
 	dt_compile(&h->p, &h->env, name, text);
 	dt_errjmp = saved;
-	if (file) {
+	if (file > 0) {
 		h->p.srcdesc[h->p.nsrc - 1] = xstrdup(name);
 		h->p.srcfile[h->p.nsrc - 1] = 1;
 	}
@@ -594,6 +608,114 @@ int xdt_compile(xdt_hdl_t *h, const char *src, const char *name, int file,
 	h->p.aggsize = h->aggsize;
 	h->p.cleanrate = h->env.cleanrate;
 	return 0;
+}
+
+/*
+ * The D library: every *.d file of the -L directories, then of the system
+ * directory (-x syslibdir, default XDT_LIBDIR, which the lab installs in
+ * each guest), in name order, a name found twice taken from the first
+ * directory -- DTrace's /usr/lib/dtrace.  Translators to the stable types
+ * (psinfo_t, bufinfo_t, ...) and their inlines (curpsinfo) live there.
+ *
+ * Loaded lazily: the library reads kernel types, and indexing BTF costs
+ * every dtrace start-up tens of milliseconds under TCG (issue 16), so a
+ * program is first compiled without it.  Only if that fails -- an
+ * identifier, type or translator it does not know, or a stable probe's
+ * translated argument types -- is the library compiled and the program
+ * compiled again.  A program the library would have made fail (one that
+ * redeclares curpsinfo) is therefore accepted; DTrace would refuse it.
+ */
+#ifndef XDT_LIBDIR
+#define XDT_LIBDIR "/usr/lib/xdt"
+#endif
+
+static char *dt_readfile(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char *buf = NULL;
+	size_t n = 0, cap = 0, r;
+
+	if (!f)
+		return NULL;
+	do {
+		if (n + 4096 + 1 > cap)
+			buf = xrealloc(buf, cap = cap * 2 + 8192);
+		r = fread(buf + n, 1, cap - n - 1, f);
+		n += r;
+	} while (r);
+	fclose(f);
+	buf[n] = 0;
+	return buf;
+}
+
+static int d_file(const struct dirent *d)
+{
+	size_t n = strlen(d->d_name);
+
+	return n > 2 && !strcmp(d->d_name + n - 2, ".d") && d->d_name[0] != '.';
+}
+
+static int load_libs(xdt_hdl_t *h, struct xdt_cerror *err)
+{
+	const char *dirs[9];
+	char **seen = NULL;
+	int nd = 0, nseen = 0, ret = 0;
+
+	h->p.libloaded = 1;
+	for (int i = 0; i < h->nlibdirs; i++)
+		dirs[nd++] = h->libdirs[i];
+	dirs[nd++] = h->syslibdir ? h->syslibdir : XDT_LIBDIR;
+	for (int i = 0; i < nd && !ret; i++) {
+		struct dirent **ents;
+		int n = scandir(dirs[i], &ents, d_file, alphasort);
+
+		for (int k = 0; k < n; k++) {
+			char path[PATH_MAX];
+			int dup = 0;
+			char *text;
+
+			for (int s = 0; s < nseen; s++)
+				dup |= !strcmp(seen[s], ents[k]->d_name);
+			snprintf(path, sizeof(path), "%s/%s", dirs[i], ents[k]->d_name);
+			text = dup || ret ? NULL : dt_readfile(path);
+			if (text) {
+				seen = xrealloc(seen, (nseen + 1) * sizeof(*seen));
+				seen[nseen++] = xstrdup(ents[k]->d_name);
+				ret = compile_once(h, text, path, -1, 0, NULL, err);
+				free(text);
+			}
+			free(ents[k]);
+		}
+		if (n >= 0)
+			free(ents);
+	}
+	for (int s = 0; s < nseen; s++)
+		free(seen[s]);
+	free(seen);
+	return ret;
+}
+
+int xdt_compile(xdt_hdl_t *h, const char *src, const char *name, int file,
+		struct xdt_cerror *err)
+{
+	int ret;
+
+	struct type_mark mark;
+
+	if (!h->env.name0)
+		h->env.name0 = file ? name : "";
+	ret = compile_once(h, src, name, file, h->cpp, &mark, err);
+	if (ret && !h->p.libloaded && !h->nolibs) {
+		struct xdt_cerror lerr;
+
+		type_rollback(&mark);
+		if (load_libs(h, &lerr)) {
+			*err = lerr;	/* the library itself is broken */
+			return -1;
+		}
+		ret = compile_once(h, src, name, file, h->cpp, NULL, err);
+	}
+	return ret;
 }
 
 void xdt_dis(xdt_hdl_t *h, FILE *fp)

@@ -30,7 +30,8 @@ static void usage(void)
 		"\t-c  run cmd and trace until it exits ($target); -p trace pid\n"
 		"\t-x  bufsize=SIZE[k|m|g|t] switchrate=N[hz|s|ms|us] statusrate=... strsize=N quiet\n"
 		"\t    dynvarsize=SIZE cleanrate=N errtags stackframes=N ...\n"
-		"\t-C  run the C preprocessor (mcpp) first; -D -U -I -H pass to it\n");
+		"\t-C  run the C preprocessor (mcpp) first; -D -U -I -H pass to it\n"
+		"\t-L  add a D library directory (searched before " "/usr/lib/xdt" ")\n");
 	exit(2);
 }
 
@@ -215,7 +216,7 @@ int main(int argc, char **argv)
 	struct xdt_cerror err;
 
 	memset(&lmatch, 0, sizeof(lmatch));
-	while ((c = getopt(argc, argv, "+n:s:lvqwo:c:p:eSx:P:m:f:X:hCD:U:I:H")) != -1) {
+	while ((c = getopt(argc, argv, "+n:s:lvqwo:c:p:eSx:P:m:f:X:hCD:U:I:HL:")) != -1) {
 		switch (c) {
 		case 'n':
 		case 's':
@@ -258,6 +259,7 @@ int main(int argc, char **argv)
 			break;
 		}
 		case 'C': cpp = 1; break;
+		case 'L': xdt_setopt(h, "libdir", optarg); break;
 		case 'D': case 'U': case 'I': {
 			char *a = xzalloc(strlen(optarg) + 3);
 

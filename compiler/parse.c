@@ -27,7 +27,9 @@
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
+#include <setjmp.h>
 #include "dt.h"
+#include "stable.h"
 
 struct parser {
 	struct lexer lx;
@@ -2695,11 +2697,91 @@ static int new_clause(struct parser *ps, const char *d, int line, int col, int s
  * return type, as DTrace's fbt does.  Anything else -- another provider,
  * a glob, descriptions whose prototypes differ -- leaves args[] int64_t.
  */
+static const struct {
+	const char *prov, *name, *source, *native, *xlated;
+} stables[] = {
+#define XDT_STABLE_ENTRY(p, n, k, src, fn, nt, xt) { p, n, src, nt, xt },
+	XDT_STABLE_PROBES(XDT_STABLE_ENTRY)
+#undef XDT_STABLE_ENTRY
+};
+
+int dt_stable_args(const char *prov, const char *name, const char **source,
+		   const char **native, const char **xlated)
+{
+	for (size_t i = 0; i < sizeof(stables) / sizeof(stables[0]); i++)
+		if (!strcmp(stables[i].prov, prov) && !strcmp(stables[i].name, name)) {
+			*source = stables[i].source;
+			*native = stables[i].native;
+			*xlated = stables[i].xlated;
+			return 1;
+		}
+	return 0;
+}
+
+/* The type a stable probe's table names, or NULL if it names none known. */
+static struct dtype *typestr(struct parser *ps, const char *s, size_t len)
+{
+	jmp_buf jb, *saved = dt_errjmp;
+	struct parser tp = { .p = ps->p, .env = ps->env, .cl = -1 };
+	struct dtype *volatile t = NULL;
+	char *text = xzalloc(len + 1);
+
+	memcpy(text, s, len);
+	if (!setjmp(jb)) {
+		dt_errjmp = &jb;
+		lex_init(&tp.lx, "<type>", text);
+		tp.lx.prog = ps->p;
+		lex_next(&tp.lx);
+		t = type_name_(&tp);
+		if (TOK(&tp).t != T_EOF)
+			t = NULL;
+	}
+	dt_errjmp = saved;
+	return t;
+}
+
+/*
+ * args[] of a stable probe: native and translated types from the table.
+ * The translated ones are the D library's (psinfo_t): while the library is
+ * not loaded yet, this fails the compilation, and libxdt compiles the
+ * library and the program again (compiler/libxdt.c, load_libs).
+ */
+static int stable_argtypes(struct parser *ps, const struct xdt_probedesc *pd,
+			   struct dtype **nt, struct dtype **xt, int line,
+			   int col)
+{
+	const char *src, *ns, *xs;
+	int n = 0;
+
+	if (!dt_stable_args(pd->prov, pd->name, &src, &ns, &xs) ||
+	    (pd->func[0] && strcmp(pd->func, src)) ||
+	    (pd->mod[0] && strcmp(pd->mod, "vmlinux")))
+		return -1;
+	while (*ns && n < 10) {
+		size_t nl = strcspn(ns, ";"), xl = strcspn(xs, ";");
+
+		nt[n] = typestr(ps, ns, nl);
+		xt[n] = typestr(ps, xs, xl);
+		if (!nt[n] || !xt[n])
+			dt_cerrt(&ps->lx, DT_D_TYPE_ERR, line, col,
+				 "args[%d] of %s:::%s: no type %.*s%s", n,
+				 pd->prov, pd->name,
+				 (int)(nt[n] ? xl : nl), nt[n] ? xs : ns,
+				 ps->p->libloaded ? " (not in the D library: see -L)" : "");
+		if (xt[n] == nt[n])
+			nt[n] = NULL;
+		n++;
+		ns += nl + !!ns[nl];
+		xs += xl + !!xs[xl];
+	}
+	return n;
+}
+
 static void clause_argtypes(struct parser *ps, char (*descs)[256], int nd,
 			    int line, int col)
 {
 	struct prog *p = ps->p;
-	struct dtype *at[10], *ret;
+	struct dtype *at[10], *ret, *nt[10];
 
 	p->nargt = -1;
 	p->argdesc = descs[0];
@@ -2708,6 +2790,10 @@ static void clause_argtypes(struct parser *ps, char (*descs)[256], int nd,
 		int n, ent;
 
 		desc_split(ps, descs[i], &pd, line, col);
+		memset(nt, 0, sizeof(nt));
+		if (!strpbrk(pd.prov, "*?[\\") && !strpbrk(pd.name, "*?[\\") &&
+		    (n = stable_argtypes(ps, &pd, nt, at, line, col)) >= 0)
+			goto have;
 		ent = !strcmp(pd.name, "entry");
 		if (strcmp(pd.prov, "fbt") || !pd.func[0] ||
 		    strpbrk(pd.func, "*?[\\") || (!ent && strcmp(pd.name, "return")))
@@ -2722,12 +2808,14 @@ static void clause_argtypes(struct parser *ps, char (*descs)[256], int nd,
 		}
 		if (n > 10)
 			n = 10;
+have:
 		if (i && n != p->nargt)
 			goto untyped;
 		for (int k = 0; i && k < n; k++)
-			if (at[k] != p->argt[k])
+			if (at[k] != p->argt[k] || nt[k] != p->argn[k])
 				goto untyped;
 		memcpy(p->argt, at, (size_t)n * sizeof(at[0]));
+		memcpy(p->argn, nt, sizeof(nt));
 		p->nargt = n;
 	}
 	return;

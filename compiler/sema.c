@@ -940,6 +940,28 @@ static struct node *resolve_ident(struct prog *p, struct lexer *lx, struct node 
 		 "failed to resolve %s: Unknown variable name", n->s);
 }
 
+/*
+ * A stable probe's args[i]: the native argument, cast to its native type,
+ * translated to the probe's translated type (xlate<psinfo_t *>(...)), as
+ * DTrace's sdt arguments are; a kernel char * translated to string is
+ * read as one (stringof).
+ */
+static struct node *stable_arg(struct prog *p, struct lexer *lx,
+			       struct node *n, struct dtype *nt,
+			       struct dtype *xt)
+{
+	struct node *cast = node_new(N_CAST, n->line, n->col), *x;
+
+	cast->ct = nt;
+	cast->a = n;
+	cast->t = nt;
+	x = node_new(xt->real->k == TK_STRING ? N_STRINGOF : N_XLATE, n->line,
+		     n->col);
+	x->ct = xt;
+	x->a = cast;
+	return sem(p, lx, x);
+}
+
 static struct node *sem(struct prog *p, struct lexer *lx, struct node *n)
 {
 	struct dvar *v;
@@ -1004,6 +1026,8 @@ static struct node *sem(struct prog *p, struct lexer *lx, struct node *n)
 				 * struct passed by value stays int64_t.
 				 */
 				at = p->argt[c];
+				if (p->argn[c])
+					return stable_arg(p, lx, n, p->argn[c], at);
 				if (!type_is_scalar(at))
 					return n;
 				cast = node_new(N_CAST, n->line, n->col);

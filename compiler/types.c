@@ -109,6 +109,11 @@ static void net_types(void)
 	type_enumconst_add("AF_INET6", 10, fam);
 }
 
+int types_ready(void)
+{
+	return names != NULL;
+}
+
 void types_init(unsigned strsize)
 {
 	static const struct { const char *n; unsigned size; int sgn; } ints[] = {
@@ -471,4 +476,22 @@ struct dtype *type_enumconst(const char *name, long long *v)
 		}
 	}
 	return btf_enumconst(name, v);
+}
+
+/*
+ * The names a compilation declared, dropped again: libxdt compiles a
+ * program a second time after loading the D library (load_libs), and
+ * the first attempt's typedefs, tags and enumerators must not make the
+ * second's "redeclared".  Both lists only grow at their heads.
+ */
+void type_mark(struct type_mark *m)
+{
+	m->names = names;
+	m->econsts = econsts;
+}
+
+void type_rollback(const struct type_mark *m)
+{
+	names = m->names;
+	econsts = m->econsts;
 }

@@ -250,6 +250,40 @@ int __xdt_probe xdt_progenyof(s64 pid)
 	return 0;
 }
 
+/*
+ * The argument area exec() left in the current process's memory (argv's
+ * strings, back to back), NULs turned to spaces; a kernel thread, or a
+ * process whose area cannot be read without faulting, gives its comm.
+ * mm->arg_start/arg_end are read without mm->arg_lock (a spinlock, not
+ * for probe context): they change only at exec and by prctl(PR_SET_MM),
+ * and a torn pair is bounded by @max and read fault-safely.
+ */
+long __xdt_probe xdt_execargs(char *dst, u32 max)
+{
+	struct mm_struct *mm = current->mm;
+	unsigned long lo, hi;
+	long n = 0, i;
+
+	if (mm && !(current->flags & PF_KTHREAD)) {
+		lo = READ_ONCE(mm->arg_start);
+		hi = READ_ONCE(mm->arg_end);
+		n = hi > lo ? min_t(unsigned long, hi - lo, max - 1) : 0;
+		if (n && xdt_copyin_nofault(dst, lo, n))
+			n = 0;
+	}
+	if (!n) {
+		n = strscpy(dst, current->comm, min_t(u32, max, TASK_COMM_LEN));
+		return n < 0 ? 0 : n;
+	}
+	while (n && !dst[n - 1])
+		n--;
+	for (i = 0; i < n; i++)
+		if (!dst[i])
+			dst[i] = ' ';
+	dst[n] = '\0';
+	return n;
+}
+
 /* ---- destructive actions (dtrace -w) ------------------------------------- */
 
 /* copyout(), copyoutstr(): into the current task's user memory, never sleeping */

@@ -229,9 +229,12 @@ static int __init xdt_init(void)
 	ret = xdt_rawtp_init();
 	if (ret)
 		goto err_syscall;
-	ret = xdt_arch_trap_init();
+	ret = xdt_stable_init();
 	if (ret)
 		goto err_rawtp;
+	ret = xdt_arch_trap_init();
+	if (ret)
+		goto err_stable;
 	ret = misc_register(&xdt_dev);
 	if (ret)
 		goto err_trap;
@@ -239,6 +242,8 @@ static int __init xdt_init(void)
 	return 0;
 err_trap:
 	xdt_arch_trap_exit();
+err_stable:
+	xdt_stable_exit();
 err_rawtp:
 	xdt_rawtp_exit();
 err_syscall:
@@ -258,6 +263,7 @@ static void __exit xdt_exit(void)
 {
 	misc_deregister(&xdt_dev);
 	xdt_arch_trap_exit();
+	xdt_stable_exit();
 	xdt_rawtp_exit();
 	xdt_syscall_exit();
 	xdt_profile_exit();

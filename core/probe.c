@@ -582,6 +582,10 @@ int xdt_sites_patch(struct xdt_site **sites, unsigned int n, bool on)
 	if (!n)
 		return 0;
 	if (on) {
+		/* a stable probe's kprobe there: one of the two must yield */
+		for (i = 0; i < n; i++)
+			if (xdt_stable_claimed(sites[i]->addr))
+				return -EBUSY;
 		for (i = 0; i < n; i++)
 			WRITE_ONCE(sites[i]->enabled, 1);
 		ret = sites_write(sites, n, true);

@@ -752,6 +752,23 @@ SUBR(PROGENYOF)
 	return 0;
 }
 
+/*
+ * execargs(): the current process's argument list as one string, the
+ * arguments joined by spaces -- what ps(1) shows, and what the D library
+ * gives psinfo_t's pr_psargs.  Only the current process's: another's
+ * user memory cannot be read from probe context.
+ */
+SUBR(EXECARGS)
+{
+	char *d = scratch(m, m->strsize, pc);
+
+	if (!d)
+		return -EFAULT;
+	xdt_execargs(d, m->strsize);
+	*rv = (unsigned long)d;
+	return 0;
+}
+
 /* Linux's dev_t inside the kernel: 12 bits of major, 20 of minor. */
 SUBR(GETMAJOR) { *rv = (u32)ARG(0) >> 20; return 0; }
 SUBR(GETMINOR) { *rv = (u32)ARG(0) & ((1u << 20) - 1); return 0; }

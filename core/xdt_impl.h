@@ -354,6 +354,8 @@ int xdt_copyin_nofault(void *dst, unsigned long uaddr, size_t n);
 long xdt_ustrcpy_nofault(char *dst, unsigned long uaddr, u32 max);
 /* progenyof(): is the current task @pid or a descendant of it? */
 int xdt_progenyof(s64 pid);
+/* execargs(): the current process's arguments, space-separated, at @dst. */
+long xdt_execargs(char *dst, u32 max);
 /* Destructive actions and subroutines (allowed only under dtrace -w) */
 int xdt_copyout_nofault(unsigned long uaddr, const void *src, size_t n);
 int xdt_raise(u64 sig);	/* 1.._NSIG-1, else -EINVAL */
@@ -573,6 +575,10 @@ int xdt_syscall_init(void);
 void xdt_syscall_exit(void);
 int xdt_rawtp_init(void);
 void xdt_rawtp_exit(void);
+int xdt_stable_init(void);
+void xdt_stable_exit(void);
+/* A stable probe's kprobe holds @addr's function entry (providers/stable.c). */
+bool xdt_stable_claimed(unsigned long addr);
 /* providers/rawtp.c, for providers that fire from tracepoints: */
 struct tracepoint;
 void xdt_tracepoint_quiesce(void);

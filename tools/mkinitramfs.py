@@ -94,6 +94,13 @@ def main():
                 c.symlink(link, "/bin/busybox")
         for spec in a.file:
             src, _, dst = spec.partition(":")
+            # the kernel's unpacker makes no parents: each must be listed
+            parts = dst.lstrip("/").split("/")[:-1]
+            for i in range(1, len(parts) + 1):
+                d = "/".join(parts[:i])
+                if d not in made:
+                    c.dir(d)
+                    made.add(d)
             with open(src, "rb") as g:
                 mode = stat.S_IMODE(os.stat(src).st_mode)
                 c.file(dst.lstrip("/"), g.read(), mode)

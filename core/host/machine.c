@@ -265,6 +265,25 @@ void xdt_panic(const struct xdt_probe *p)
 	abort();
 }
 
+/* This process's arguments, from /proc (the host VM's BEGIN is dtrace's). */
+long xdt_execargs(char *dst, u32 max)
+{
+	FILE *f = fopen("/proc/self/cmdline", "r");
+	size_t n = 0;
+
+	if (f) {
+		n = fread(dst, 1, max - 1, f);
+		fclose(f);
+	}
+	while (n && !dst[n - 1])
+		n--;
+	for (size_t i = 0; i < n; i++)
+		if (!dst[i])
+			dst[i] = ' ';
+	dst[n] = '\0';
+	return (long)n;
+}
+
 /* This process's ancestry, from /proc. */
 int xdt_progenyof(s64 pid)
 {

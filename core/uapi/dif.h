@@ -211,7 +211,8 @@ enum dif_var {
 	X(JSON,     33, "json",	     "string",	 "ss", 0)	/* illumos' */ \
 	X(COPYOUT,  34, "copyout",   "void",	 "iii", DIF_SF_DESTR)	     \
 	X(COPYOUTSTR, 35, "copyoutstr", "void",	 "sii", DIF_SF_DESTR) \
-	X(SPECULATION, 36, "speculation", "int", "", 0)	/* a free one's id, 0 */
+	X(SPECULATION, 36, "speculation", "int", "", 0)	/* a free one's id, 0 */ \
+	X(EXECARGS, 37, "execargs",  "string",	 "", 0)	/* psinfo_t's pr_psargs */
 
 enum dif_subr {
 #define DIF_SENUM(name, idx, str, rt, args, fl) DIF_SUBR_##name = idx,

@@ -18,6 +18,10 @@
  *                       then prints buf (what a copyout() left there)
  *   sysc exec N         exec itself N times (then exits 0)
  *   sysc spin N         spin in user mode for N iterations (0: forever)
+ *   sysc direct PATH B N  N reads of B bytes from PATH opened O_DIRECT
+ *                       (B a multiple of the device's block size; buf is
+ *                       page-aligned); prints nothing, exits 1 on a short
+ *                       read
  *   sysc threads T N [R [MS]]  T threads (clone(2) with a shared address
  *                       space, no libc thread library needed), each makes
  *                       N one-byte read(2) calls of /dev/zero, all at
@@ -37,7 +41,7 @@
 #include <time.h>
 #include <unistd.h>
 
-static char buf[1 << 16];
+static char buf[1 << 16] __attribute__((aligned(4096)));
 
 static volatile int go;
 static long nreads;
@@ -145,6 +149,17 @@ int main(int argc, char **argv)
 
 		for (i = 0; !n || i < n; i++)
 			x += i;
+		return 0;
+	}
+	if (!strcmp(argv[1], "direct") && argc == 5) {
+		long b = atol(argv[3]), k = atol(argv[4]);
+		int fd = open(argv[2], O_RDONLY | O_DIRECT);
+
+		if (fd < 0 || b <= 0 || b > (long)sizeof(buf))
+			return 1;
+		for (i = 0; i < k; i++)
+			if (read(fd, buf, b) != b)
+				return 1;
 		return 0;
 	}
 	if (!strcmp(argv[1], "write-bad")) {

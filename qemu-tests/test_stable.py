@@ -1,0 +1,170 @@
+"""The stable providers (proc, sched, io: providers/stable.c) and the D
+library's translators (dlib/, /usr/lib/xdt in the guests).
+
+Guests (every ISA): seed 000's proc:::exec-success one-liner prints the
+command; exec/exit arguments; sched's on-cpu and off-cpu balance for one
+process; io:::start counts a known amount of direct I/O on the lab's virtio
+disk; `dtrace -l -v` prints translated argument types.
+Host: the library compiles against each lab kernel's BTF; stable probes'
+args[] are typed (an unknown member is an error naming it at line:column);
+without the library the error says which type is missing.
+"""
+import os
+import re
+import subprocess
+
+import pytest
+
+import xdtvm
+from test_btf import vmlinux
+from test_compiler import dtrace  # noqa: F401 (fixture)
+from test_providers import sysc  # noqa: F401 (fixture)
+from test_xdt_kernel import xdt  # noqa: F401 (fixture)
+
+TOP = os.path.realpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+DLIB = os.path.join(TOP, "dlib")
+
+EVERY_TRANSLATOR = (
+    'proc:::create { trace(args[0]->pr_psargs); trace(args[0]->pr_pgid); } '
+    'proc:::signal-send { trace(args[0]->pr_sname); trace(args[1]->pr_ttydev); '
+    'trace(args[2]); } '
+    'sched:::enqueue { trace(args[2]->cpu_id); trace(curcpu->cpu_chip); '
+    'trace(args[0]->pr_clname); } '
+    'io:::start { trace(args[0]->b_flags & B_READ); trace(args[1]->dev_name); '
+    'trace(args[1]->dev_pathname); trace(args[2]->fi_pathname); } '
+    'fbt::vfs_read:entry { trace(xlate<fileinfo_t *>(args[0])->fi_pathname); '
+    'trace(xlate<fileinfo_t *>(args[0])->fi_fs); } '
+    'proc:::exec { trace(args[0]); } proc:::exec-failure { trace(args[0]); }')
+
+
+def compile_lib(dtrace, isa, prog, *extra):  # noqa: F811
+    return subprocess.run([dtrace, "-x", f"vmlinux={vmlinux(isa)}", "-L", DLIB,
+                           *extra, "-e", "-n", prog],
+                          capture_output=True, text=True, timeout=60)
+
+
+@pytest.mark.host
+@pytest.mark.parametrize("isa", xdtvm.ISAS)
+def test_library_compiles_against_each_kernel(dtrace, isa):  # noqa: F811
+    """Every translator member reads a member each ISA's kernel has."""
+    r = compile_lib(dtrace, isa, EVERY_TRANSLATOR)
+    assert r.returncode == 0, r.stderr
+    r = compile_lib(dtrace, isa, "BEGIN { trace(curpsinfo->pr_pid); "
+                    "trace(curlwpsinfo->pr_state == SONPROC); }")
+    assert r.returncode == 0, r.stderr
+
+
+@pytest.mark.host
+def test_stable_args_errors(dtrace):  # noqa: F811
+    isa = "x86_64"
+    r = compile_lib(dtrace, isa, "proc:::create\n{\n\ttrace(args[0]->pr_nope);\n}")
+    assert r.returncode == 1, r.stderr
+    assert ":3:15: pr_nope is not a member of struct psinfo" in r.stderr, r.stderr
+    r = compile_lib(dtrace, isa, "proc:::create { trace(args[1]); }", "-x", "errtags")
+    assert r.returncode == 1 and "[D_ARGS_IDX]" in r.stderr, r.stderr
+    # without the library: the translated type is named as missing
+    r = compile_lib(dtrace, isa, "io:::start { trace(args[0]->b_bcount); }",
+                    "-x", "nolibs")
+    assert r.returncode == 1 and "no type bufinfo_t *" in r.stderr, r.stderr
+    # a glob leaves args[] untyped, as for fbt
+    r = compile_lib(dtrace, isa, "sched:::*-cpu { trace(args[0]->pr_lwpid); }")
+    assert r.returncode == 1 and "must be applied to a pointer" in r.stderr, r.stderr
+
+
+@pytest.mark.host
+def test_first_attempts_declarations_are_dropped(dtrace):  # noqa: F811
+    """The program is compiled again once the library is loaded: what the
+    first attempt declared must not be "redeclared" the second time."""
+    r = compile_lib(dtrace, "x86_64", "struct s { int a; }; typedef int myint_t; "
+                    "enum e { ONE = 1 }; BEGIN { trace(curpsinfo->pr_pid + ONE); }")
+    assert r.returncode == 0, r.stderr
+
+
+def test_exec_success_one_liner(xdt):  # noqa: F811
+    """Seed 000's one-liner, on the -c command: its arguments, as ps shows them."""
+    r = xdt.run(["dtrace", "-q", "-n",
+                 'proc:::exec-success /pid == $target/ '
+                 '{ printf("%s\\n", curpsinfo->pr_psargs); }',
+                 "-c", "/bin/true stable providers 1 2 3"], timeout=120)
+    assert r.ok, r
+    assert r.stdout.rstrip("\n") == "/bin/true stable providers 1 2 3", r
+
+
+def test_proc_probes(xdt):  # noqa: F811
+    r = xdt.run(["dtrace", "-q", "-n",
+                 'proc:::exec /pid == $target/ { printf("exec %s\\n", args[0]); } '
+                 'proc:::exec-success /pid == $target/ { printf("success %s %d %d\\n", '
+                 'curpsinfo->pr_fname, curpsinfo->pr_ppid == $pid, '
+                 'curlwpsinfo->pr_lwpid == tid); } '
+                 'proc:::lwp-exit /pid == $target/ { printf("lwp-exit\\n"); } '
+                 'proc:::exit /pid == $target/ { printf("exit %d\\n", args[0]); }',
+                 "-c", "/bin/true"], timeout=120)
+    assert r.ok, r
+    # Each CPU's records come in order, the CPUs' one after another (as in
+    # DTrace): the command may move between CPUs, but it exits on one.
+    lines = r.stdout.rstrip("\n").split("\n")
+    assert sorted(lines) == ["exec /bin/true", "exit 1", "lwp-exit", "success true 1 1"], r
+    assert lines.index("exit 1") == lines.index("lwp-exit") + 1, r
+
+
+def test_exec_failure_and_create(xdt):  # noqa: F811
+    """A shell forks a child (create: its psinfo is the child's) that fails
+    to exec a missing file (exec-failure: ENOENT)."""
+    r = xdt.run(["dtrace", "-q", "-n",
+                 'proc:::create /pid == $target/ { printf("create %d\\n", '
+                 'args[0]->pr_ppid == $target); } '
+                 'proc:::exec-failure /progenyof($target)/ { printf("failure %d\\n", args[0]); }',
+                 "-c", "/bin/sh -c /no/such/file;true"], timeout=120)
+    assert r.ok, r
+    assert "create 1\n" in r.stdout and "failure 2\n" in r.stdout, r
+
+
+def test_sched_on_off_cpu_balance(xdt):  # noqa: F811
+    """Every time the -c command goes on a CPU it comes off it again, except
+    the last: that off-cpu is the dead thread's final switch (excluded by its
+    exit_state, since it may come after dtrace has already stopped).  It sleeps
+    at least once, and something wakes it at most once per sleep (+1: the
+    SIGCONT that starts it)."""
+    r = xdt.run(["dtrace", "-q", "-n",
+                 'sched:::on-cpu /pid == $target/ { @on = count(); } '
+                 'sched:::off-cpu /pid == $target && curthread->exit_state == 0/ '
+                 '{ @off = count(); } '
+                 'sched:::sleep /pid == $target/ { @sl = count(); } '
+                 'sched:::wakeup /args[1]->pr_pid == $target/ { @wk = count(); } '
+                 'END { printa("on %@d\\n", @on); printa("off %@d\\n", @off); '
+                 'printa("sleep %@d\\n", @sl); printa("wakeup %@d\\n", @wk); }',
+                 "-c", "/bin/sleep 0.2"], timeout=120)
+    assert r.ok, r
+    n = {k: int(v) for k, v in re.findall(r"^(\w+) (\d+)$", r.stdout, re.M)}
+    assert set(n) == {"on", "off", "sleep", "wakeup"}, r
+    assert n["on"] == n["off"] + 1, r
+    assert n["sleep"] >= 1 and 1 <= n["wakeup"] <= n["sleep"] + 1, r
+
+
+def test_io_start_counts_direct_io(xdt, sysc):  # noqa: F811
+    """16 direct reads of 4 KiB from the lab's virtio disk are 16 requests
+    of 4096 bytes each (O_DIRECT: no page cache, no readahead, no merging of
+    requests the reader waits for one at a time)."""
+    if xdt.run(["test", "-b", "/dev/vda"]).code:
+        pytest.skip("no /dev/vda in this guest (the lab's virtio disk)")
+    r = xdt.run(["dtrace", "-q", "-n",
+                 'io:::start /args[1]->dev_statname == "vda" && args[0]->b_flags & B_READ/ '
+                 '{ @n[args[1]->dev_name, args[1]->dev_pathname, args[0]->b_bcount] = count(); } '
+                 'io:::done /args[1]->dev_statname == "vda"/ { @d = count(); } '
+                 'END { printa("%s %s %d %@d\\n", @n); printa("done %@d\\n", @d); }',
+                 "-c", "/tmp/sysc direct /dev/vda 4096 16"], timeout=120)
+    assert r.ok, r
+    assert r.stdout.rstrip("\n") == "virtio_blk /dev/vda 4096 16\ndone 16", r
+
+
+def test_list_verbose_argument_types(xdt):  # noqa: F811
+    r = xdt.run(["dtrace", "-l", "-v", "-n", "io:::start"], timeout=60)
+    assert r.ok, r
+    assert re.search(r"^\s*\d+\s+io\s+vmlinux\s+block_rq_issue start$", r.stdout, re.M), r
+    assert ("\tArgument Types\n\t\targs[0]: bufinfo_t *\n\t\targs[1]: devinfo_t *\n"
+            "\t\targs[2]: fileinfo_t *\n") in r.stdout, r
+    r = xdt.run(["dtrace", "-l", "-v", "-n", "fbt::vfs_read:return"], timeout=60)
+    assert r.ok, r
+    assert "\t\targs[0]: int\n\t\targs[1]: ssize_t\n" in r.stdout, r
+    r = xdt.run(["dtrace", "-l", "-v", "-n", "proc:::exec-success"], timeout=60)
+    assert r.ok and "\tArgument Types\n\t\tNone\n" in r.stdout, r
