@@ -112,10 +112,23 @@ $(BUILD)/%/xdt-fuzz: guest/xdt-fuzz.c core/uapi/xdt.h core/uapi/dif.h | deps
 # for it by default (compiler/libxdt.c, XDT_LIBDIR).
 DLIB := $(wildcard dlib/*.d)
 
+# The types of the kernel's global variables, for D's `name: 6.1's BTF has
+# none (tools/xdt-kvars.c says why).  Made from the vmlinux's DWARF into its
+# kernel tree (so it is cached with the kernel) and installed beside the D
+# library.
+$(BUILD)/host/xdt-kvars: tools/xdt-kvars.c | deps
+	@mkdir -p $(@D)
+	gcc -std=gnu11 -O2 -Wall -Wextra -Werror -o $@ $< -ldw -lelf
+
+$(XDT_CACHE)/kernel/%.current/vmlinux.vars: $(XDT_CACHE)/kernel/%.current/vmlinux \
+		$(BUILD)/host/xdt-kvars
+	@$(BUILD)/host/xdt-kvars $< | LC_ALL=C sort -u >$@.tmp && mv $@.tmp $@
+
 .SECONDEXPANSION:
 $(BUILD)/%/initramfs.cpio: $(BUILD)/%/init $$(call guest_dtrace,$$*) \
 		$$(call guest_xdtko,$$*) $(BUILD)/%/xdt-rawprog $(BUILD)/%/xdt-fuzz \
-		$(BUILD)/%/xdt-bpfbench tools/mkinitramfs.py busybox mcpp $(DLIB)
+		$(BUILD)/%/xdt-bpfbench tools/mkinitramfs.py busybox mcpp $(DLIB) \
+		$(XDT_CACHE)/kernel/%.current/vmlinux.vars
 	@$(PYTHON) tools/mkinitramfs.py $@ --init $< \
 		--busybox $(XDT_CACHE)/busybox/$*.current \
 		$(call guest_mcpp,$*) \
@@ -124,6 +137,7 @@ $(BUILD)/%/initramfs.cpio: $(BUILD)/%/init $$(call guest_dtrace,$$*) \
 		--file $(BUILD)/$*/xdt-bpfbench:/usr/bin/xdt-bpfbench \
 		$(if $(DTRACE_SRCS),--file $(BUILD)/$*/dtrace:/usr/sbin/dtrace) \
 		$(foreach f,$(DLIB),--file $(f):/usr/lib/xdt/$(notdir $(f))) \
+		--file $(XDT_CACHE)/kernel/$*.current/vmlinux.vars:/usr/lib/xdt/vmlinux.vars \
 		$(if $(call guest_xdtko,$*),--file $(BUILD)/$*/xdt/xdt.ko:/lib/modules/xdt.ko)
 
 guest: $(foreach i,$(isas),$(BUILD)/$(i)/initramfs.cpio)

@@ -632,3 +632,72 @@ int btf_func_proto(const char *func, struct dtype **args, int max,
 	*ret = conv(b, proto->type);
 	return (int)n;
 }
+
+/* ---- `name: kernel variables ------------------------------------------ */
+/*
+ * 6.1's BTF has no global variables (pahole 1.24 encodes per-CPU ones
+ * only), so their types come from a table the build extracts from the
+ * vmlinux's DWARF (tools/xdt-kvars.c): VMLINUX.vars beside -x vmlinux's
+ * file, or the guest's copy in the D library directory.  The address is
+ * the running kernel's (/proc/kallsyms), or for -x vmlinux its System.map.
+ */
+#ifndef XDT_LIBDIR
+#define XDT_LIBDIR "/usr/lib/xdt"
+#endif
+
+static int scan_symbols(const char *path, const char *name, __u64 *addr)
+{
+	FILE *f = fopen(path, "r");
+	char line[600], sym[512], type;
+	unsigned long long a;
+	int found = 0;
+
+	if (!f)
+		return 0;
+	while (!found && fgets(line, sizeof(line), f))
+		if (sscanf(line, "%llx %c %511s", &a, &type, sym) == 3 &&
+		    !strcmp(sym, name) && !strchr(line, '[')) {
+			*addr = a;
+			found = 1;
+		}
+	fclose(f);
+	return found;
+}
+
+int btf_kvar(const char *name, char *type, size_t cap, __u64 *addr)
+{
+	char path[4096], line[700];
+	FILE *f;
+	size_t n = strlen(name);
+	int found = 0;
+
+	if (btf_path && !strcmp(btf_path, "none"))
+		return -1;
+	snprintf(path, sizeof(path), "%s.vars", btf_path ? btf_path :
+		 XDT_LIBDIR "/vmlinux");
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	while (!found && fgets(line, sizeof(line), f))
+		if (!strncmp(line, name, n) && line[n] == '\t') {
+			snprintf(type, cap, "%s", line + n + 1);
+			type[strcspn(type, "\n")] = '\0';
+			found = 1;
+		}
+	fclose(f);
+	if (!found)
+		return 0;
+	*addr = 0;
+	if (btf_path) {
+		const char *slash = strrchr(btf_path, '/');
+
+		snprintf(path, sizeof(path), "%.*s/System.map",
+			 slash ? (int)(slash - btf_path) : 1,
+			 slash ? btf_path : ".");
+	} else {
+		snprintf(path, sizeof(path), "/proc/kallsyms");
+	}
+	if (!scan_symbols(path, name, addr))
+		return 0;
+	return 1;
+}

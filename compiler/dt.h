@@ -273,6 +273,10 @@ struct dtype *btf_tagged(enum tkind k, const char *tag);
 struct dtype *btf_enumconst(const char *name, long long *v);
 void btf_complete(struct dtype *t);
 int btf_stats(unsigned *ntypes, double *ms);
+/* `name: 1 and its C type and address, 0 if unknown, -1 if no table */
+int btf_kvar(const char *name, char *type, size_t cap, __u64 *addr);
+/* A type written as a string ("struct task_struct *"), or NULL. */
+struct dtype *dt_typestr(struct prog *p, const char *s);
 int btf_func_proto(const char *func, struct dtype **args, int max,
 		   struct dtype **ret);
 

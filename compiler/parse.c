@@ -2740,6 +2740,13 @@ static struct dtype *typestr(struct parser *ps, const char *s, size_t len)
 	return t;
 }
 
+struct dtype *dt_typestr(struct prog *p, const char *s)
+{
+	struct parser ps = { .p = p, .cl = -1 };
+
+	return typestr(&ps, s, strlen(s));
+}
+
 /*
  * args[] of a stable probe: native and translated types from the table.
  * The translated ones are the D library's (psinfo_t): while the library is

@@ -884,6 +884,45 @@ struct node *sema_lvalue(struct prog *p, struct lexer *lx, struct node *n,
 	}
 }
 
+/*
+ * `name, vmlinux`name: a kernel variable, as the lvalue *(T *)&name -- its
+ * type from the build's table (btf_kvar), its address the running
+ * kernel's.  Reads are DIF loads, each checked like any kernel load.
+ */
+static struct node *kernel_var(struct prog *p, struct lexer *lx, struct node *n)
+{
+	const char *bq = strchr(n->s, '`'), *name = bq + 1;
+	char tstr[512];
+	struct dtype *t;
+	struct node *a, *d;
+	__u64 addr;
+	int k;
+
+	if (bq != n->s && (bq - n->s != 7 || strncmp(n->s, "vmlinux", 7)))
+		dt_cerrt(lx, DT_D_IDENT_UNDEF, n->line, n->col,
+			 "failed to resolve %s: only vmlinux's variables are known "
+			 "(module variables are not)", n->s);
+	k = btf_kvar(name, tstr, sizeof(tstr), &addr);
+	if (k < 0)
+		dt_cerrt(lx, DT_D_IDENT_UNDEF, n->line, n->col,
+			 "failed to resolve %s: no table of kernel variables "
+			 "(vmlinux.vars, made by the build)", n->s);
+	if (!k)
+		dt_cerrt(lx, DT_D_IDENT_UNDEF, n->line, n->col,
+			 "failed to resolve %s: Unknown symbol name", n->s);
+	t = dt_typestr(p, tstr);
+	if (!t)
+		dt_cerrt(lx, DT_D_IDENT_UNDEF, n->line, n->col,
+			 "failed to resolve %s: its type %s is not in the kernel's BTF",
+			 n->s, tstr);
+	a = node_new(N_INT, n->line, n->col);
+	a->ival = (long long)addr;
+	a->t = type_ptr(t);
+	d = node_new(N_DEREF, n->line, n->col);
+	d->a = a;
+	return sem(p, lx, d);
+}
+
 static struct node *resolve_ident(struct prog *p, struct lexer *lx, struct node *n)
 {
 	struct dvar *v;
@@ -933,9 +972,7 @@ static struct node *resolve_ident(struct prog *p, struct lexer *lx, struct node 
 	if (!strcmp(n->s, "NULL"))	/* DTrace's D library: inline int NULL = 0 */
 		return int_node(n, 0, dt_int);
 	if (strchr(n->s, '`'))
-		dt_cerrt(lx, DT_D_IDENT_UNDEF, n->line, n->col,
-			 "failed to resolve %s: kernel symbols need BTF, which xdt does not read yet",
-			 n->s);
+		return kernel_var(p, lx, n);
 	dt_cerrt(lx, DT_D_IDENT_UNDEF, n->line, n->col,
 		 "failed to resolve %s: Unknown variable name", n->s);
 }

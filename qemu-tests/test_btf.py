@@ -124,3 +124,21 @@ def test_fbt_args_typed_at_compile_time(dtrace, isa):  # noqa: F811
     assert "index 4 is out of range for fbt::vfs_read:entry args[ ]" in r.stderr
     r = compile_e(dtrace, isa, "fbt::vfs_rea*:entry { trace(args[0]->f_path); }")
     assert r.returncode == 1 and "must be applied to a pointer" in r.stderr, r.stderr
+
+
+@pytest.mark.host
+@pytest.mark.parametrize("isa", xdtvm.ISAS)
+def test_kernel_variables(dtrace, isa):  # noqa: F811
+    """`name: typed from the build's vmlinux.vars, addressed from System.map;
+    an unknown one is an error naming it at line:column."""
+    if not os.path.exists(vmlinux(isa) + ".vars"):
+        pytest.skip(f"no {vmlinux(isa)}.vars yet: run make")
+    r = compile_e(dtrace, isa, "BEGIN { trace(`jiffies_64 + vmlinux`nr_cpu_ids); "
+                  "trace(stringof(`init_task.comm)); trace(`init_uts_ns.name.release[0]); }")
+    assert r.returncode == 0, r.stderr
+    r = compile_e(dtrace, isa, "BEGIN {\n  trace(`no_such_variable);\n}")
+    assert r.returncode == 1, r.stderr
+    assert ":2:9: failed to resolve `no_such_variable: Unknown symbol name" in r.stderr, \
+        r.stderr
+    r = compile_e(dtrace, isa, "BEGIN { trace(ext2`x); }")
+    assert r.returncode == 1 and "only vmlinux's variables" in r.stderr, r.stderr

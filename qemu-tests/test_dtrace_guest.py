@@ -325,6 +325,8 @@ def test_fbt_coverage_and_refusals(xdt):
     assert r.ok, r.stderr[-500:]
     probes, funcs, refused = 0, set(), Counter()
     for ln in r.stdout.splitlines()[1:]:
+        if not ln or ln.startswith("\t"):
+            continue  # a probe's "Argument Types" block
         m = re.search(r"\(refused: (.*)\)$", ln)
         if m:
             refused[m.group(1)] += 1

@@ -33,6 +33,8 @@ def kinst_list(vm, spec):
     r = dtrace(vm, "-l", "-v", "-n", spec, timeout=300)
     probes, refused = {}, {}
     for ln in r.stdout.splitlines()[1:]:
+        if not ln or ln.startswith("\t"):
+            continue  # a probe's "Argument Types" block
         m = LIST_RE.match(ln)
         assert m and m.group(4) != "-", (ln, r)
         if m.group(1) == "-":

@@ -13,7 +13,7 @@ PKGS=(
 	libcapstone-dev liblua5.4-dev
 	python3-matplotlib
 	mcpp autotools-dev
-	e2fsprogs
+	e2fsprogs libdw-dev
 )
 # Tests inject a package that cannot exist to exercise the not-root message.
 PKGS+=(${XDT_DEPS_EXTRA:-})

@@ -1,0 +1,150 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * xdt-kvars: the kernel's global variables and their C types, from a
+ * vmlinux's DWARF, one "name<TAB>type" line each -- the type source for
+ * D's `name kernel variables.
+ *
+ * Why not BTF: pahole 1.24 (Debian's, which builds the lab kernels) writes
+ * only per-CPU variables into BTF (global ones came with pahole 1.26's
+ * global_var feature), so the running kernel's /sys/kernel/btf/vmlinux
+ * cannot type `jiffies_64.  The build runs this once per kernel tree
+ * (tools/build-kernel.sh) and the guest gets the table beside the D library
+ * (/usr/lib/xdt/vmlinux.vars); the types it names are then read from BTF
+ * by name like any other kernel type.  gdb's "info variables" gives the
+ * same facts but took 2 minutes per kernel; libdw takes seconds.
+ *
+ * Only definitions of external (non-static) variables: what D's `name
+ * means.  A variable whose type cannot be written as a D type name (a
+ * function, an anonymous struct) is left out; `name then says it has no
+ * type.  Qualifiers are dropped (D reads, it never writes kernel memory).
+ */
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+/* Append the D spelling of @die's type to @buf; 0 if it has none. */
+static int render(Dwarf_Die *die, char *buf, size_t cap, int depth)
+{
+	Dwarf_Attribute a;
+	Dwarf_Die base, sub;
+	const char *name = dwarf_diename(die);
+	size_t n = strlen(buf);
+	int has_base;
+
+	if (depth > 16)
+		return 0;
+	has_base = dwarf_attr_integrate(die, DW_AT_type, &a) &&
+		   dwarf_formref_die(&a, &base);
+	switch (dwarf_tag(die)) {
+	case DW_TAG_base_type:
+	case DW_TAG_typedef:
+		if (!name)
+			return 0;
+		snprintf(buf + n, cap - n, "%s", name);
+		return 1;
+	case DW_TAG_structure_type:
+	case DW_TAG_union_type:
+	case DW_TAG_enumeration_type:
+		if (!name)
+			return 0;
+		snprintf(buf + n, cap - n, "%s %s",
+			 dwarf_tag(die) == DW_TAG_structure_type ? "struct" :
+			 dwarf_tag(die) == DW_TAG_union_type ? "union" : "enum",
+			 name);
+		return 1;
+	case DW_TAG_const_type:
+	case DW_TAG_volatile_type:
+	case DW_TAG_restrict_type:
+		if (!has_base) {
+			snprintf(buf + n, cap - n, "void");
+			return 1;
+		}
+		return render(&base, buf, cap, depth + 1);
+	case DW_TAG_pointer_type:
+		/* pointers to functions, and to what D cannot name: void * */
+		if (!has_base || dwarf_tag(&base) == DW_TAG_subroutine_type ||
+		    !render(&base, buf, cap, depth + 1)) {
+			buf[n] = '\0';
+			snprintf(buf + n, cap - n, "void *");
+			return 1;
+		}
+		n = strlen(buf);
+		snprintf(buf + n, cap - n, " *");
+		return 1;
+	case DW_TAG_array_type:
+		if (!has_base || !render(&base, buf, cap, depth + 1))
+			return 0;
+		if (dwarf_child(die, &sub) == 0) {
+			do {
+				Dwarf_Word ub;
+
+				if (dwarf_tag(&sub) != DW_TAG_subrange_type)
+					continue;
+				n = strlen(buf);
+				if (dwarf_attr(&sub, DW_AT_upper_bound, &a) &&
+				    !dwarf_formudata(&a, &ub))
+					snprintf(buf + n, cap - n, "[%llu]",
+						 (unsigned long long)ub + 1);
+				else
+					return 0;	/* [] (a flexible array) */
+			} while (dwarf_siblingof(&sub, &sub) == 0);
+		}
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+int main(int argc, char **argv)
+{
+	Dwarf_CU *unit = NULL;
+	Dwarf_Die cu;
+	uint8_t type;
+	Dwarf *dw;
+	int fd;
+
+	if (argc != 2) {
+		fprintf(stderr, "usage: xdt-kvars VMLINUX\n");
+		return 2;
+	}
+	fd = open(argv[1], O_RDONLY);
+	dw = fd < 0 ? NULL : dwarf_begin(fd, DWARF_C_READ);
+	if (!dw) {
+		fprintf(stderr, "xdt-kvars: %s: no DWARF\n", argv[1]);
+		return 1;
+	}
+	/* every unit, DWARF 5's too (dwarf_nextcu stops at their headers) */
+	while (dwarf_get_units(dw, unit, &unit, NULL, &type, &cu, NULL) == 0) {
+		Dwarf_Die d;
+
+		if (type != DW_UT_compile && type != DW_UT_partial)
+			continue;
+		if (dwarf_child(&cu, &d) == 0) {
+			do {
+				Dwarf_Attribute a;
+				Dwarf_Die t;
+				bool ext = false;
+				char buf[512] = "";
+				const char *name;
+
+				if (dwarf_tag(&d) != DW_TAG_variable ||
+				    !dwarf_hasattr(&d, DW_AT_location))
+					continue;
+				name = dwarf_diename(&d);
+				if (!name || !dwarf_attr_integrate(&d, DW_AT_external, &a) ||
+				    dwarf_formflag(&a, &ext) || !ext)
+					continue;
+				if (dwarf_attr_integrate(&d, DW_AT_type, &a) &&
+				    dwarf_formref_die(&a, &t) &&
+				    render(&t, buf, sizeof(buf), 0))
+					printf("%s\t%s\n", name, buf);
+			} while (dwarf_siblingof(&d, &d) == 0);
+		}
+	}
+	dwarf_end(dw);
+	close(fd);
+	return 0;
+}
