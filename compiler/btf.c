@@ -26,6 +26,7 @@
  * has no static cross libelf to link.
  */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -42,14 +43,23 @@
 
 enum { NC_PLAIN, NC_STRUCT, NC_UNION, NC_ENUM, NC_FUNC, NC_VAR, NC_N };
 
+/*
+ * A module's BTF is split BTF: its type ids continue vmlinux's (from
+ * start = vmlinux's n + 1) and its string offsets continue vmlinux's
+ * string section, so its types refer to vmlinux's freely.  bt(), bname()
+ * and conv() send what is below a module's own range to its base.
+ */
 struct btf {
 	char *data;
 	const struct btf_header *hdr;
 	const char *types, *strs;
 	uint32_t types_len, strs_len;
-	uint32_t n;		/* types 1..n */
-	uint32_t *off;		/* [id]: offset in types */
-	struct dtype **conv;	/* [id]: imported, or NULL */
+	struct btf *base;	/* a module's: vmlinux's BTF; else NULL */
+	const char *name;	/* "vmlinux", or the module's */
+	uint32_t start;		/* its first own id: 1, or base->n + 1 */
+	uint32_t n;		/* its last id (own ids start..n) */
+	uint32_t *off;		/* [id - start + 1]: offset in types */
+	struct dtype **conv;	/* [id - start + 1]: imported, or NULL */
 	uint32_t *hash, hmask;	/* (class, name) -> id, 0 = empty */
 	uint32_t *ehash, emask;	/* enumerator name -> enum id */
 };
@@ -59,13 +69,23 @@ static char *btf_path;		/* -x vmlinux, or NULL: the running kernel's */
 static int btf_tried;
 static double btf_load_ms;	/* reading and indexing, for -x btfstats */
 
+static struct btf **mods;	/* loaded modules' BTF (guest only) */
+static int nmods, mods_tried;
+
 static const struct btf_type *bt(const struct btf *b, uint32_t id)
 {
-	return (const struct btf_type *)(b->types + b->off[id]);
+	if (id < b->start)
+		return bt(b->base, id);
+	return (const struct btf_type *)(b->types + b->off[id - b->start + 1]);
 }
 
 static const char *bname(const struct btf *b, uint32_t off)
 {
+	if (b->base) {
+		if (off < b->base->strs_len)
+			return bname(b->base, off);
+		off -= b->base->strs_len;
+	}
 	return off < b->strs_len ? b->strs + off : "";
 }
 
@@ -149,9 +169,9 @@ static void index_names(struct btf *b)
 {
 	uint32_t cap = 1, ecap = 1, ne = 0;
 
-	while (cap < 2 * b->n + 2)
+	while (cap < 2 * (b->n - b->start + 1) + 2)
 		cap <<= 1;
-	for (uint32_t id = 1; id <= b->n; id++) {
+	for (uint32_t id = b->start; id <= b->n; id++) {
 		const struct btf_type *t = bt(b, id);
 		int k = BTF_INFO_KIND(t->info);
 
@@ -164,7 +184,7 @@ static void index_names(struct btf *b)
 	b->hmask = cap - 1;
 	b->ehash = xzalloc(ecap * sizeof(*b->ehash));
 	b->emask = ecap - 1;
-	for (uint32_t id = 1; id <= b->n; id++) {
+	for (uint32_t id = b->start; id <= b->n; id++) {
 		const struct btf_type *t = bt(b, id);
 		const char *nm = bname(b, t->name_off);
 		int c = nclass(t), k = BTF_INFO_KIND(t->info);
@@ -199,7 +219,8 @@ static void index_names(struct btf *b)
 	}
 }
 
-static struct btf *btf_read(const char *path, char *err, size_t errlen)
+static struct btf *btf_read(const char *path, struct btf *base, char *err,
+			    size_t errlen)
 {
 	struct btf *b;
 	struct stat st;
@@ -252,6 +273,8 @@ parse:
 	}
 	b = xzalloc(sizeof(*b));
 	b->data = d;
+	b->base = base;
+	b->start = base ? base->n + 1 : 1;
 	b->hdr = (const void *)sec;
 	if (len < sizeof(*b->hdr) || b->hdr->magic != BTF_MAGIC ||
 	    b->hdr->version != BTF_VERSION || b->hdr->hdr_len > len ||
@@ -278,10 +301,10 @@ parse:
 			break;
 		o += sizeof(struct btf_type) + (uint32_t)x;
 	}
-	b->n = n;
+	b->n = b->start - 1 + n;
 	b->off = xzalloc((n + 1) * sizeof(*b->off));
 	b->conv = xzalloc((n + 1) * sizeof(*b->conv));
-	for (o = 0, n = 1; n <= b->n; n++) {
+	for (o = 0, n = 1; n <= b->n - b->start + 1; n++) {
 		b->off[n] = o;
 		o += sizeof(struct btf_type) + (uint32_t)extra((const void *)(b->types + o));
 	}
@@ -310,13 +333,58 @@ static struct btf *kernel(void)
 	if (!btf_path && access("/sys/kernel/btf/vmlinux", R_OK))
 		return NULL;		/* a kernel without BTF */
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	kbtf = btf_read(btf_path ? btf_path : "/sys/kernel/btf/vmlinux", err,
-			sizeof(err));
+	kbtf = btf_read(btf_path ? btf_path : "/sys/kernel/btf/vmlinux", NULL,
+			err, sizeof(err));
+	if (kbtf)
+		kbtf->name = "vmlinux";
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	btf_load_ms = (t1.tv_sec - t0.tv_sec) * 1e3 + (t1.tv_nsec - t0.tv_nsec) / 1e6;
 	if (!kbtf && btf_path)
 		fprintf(stderr, "dtrace: kernel types unavailable: %s\n", err);
 	return kbtf;
+}
+
+/*
+ * The loaded modules' BTF (/sys/kernel/btf/<module>), read the first time
+ * a name is not vmlinux's -- only for the running kernel: -x vmlinux names
+ * a file, and modules' .ko files are not read.  A module loaded after
+ * that is not seen by this dtrace.
+ */
+static void load_modules(void)
+{
+	struct dirent **ents;
+	int n;
+
+	if (mods_tried || btf_path || !kernel())
+		return;
+	mods_tried = 1;
+	n = scandir("/sys/kernel/btf", &ents, NULL, alphasort);
+	for (int i = 0; i < n; i++) {
+		char path[300], err[300];
+		struct btf *m;
+
+		if (ents[i]->d_name[0] != '.' && strcmp(ents[i]->d_name, "vmlinux")) {
+			snprintf(path, sizeof(path), "/sys/kernel/btf/%s", ents[i]->d_name);
+			m = btf_read(path, kbtf, err, sizeof(err));
+			if (m) {
+				m->name = xstrdup(ents[i]->d_name);
+				mods = xrealloc(mods, (size_t)(nmods + 1) * sizeof(*mods));
+				mods[nmods++] = m;
+			}
+		}
+		free(ents[i]);
+	}
+	if (n >= 0)
+		free(ents);
+}
+
+/* The BTF to search at step @i: vmlinux's, then each module's; NULL: done */
+static struct btf *nth(int i)
+{
+	if (i == 0)
+		return kernel();
+	load_modules();
+	return i - 1 < nmods ? mods[i - 1] : NULL;
 }
 
 int btf_stats(unsigned *ntypes, double *ms)
@@ -370,6 +438,7 @@ static struct dtype *conv_sou(struct btf *b, uint32_t id, const struct btf_type 
 	d->size = t->size;
 	d->align = pow2_align(t->size);
 	d->btfid = id;
+	d->btfsrc = b;
 	return d;
 }
 
@@ -438,8 +507,10 @@ static struct dtype *conv(struct btf *b, uint32_t id)
 
 	if (!id || id > b->n)
 		return dt_void;
-	if (b->conv[id])
-		return b->conv[id];
+	if (id < b->start)
+		return conv(b->base, id);
+	if (b->conv[id - b->start + 1])
+		return b->conv[id - b->start + 1];
 	t = bt(b, id);
 	nm = bname(b, t->name_off);
 	switch (BTF_INFO_KIND(t->info)) {
@@ -467,7 +538,7 @@ static struct dtype *conv(struct btf *b, uint32_t id)
 	case BTF_KIND_STRUCT:
 	case BTF_KIND_UNION:
 		/* set before the members can refer back to it */
-		d = b->conv[id] = conv_sou(b, id, t);
+		d = b->conv[id - b->start + 1] = conv_sou(b, id, t);
 		break;
 	case BTF_KIND_ENUM:
 	case BTF_KIND_ENUM64:
@@ -475,9 +546,15 @@ static struct dtype *conv(struct btf *b, uint32_t id)
 		break;
 	case BTF_KIND_FWD: {
 		enum tkind k = BTF_INFO_KFLAG(t->info) ? TK_UNION : TK_STRUCT;
-		uint32_t def = lookup(b, k == TK_UNION ? NC_UNION : NC_STRUCT, nm);
+		int c = k == TK_UNION ? NC_UNION : NC_STRUCT;
+		uint32_t def = lookup(b, c, nm);
+		struct btf *db = b;
 
-		d = def ? conv(b, def) : type_tagged(k, nm, 1);
+		if (!def && b->base) {		/* a module's forward to vmlinux's */
+			db = b->base;
+			def = lookup(db, c, nm);
+		}
+		d = def ? conv(db, def) : type_tagged(k, nm, 1);
 		break;
 	}
 	case BTF_KIND_TYPEDEF:
@@ -492,7 +569,7 @@ static struct dtype *conv(struct btf *b, uint32_t id)
 	default:
 		d = dt_void;
 	}
-	b->conv[id] = d;
+	b->conv[id - b->start + 1] = d;
 	return d;
 }
 
@@ -540,7 +617,7 @@ static void add_members(struct btf *b, struct dtype *d, uint32_t id,
 		    mt->real->btfid) {
 			unsigned a = 1;
 
-			add_members(b, d, mt->real->btfid, dm.off, &a, 1);
+			add_members(mt->real->btfsrc, d, mt->real->btfid, dm.off, &a, 1);
 		}
 	}
 }
@@ -549,55 +626,59 @@ void btf_complete(struct dtype *d)
 {
 	unsigned align = 1;
 
-	if (!kbtf || !d->btfid || d->defined)
+	if (!d->btfsrc || !d->btfid || d->defined)
 		return;
 	d->defined = 1;
-	add_members(kbtf, d, d->btfid, 0, &align, 0);
+	add_members(d->btfsrc, d, d->btfid, 0, &align, 0);
 	d->align = align;
 }
 
 /* A struct, union or enum tag D does not know: the kernel's, or NULL. */
 struct dtype *btf_tagged(enum tkind k, const char *tag)
 {
-	struct btf *b = kernel();
+	struct btf *b;
 	uint32_t id;
 
-	if (!b)
-		return NULL;
-	id = lookup(b, k == TK_STRUCT ? NC_STRUCT : k == TK_UNION ? NC_UNION : NC_ENUM, tag);
-	return id ? conv(b, id) : NULL;
+	for (int i = 0; (b = nth(i)); i++) {
+		id = lookup(b, k == TK_STRUCT ? NC_STRUCT : k == TK_UNION ?
+			    NC_UNION : NC_ENUM, tag);
+		if (id)
+			return conv(b, id);
+	}
+	return NULL;
 }
 
 /* A typedef (or base type name) D does not know: the kernel's, or NULL. */
 struct dtype *btf_named(const char *name)
 {
-	struct btf *b = kernel();
+	struct btf *b;
 	uint32_t id;
 
-	if (!b)
-		return NULL;
-	id = lookup(b, NC_PLAIN, name);
-	if (!id || BTF_INFO_KIND(bt(b, id)->info) != BTF_KIND_TYPEDEF)
-		return NULL;	/* BTF's int names ("long unsigned int") are C's */
-	return conv(b, id);
+	for (int i = 0; (b = nth(i)); i++) {
+		id = lookup(b, NC_PLAIN, name);
+		/* BTF's int names ("long unsigned int") are C's */
+		if (id && BTF_INFO_KIND(bt(b, id)->info) == BTF_KIND_TYPEDEF)
+			return conv(b, id);
+	}
+	return NULL;
 }
 
 /* An enumerator D does not know: the kernel's (its enum imported), or NULL. */
 struct dtype *btf_enumconst(const char *name, long long *v)
 {
-	struct btf *b = kernel();
+	struct btf *b;
 
-	if (!b)
-		return NULL;
-	for (uint32_t h = strhash(name, 0) & b->emask; b->ehash[h];
-	     h = (h + 1) & b->emask) {
-		struct dtype *e = conv(b, b->ehash[h]);
+	for (int k = 0; (b = nth(k)); k++) {
+		for (uint32_t h = strhash(name, 0) & b->emask; b->ehash[h];
+		     h = (h + 1) & b->emask) {
+			struct dtype *e = conv(b, b->ehash[h]);
 
-		for (int i = 0; i < e->necs; i++)
-			if (!strcmp(e->ecs[i].name, name)) {
-				*v = e->ecs[i].v;
-				return e;
-			}
+			for (int i = 0; i < e->necs; i++)
+				if (!strcmp(e->ecs[i].name, name)) {
+					*v = e->ecs[i].v;
+					return e;
+				}
+		}
 	}
 	return NULL;
 }
@@ -610,12 +691,14 @@ struct dtype *btf_enumconst(const char *name, long long *v)
 int btf_func_proto(const char *func, struct dtype **args, int max,
 		   struct dtype **ret)
 {
-	struct btf *b = kernel();
+	struct btf *b;
 	const struct btf_type *fn, *proto;
 	const struct btf_param *pa;
-	uint32_t id, n;
+	uint32_t id = 0, n;
 
-	if (!b || !(id = lookup(b, NC_FUNC, func)))
+	for (int i = 0; !id && (b = nth(i)); i++)
+		id = lookup(b, NC_FUNC, func);
+	if (!id)
 		return -1;
 	fn = bt(b, id);
 	if (!fn->type || fn->type > b->n)

@@ -235,6 +235,8 @@ struct dtype {
 	struct dtype *real;		/* typedef: what it names (else self) */
 	unsigned btfid;			/* a kernel struct/union (btf.c): its
 					   BTF id; members come on demand */
+	void *btfsrc;			/* ... in which BTF (vmlinux's, a
+					   module's) */
 };
 
 extern struct dtype *dt_void, *dt_int, *dt_uint, *dt_long, *dt_ulong,

@@ -142,3 +142,26 @@ def test_kernel_variables(dtrace, isa):  # noqa: F811
         r.stderr
     r = compile_e(dtrace, isa, "BEGIN { trace(ext2`x); }")
     assert r.returncode == 1 and "only vmlinux's variables" in r.stderr, r.stderr
+
+
+def test_module_types(xdt):  # noqa: F811
+    """A loaded module's own types come from its split BTF
+    (/sys/kernel/btf/xdt_hello: ids and strings continuing vmlinux's), and
+    its functions' prototypes type fbt's args[]."""
+    from test_dtrace_guest import load_hello
+    load_hello(xdt)
+    try:
+        r = xdt.run(["dtrace", "-qn",
+                     "BEGIN { printf(\"%d %d %d\\n\", "
+                     "sizeof (struct trace_event_raw_xdt_hello_chain), "
+                     "offsetof(struct trace_event_raw_xdt_hello_chain, result), "
+                     "sizeof (((struct trace_event_raw_xdt_hello_chain *)0)->ent)); "
+                     "exit(0); }"], timeout=60)
+        assert r.ok, r
+        size, off, ent = map(int, r.stdout.split())
+        assert off == ent + 4 and size >= off + 4, r.stdout
+        r = xdt.run(["dtrace", "-l", "-v", "-n", "fbt:xdt_hello:xdt_hello_c:entry"],
+                    timeout=60)
+        assert r.ok and "\t\targs[0]: int\n" in r.stdout, r
+    finally:
+        xdt.run("rmmod xdt_hello")

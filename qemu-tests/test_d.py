@@ -50,6 +50,24 @@ def test_d(xdt, sysc, script):
     argv += ["-s", f"/tmp/d/{name}"]
     r = xdt.run(argv, timeout=240)
     assert r.how == "exited" and r.code == 0, (r, r.stderr)
+    with open(script + ".out") as f:
+        want = f.read()
+    if (xdt.isa == "riscv64" and r.stdout != want and want.strip() and
+            not r.stdout.strip() and "syscall::" in open(script).read()
+            and not os.environ.get("XDT_BLESS")):
+        # riscv64 under TCG has been seen not to call the sys_enter
+        # tracepoint for a whole run after its static key was switched on
+        # (test_providers.py, test_vars_kernel.py): a script whose clauses
+        # are all syscall entries then prints nothing.  Not xdt's to fix
+        # (the kernel's branch is patched; QEMU runs the old code), so run
+        # it once more and say so in the report; any other difference, or
+        # the same silence twice, still fails below.
+        from conftest import REPORT
+        r = xdt.run(argv, timeout=240)
+        REPORT.append(f"riscv64: {name} saw no syscall firing (the known "
+                      f"TCG sys_enter case); its rerun "
+                      f"{'passed' if r.stdout == want else 'failed too'}")
+        assert r.how == "exited" and r.code == 0, (r, r.stderr)
     want_err = header(script, "stderr")
     not_err = header(script, "stderr-not")
     if want_err:

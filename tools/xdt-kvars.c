@@ -14,13 +14,15 @@
  * same facts but took 2 minutes per kernel; libdw takes seconds.
  *
  * Only definitions of external (non-static) variables: what D's `name
- * means.  A variable whose type cannot be written as a D type name (a
+ * means.  Per-CPU variables are left out: their symbol is an offset into
+ * each CPU's area, and `name has no CPU to choose.  A variable whose type cannot be written as a D type name (a
  * function, an anonymous struct) is left out; `name then says it has no
  * type.  Qualifiers are dropped (D reads, it never writes kernel memory).
  */
 #include <dwarf.h>
 #include <elfutils/libdw.h>
 #include <fcntl.h>
+#include <gelf.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -98,8 +100,46 @@ static int render(Dwarf_Die *die, char *buf, size_t cap, int depth)
 	}
 }
 
+/* [lo, hi) of the per-CPU section (.data..percpu), or 0, 0 */
+static void percpu_range(Dwarf *dw, GElf_Addr *lo, GElf_Addr *hi)
+{
+	Elf *elf = dwarf_getelf(dw);
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+
+	*lo = *hi = 0;
+	if (!elf || elf_getshdrstrndx(elf, &shstrndx))
+		return;
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		const char *name;
+
+		if (!gelf_getshdr(scn, &sh))
+			continue;
+		name = elf_strptr(elf, shstrndx, sh.sh_name);
+		if (name && !strcmp(name, ".data..percpu")) {
+			*lo = sh.sh_addr;
+			*hi = sh.sh_addr + sh.sh_size;
+		}
+	}
+}
+
+/* The variable's static address (DW_OP_addr), or 0. */
+static Dwarf_Word var_addr(Dwarf_Die *d)
+{
+	Dwarf_Attribute a;
+	Dwarf_Op *ops;
+	size_t n;
+
+	if (!dwarf_attr(d, DW_AT_location, &a) ||
+	    dwarf_getlocation(&a, &ops, &n) || n < 1 || ops[0].atom != DW_OP_addr)
+		return 0;
+	return ops[0].number;
+}
+
 int main(int argc, char **argv)
 {
+	GElf_Addr pcpu_lo, pcpu_hi;
 	Dwarf_CU *unit = NULL;
 	Dwarf_Die cu;
 	uint8_t type;
@@ -117,6 +157,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	/* every unit, DWARF 5's too (dwarf_nextcu stops at their headers) */
+	percpu_range(dw, &pcpu_lo, &pcpu_hi);
 	while (dwarf_get_units(dw, unit, &unit, NULL, &type, &cu, NULL) == 0) {
 		Dwarf_Die d;
 
@@ -137,6 +178,8 @@ int main(int argc, char **argv)
 				if (!name || !dwarf_attr_integrate(&d, DW_AT_external, &a) ||
 				    dwarf_formflag(&a, &ext) || !ext)
 					continue;
+				if (var_addr(&d) >= pcpu_lo && var_addr(&d) < pcpu_hi)
+					continue;	/* per-CPU */
 				if (dwarf_attr_integrate(&d, DW_AT_type, &a) &&
 				    dwarf_formref_die(&a, &t) &&
 				    render(&t, buf, sizeof(buf), 0))
