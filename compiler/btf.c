@@ -28,6 +28,7 @@
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <elf.h>
+#include <fnmatch.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/btf.h>
@@ -714,6 +715,22 @@ int btf_func_proto(const char *func, struct dtype **args, int max,
 		args[i] = conv(b, pa[i].type);
 	*ret = conv(b, proto->type);
 	return (int)n;
+}
+
+void btf_funcs(const char *glob, void (*cb)(const char *name, void *arg),
+	       void *arg)
+{
+	struct btf *b;
+
+	for (int i = 0; (b = nth(i)); i++)
+		for (uint32_t id = b->start; id <= b->n; id++) {
+			const struct btf_type *t = bt(b, id);
+			const char *nm = bname(b, t->name_off);
+
+			if (BTF_INFO_KIND(t->info) == BTF_KIND_FUNC &&
+			    !fnmatch(glob, nm, 0))
+				cb(nm, arg);
+		}
 }
 
 /* ---- `name: kernel variables ------------------------------------------ */

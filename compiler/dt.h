@@ -277,6 +277,12 @@ void btf_complete(struct dtype *t);
 int btf_stats(unsigned *ntypes, double *ms);
 /* `name: 1 and its C type and address, 0 if unknown, -1 if no table */
 int btf_kvar(const char *name, char *type, size_t cap, __u64 *addr);
+/* Kernel functions whose names match @glob (fnmatch), vmlinux's first. */
+void btf_funcs(const char *glob, void (*cb)(const char *name, void *arg),
+	       void *arg);
+/* args[]'s types for the clause being compiled, on its first args[] use */
+struct lexer;
+void dt_argtypes(struct prog *p, struct lexer *lx, int line, int col);
 /* A type written as a string ("struct task_struct *"), or NULL. */
 struct dtype *dt_typestr(struct prog *p, const char *s);
 int btf_func_proto(const char *func, struct dtype **args, int max,

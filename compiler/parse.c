@@ -2784,14 +2784,65 @@ static int stable_argtypes(struct parser *ps, const struct xdt_probedesc *pd,
 	return n;
 }
 
+/*
+ * args[]'s types are worked out when the clause first uses args[] (sema
+ * calls dt_argtypes), not for every clause: typing reads the kernel's BTF,
+ * which a clause that never reads args[] should not pay for at start-up.
+ */
+static struct {
+	struct parser *ps;
+	char (*descs)[256];
+	int nd, line, col;
+} pending;
+
 static void clause_argtypes(struct parser *ps, char (*descs)[256], int nd,
 			    int line, int col)
 {
-	struct prog *p = ps->p;
+	ps->p->nargt = -2;	/* not worked out yet */
+	ps->p->argdesc = descs[0];
+	pending.ps = ps;
+	pending.descs = descs;
+	pending.nd = nd;
+	pending.line = line;
+	pending.col = col;
+}
+
+struct globproto {
+	struct dtype *at[10], *ret;
+	int n, nmatch, differ;
+};
+
+/* fbt over a glob: every matching function's prototype must agree */
+static void glob_proto(const char *func, void *arg)
+{
+	struct globproto *g = arg;
+	struct dtype *at[10], *ret;
+	int n = btf_func_proto(func, at, 10, &ret);
+
+	if (n < 0 || g->differ)
+		return;
+	if (n > 10)
+		n = 10;
+	if (g->nmatch++ == 0) {
+		memcpy(g->at, at, sizeof(at));
+		g->ret = ret;
+		g->n = n;
+		return;
+	}
+	g->differ = n != g->n || ret != g->ret ||
+		    memcmp(at, g->at, (size_t)n * sizeof(at[0]));
+}
+
+void dt_argtypes(struct prog *p, struct lexer *lx, int aline, int acol)
+{
+	struct parser *ps = pending.ps;
+	char (*descs)[256] = pending.descs;
+	int nd = pending.nd, line = pending.line, col = pending.col;
 	struct dtype *at[10], *ret, *nt[10];
 
+	if (p->nargt != -2)
+		return;
 	p->nargt = -1;
-	p->argdesc = descs[0];
 	for (int i = 0; i < nd; i++) {
 		struct xdt_probedesc pd;
 		int n, ent;
@@ -2803,9 +2854,31 @@ static void clause_argtypes(struct parser *ps, char (*descs)[256], int nd,
 			goto have;
 		ent = !strcmp(pd.name, "entry");
 		if (strcmp(pd.prov, "fbt") || !pd.func[0] ||
-		    strpbrk(pd.func, "*?[\\") || (!ent && strcmp(pd.name, "return")))
+		    (!ent && strcmp(pd.name, "return")))
 			goto untyped;
-		n = btf_func_proto(pd.func, at, 10, &ret);
+		if (strpbrk(pd.func, "*?[\\")) {
+			/*
+			 * DTrace types args[] over a description that matches
+			 * several probes when their arguments agree, and
+			 * refuses args[] when they do not.  The functions
+			 * are BTF's (a superset of those with probes).
+			 */
+			struct globproto g = { .n = 0 };
+
+			btf_funcs(pd.func, glob_proto, &g);
+			if (g.differ)
+				dt_cerrt(lx, DT_D_ARGS_MULTI, aline, acol,
+					 "args[ ] may not be referenced because probe "
+					 "description %s matches an unstable set of probes",
+					 descs[i]);
+			if (!g.nmatch)
+				goto untyped;
+			memcpy(at, g.at, sizeof(at));
+			ret = g.ret;
+			n = g.n;
+		} else {
+			n = btf_func_proto(pd.func, at, 10, &ret);
+		}
 		if (n < 0)
 			goto untyped;
 		if (!ent) {
@@ -2895,6 +2968,7 @@ static void clause(struct parser *ps, int src)
 	lower_list(&L, body);
 	flush_exprs(&L);
 	ps->p->argdesc = NULL;	/* args[] outside a clause is untyped */
+	ps->p->nargt = -1;
 	npieces = ps->p->nclauses - first;
 
 	/* "a, b { ... }": the same pieces again for each description */

@@ -1050,6 +1050,8 @@ static struct node *sem(struct prog *p, struct lexer *lx, struct node *n)
 				if (k && (c < 0 || c >= 10))
 					dt_cerrt(lx, DT_D_ARR_BADREF, n->a->line, n->a->col,
 						 "index %lld is out of range for args[ ]", c);
+				if (k && p->argdesc)
+					dt_argtypes(p, lx, n->a->line, n->a->col);
 				if (!k || !p->argdesc || p->nargt < 0)
 					return n;	/* untyped: int64_t */
 				if (c >= p->nargt)

@@ -113,7 +113,8 @@ def test_typed_fbt_args(xdt):  # noqa: F811
 def test_fbt_args_typed_at_compile_time(dtrace, isa):  # noqa: F811
     """args[] of one fbt function takes its prototype's types (the -S
     listing shows none needed: compile success is the check); past the
-    prototype is D_ARGS_IDX; a glob leaves args[] int64_t."""
+    prototype is D_ARGS_IDX; a glob whose functions agree is typed, one
+    whose functions differ refuses args[] (D_ARGS_MULTI, as DTrace)."""
     r = compile_e(dtrace, isa, "fbt::vfs_read:entry { "
                   "trace(stringof(args[0]->f_path.dentry->d_name.name)); "
                   "trace(args[2]); } fbt::vfs_read:return { trace(args[1] < 0); }")
@@ -122,8 +123,16 @@ def test_fbt_args_typed_at_compile_time(dtrace, isa):  # noqa: F811
                   "-x", "errtags")
     assert r.returncode == 1 and "[D_ARGS_IDX]" in r.stderr, r.stderr
     assert "index 4 is out of range for fbt::vfs_read:entry args[ ]" in r.stderr
-    r = compile_e(dtrace, isa, "fbt::vfs_rea*:entry { trace(args[0]->f_path); }")
-    assert r.returncode == 1 and "must be applied to a pointer" in r.stderr, r.stderr
+    r = compile_e(dtrace, isa, "fbt::vfs_rea?:entry { trace(args[0]->f_path.dentry); }")
+    assert r.returncode == 0, r.stderr
+    r = compile_e(dtrace, isa, "fbt::vfs_*:entry {\n\ttrace(args[0]);\n}",
+                  "-x", "errtags")
+    assert r.returncode == 1 and "[D_ARGS_MULTI] line 2:13: args[ ] may not be " \
+        "referenced because probe description fbt::vfs_*:entry matches an " \
+        "unstable set of probes" in r.stderr, r.stderr
+    # a glob that never reads args[] costs no typing (and no error)
+    r = compile_e(dtrace, isa, "fbt::vfs_*:entry { @ = count(); }")
+    assert r.returncode == 0, r.stderr
 
 
 @pytest.mark.host
