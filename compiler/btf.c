@@ -738,30 +738,40 @@ void btf_funcs(const char *glob, void (*cb)(const char *name, void *arg),
  * 6.1's BTF has no global variables (pahole 1.24 encodes per-CPU ones
  * only), so their types come from a table the build extracts from the
  * vmlinux's DWARF (tools/xdt-kvars.c): VMLINUX.vars beside -x vmlinux's
- * file, or the guest's copy in the D library directory.  The address is
- * the running kernel's (/proc/kallsyms), or for -x vmlinux its System.map.
+ * file, or the guest's copy in the D library directory, with link-time
+ * addresses that kvar_delta() moves to the running kernel's.
  */
 #ifndef XDT_LIBDIR
 #define XDT_LIBDIR "/usr/lib/xdt"
 #endif
 
-static int scan_symbols(const char *path, const char *name, __u64 *addr)
+/*
+ * How far the running kernel's text is from where it was linked (KASLR):
+ * its _text from /proc/kallsyms, which lists it near the top (after the
+ * per-CPU symbols at most), against the table's.  -x vmlinux: none.
+ */
+static long long kvar_delta(unsigned long long link_text)
 {
-	FILE *f = fopen(path, "r");
+	static long long delta;
+	static int done;
 	char line[600], sym[512], type;
 	unsigned long long a;
-	int found = 0;
+	FILE *f;
 
+	if (done || btf_path)
+		return delta;
+	done = 1;
+	f = fopen("/proc/kallsyms", "r");
 	if (!f)
 		return 0;
-	while (!found && fgets(line, sizeof(line), f))
+	while (fgets(line, sizeof(line), f))
 		if (sscanf(line, "%llx %c %511s", &a, &type, sym) == 3 &&
-		    !strcmp(sym, name) && !strchr(line, '[')) {
-			*addr = a;
-			found = 1;
+		    !strcmp(sym, "_text")) {
+			delta = (long long)(a - link_text);
+			break;
 		}
 	fclose(f);
-	return found;
+	return delta;
 }
 
 int btf_kvar(const char *name, char *type, size_t cap, __u64 *addr)
@@ -769,6 +779,7 @@ int btf_kvar(const char *name, char *type, size_t cap, __u64 *addr)
 	char path[4096], line[700];
 	FILE *f;
 	size_t n = strlen(name);
+	unsigned long long link_text = 0, a = 0;
 	int found = 0;
 
 	if (btf_path && !strcmp(btf_path, "none"))
@@ -778,26 +789,24 @@ int btf_kvar(const char *name, char *type, size_t cap, __u64 *addr)
 	f = fopen(path, "r");
 	if (!f)
 		return -1;
-	while (!found && fgets(line, sizeof(line), f))
-		if (!strncmp(line, name, n) && line[n] == '\t') {
-			snprintf(type, cap, "%s", line + n + 1);
-			type[strcspn(type, "\n")] = '\0';
-			found = 1;
-		}
-	fclose(f);
-	if (!found)
-		return 0;
-	*addr = 0;
-	if (btf_path) {
-		const char *slash = strrchr(btf_path, '/');
+	while (!found && fgets(line, sizeof(line), f)) {
+		char *tab;
 
-		snprintf(path, sizeof(path), "%.*s/System.map",
-			 slash ? (int)(slash - btf_path) : 1,
-			 slash ? btf_path : ".");
-	} else {
-		snprintf(path, sizeof(path), "/proc/kallsyms");
+		if (!strncmp(line, "#_text\t", 7))
+			link_text = strtoull(line + 7, NULL, 16);
+		if (strncmp(line, name, n) || line[n] != '\t')
+			continue;
+		snprintf(type, cap, "%s", line + n + 1);
+		tab = strchr(type, '\t');
+		if (!tab)
+			continue;
+		*tab = '\0';
+		a = strtoull(tab + 1, NULL, 16);
+		found = 1;
 	}
-	if (!scan_symbols(path, name, addr))
+	fclose(f);
+	if (!found || !a)
 		return 0;
+	*addr = a + (unsigned long long)kvar_delta(link_text);
 	return 1;
 }

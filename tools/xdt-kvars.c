@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * xdt-kvars: the kernel's global variables and their C types, from a
- * vmlinux's DWARF, one "name<TAB>type" line each -- the type source for
- * D's `name kernel variables.
+ * xdt-kvars: the kernel's global variables, their C types and link-time
+ * addresses, from a vmlinux's DWARF, one "name<TAB>type<TAB>address" line
+ * each, after a "#_text<TAB>address" line -- the type source for D's `name
+ * kernel variables.  The consumer moves the addresses by the running
+ * kernel's _text (KASLR), so reading one costs a look at the top of
+ * /proc/kallsyms rather than a scan of all of it (140 ms under TCG).
  *
  * Why not BTF: pahole 1.24 (Debian's, which builds the lab kernels) writes
  * only per-CPU variables into BTF (global ones came with pahole 1.26's
@@ -124,6 +127,32 @@ static void percpu_range(Dwarf *dw, GElf_Addr *lo, GElf_Addr *hi)
 	}
 }
 
+/* The address of the symbol @want in the ELF symbol table, or 0. */
+static GElf_Addr elf_symbol(Elf *elf, const char *want)
+{
+	Elf_Scn *scn = NULL;
+
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		Elf_Data *data;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_SYMTAB ||
+		    !(data = elf_getdata(scn, NULL)))
+			continue;
+		for (size_t i = 0; i < sh.sh_size / sh.sh_entsize; i++) {
+			GElf_Sym sym;
+			const char *name;
+
+			if (!gelf_getsym(data, (int)i, &sym))
+				continue;
+			name = elf_strptr(elf, sh.sh_link, sym.st_name);
+			if (name && !strcmp(name, want))
+				return sym.st_value;
+		}
+	}
+	return 0;
+}
+
 /* The variable's static address (DW_OP_addr), or 0. */
 static Dwarf_Word var_addr(Dwarf_Die *d)
 {
@@ -158,6 +187,8 @@ int main(int argc, char **argv)
 	}
 	/* every unit, DWARF 5's too (dwarf_nextcu stops at their headers) */
 	percpu_range(dw, &pcpu_lo, &pcpu_hi);
+	printf("#_text\t%llx\n",
+	       (unsigned long long)elf_symbol(dwarf_getelf(dw), "_text"));
 	while (dwarf_get_units(dw, unit, &unit, NULL, &type, &cu, NULL) == 0) {
 		Dwarf_Die d;
 
@@ -183,7 +214,8 @@ int main(int argc, char **argv)
 				if (dwarf_attr_integrate(&d, DW_AT_type, &a) &&
 				    dwarf_formref_die(&a, &t) &&
 				    render(&t, buf, sizeof(buf), 0))
-					printf("%s\t%s\n", name, buf);
+					printf("%s\t%s\t%llx\n", name, buf,
+					       (unsigned long long)var_addr(&d));
 			} while (dwarf_siblingof(&d, &d) == 0);
 		}
 	}
