@@ -676,6 +676,9 @@ struct dt_opts {
 };
 int list_probes(const struct xdt_probedesc *m, int verbose);
 
+/* A whole file, NUL-terminated (malloc'd), or NULL with errno set. */
+char *dt_readfile(const char *path);
+
 struct xdt_hdl;
 struct dt_opts *xdt__opts(struct xdt_hdl *h);
 struct prog *xdt__prog(struct xdt_hdl *h);

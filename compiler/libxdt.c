@@ -629,7 +629,7 @@ static int compile_once(xdt_hdl_t *h, const char *src, const char *name,
 #define XDT_LIBDIR "/usr/lib/xdt"
 #endif
 
-static char *dt_readfile(const char *path)
+char *dt_readfile(const char *path)
 {
 	FILE *f = fopen(path, "r");
 	char *buf = NULL;

@@ -37,20 +37,10 @@ static void usage(void)
 
 static char *read_file(const char *path)
 {
-	FILE *f = fopen(path, "r");
-	char *buf = NULL;
-	size_t n = 0, cap = 0, r;
+	char *buf = dt_readfile(path);
 
-	if (!f)
+	if (!buf)
 		dt_fatal("failed to open %s: %s", path, strerror(errno));
-	do {
-		if (n + 4096 + 1 > cap)
-			buf = xrealloc(buf, cap = cap * 2 + 8192);
-		r = fread(buf + n, 1, cap - n - 1, f);
-		n += r;
-	} while (r);
-	fclose(f);
-	buf[n] = 0;
 	return buf;
 }
 

@@ -168,3 +168,29 @@ def test_list_verbose_argument_types(xdt):  # noqa: F811
     assert "\t\targs[0]: int\n\t\targs[1]: ssize_t\n" in r.stdout, r
     r = xdt.run(["dtrace", "-l", "-v", "-n", "proc:::exec-success"], timeout=60)
     assert r.ok and "\tArgument Types\n\t\tNone\n" in r.stdout, r
+
+
+def test_kprobe_and_fbt_site_exclude_each_other(xdt):  # noqa: F811
+    """sched:::on-cpu holds a kprobe on finish_task_switch's entry, where
+    fbt would put its own breakpoint: in one program, or in two consumers in
+    either order, the second to come is refused (EBUSY, said as such), and
+    each works alone afterwards."""
+    busy = "an instruction is already patched"
+    r = xdt.run(["dtrace", "-q", "-n", "sched:::on-cpu { @ = count(); } "
+                 "fbt::finish_task_switch*:entry { @f = count(); } tick-1s { exit(0); }"],
+                timeout=120)
+    assert r.code == 1 and busy in r.stderr, r
+    # another consumer holds the kprobe: fbt there is refused
+    r = xdt.run("dtrace -q -n 'sched:::on-cpu { @ = count(); }' >/dev/null 2>&1 & "
+                "sleep 3; dtrace -q -n 'fbt::finish_task_switch*:entry { @ = count(); } "
+                "tick-1s { exit(0); }'; s=$?; kill -INT %1; wait; exit $s", timeout=120)
+    assert r.code == 1 and busy in r.stderr, r
+    # another consumer holds the fbt site: the kprobe is refused
+    r = xdt.run("dtrace -q -n 'fbt::activate_task:entry { @ = count(); }' >/dev/null 2>&1 & "
+                "sleep 3; dtrace -q -n 'sched:::enqueue { @ = count(); } "
+                "tick-1s { exit(0); }'; s=$?; kill -INT %1; wait; exit $s", timeout=120)
+    assert r.code == 1 and busy in r.stderr, r
+    for prog in ("sched:::on-cpu { @ = count(); } tick-1s { exit(0); }",
+                 "fbt::finish_task_switch*:entry { @ = count(); } tick-1s { exit(0); }"):
+        r = xdt.run(["dtrace", "-q", "-n", prog], timeout=120)
+        assert r.ok and int(r.stdout.split()[0]) > 0, r
