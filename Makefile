@@ -99,9 +99,9 @@ $(BUILD)/%/xdt-rawprog: guest/xdt-rawprog.c core/uapi/xdt.h core/uapi/dif.h | de
 	$(call cross,$*)gcc $(DTRACE_CFLAGS) -static -o $@ $<
 
 # The eBPF baselines' loader: raw bpf(2)/perf_event_open(2), no libbpf.
-$(BUILD)/%/xdt-bpfbench: guest/xdt-bpfbench.c | deps
+$(BUILD)/%/xdt-bpfbench: guest/xdt-bpfbench.c $(BUILD)/%/libxdt.a | deps
 	@mkdir -p $(@D)
-	$(call cross,$*)gcc $(DTRACE_CFLAGS) -static -o $@ $<
+	$(call cross,$*)gcc $(DTRACE_CFLAGS) -static -o $@ $< $(BUILD)/$*/libxdt.a
 
 # The DIF verifier/VM fuzzer (make fuzz; a short run in make test).
 $(BUILD)/%/xdt-fuzz: guest/xdt-fuzz.c core/uapi/xdt.h core/uapi/dif.h | deps

@@ -41,6 +41,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "dt.h"
+#include "libxdt.h"
 
 enum { NC_PLAIN, NC_STRUCT, NC_UNION, NC_ENUM, NC_FUNC, NC_VAR, NC_N };
 
@@ -715,6 +716,24 @@ int btf_func_proto(const char *func, struct dtype **args, int max,
 		args[i] = conv(b, pa[i].type);
 	*ret = conv(b, proto->type);
 	return (int)n;
+}
+
+int xdt_btf_func(const char *func, unsigned *id, char *module, size_t len)
+{
+	struct btf *b;
+
+	if (!kernel())
+		return -1;
+	for (int i = 0; (b = nth(i)); i++) {
+		uint32_t f = lookup(b, NC_FUNC, func);
+
+		if (f) {
+			*id = f;
+			snprintf(module, len, "%s", b->name);
+			return 1;
+		}
+	}
+	return 0;
 }
 
 void btf_funcs(const char *glob, void (*cb)(const char *name, void *arg),

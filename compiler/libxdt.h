@@ -117,4 +117,12 @@ int xdt_exit_status(const xdt_hdl_t *h);
 /* the run-time options the CLI's loop reads */
 long xdt_switchrate_us(const xdt_hdl_t *h);
 
+/*
+ * Kernel function @func's BTF id in the running kernel's BTF: vmlinux's,
+ * else a loaded module's (its name, or "vmlinux", into @module).  1 found,
+ * 0 no FUNC of that name, -1 the kernel has no BTF.  (The bench's fentry
+ * attach uses it: one BTF reader for xdt.)
+ */
+int xdt_btf_func(const char *func, unsigned *id, char *module, size_t len);
+
 #endif

@@ -51,9 +51,10 @@
  * log on stderr; other errors exit 1; a CMD that fails exits 4 (after the
  * line is printed).
  *
- * Everything BPF-specific (instruction encoding, the BTF reader, the attach
- * sequences) is written here from the uapi headers of the cross libc6-dev
- * packages (Linux 6.1 uapi); no constant had to be defined locally.
+ * Everything BPF-specific (instruction encoding, the attach sequences) is
+ * written here from the uapi headers of the cross libc6-dev packages (Linux
+ * 6.1 uapi); no constant had to be defined locally.  BTF is read by
+ * libxdt's reader (compiler/btf.c), linked in.
  */
 #define _GNU_SOURCE
 #include <ctype.h>
@@ -78,6 +79,7 @@
 #include <linux/perf_event.h>
 
 #include "xdt.h"		/* core/uapi: the xdt mechanism */
+#include "libxdt.h"	/* compiler/: its BTF reader */
 
 #if defined(__x86_64__)
 #define TRAP_NAME "int3"
@@ -427,101 +429,7 @@ static int jit_of(int fd)
 }
 
 /* ---- BTF: find a FUNC by name ---------------------------------------- */
-
-struct btf {
-	char *data;
-	const struct btf_header *hdr;
-	const char *types, *strs;
-	uint32_t first_id, nr_types, str_base;
-	const struct btf *base;
-};
-
-static int btf_open(struct btf *b, const char *path, const struct btf *base)
-{
-	size_t len;
-
-	memset(b, 0, sizeof(*b));
-	b->data = slurp(path, &len);
-	if (!b->data)
-		return -errno;
-	b->hdr = (const struct btf_header *)b->data;
-	if (len < sizeof(*b->hdr) || b->hdr->magic != BTF_MAGIC ||
-	    (size_t)b->hdr->hdr_len + b->hdr->type_off + b->hdr->type_len > len ||
-	    (size_t)b->hdr->hdr_len + b->hdr->str_off + b->hdr->str_len > len)
-		die("%s: not raw BTF (bad magic or section bounds)", path);
-	b->types = b->data + b->hdr->hdr_len + b->hdr->type_off;
-	b->strs = b->data + b->hdr->hdr_len + b->hdr->str_off;
-	b->base = base;
-	/* Split BTF (a module's) numbers its types and strings after its
-	 * base's: ids continue after vmlinux's last, string offsets after
-	 * vmlinux's string section. */
-	b->first_id = base ? base->first_id + base->nr_types : 1;
-	b->str_base = base ? base->str_base + base->hdr->str_len : 0;
-	return 0;
-}
-
-static const char *btf_str(const struct btf *b, uint32_t o)
-{
-	if (o < b->str_base)
-		return b->base ? btf_str(b->base, o) : "";
-	o -= b->str_base;
-	return o < b->hdr->str_len ? b->strs + o : "";
-}
-
-/* Bytes following struct btf_type for @t's kind, or -1 if unknown. */
-static long btf_extra(const struct btf_type *t)
-{
-	unsigned int vlen = BTF_INFO_VLEN(t->info);
-
-	switch (BTF_INFO_KIND(t->info)) {
-	case BTF_KIND_INT:
-		return 4;
-	case BTF_KIND_PTR: case BTF_KIND_FWD: case BTF_KIND_TYPEDEF:
-	case BTF_KIND_VOLATILE: case BTF_KIND_CONST: case BTF_KIND_RESTRICT:
-	case BTF_KIND_FUNC: case BTF_KIND_FLOAT: case BTF_KIND_TYPE_TAG:
-		return 0;
-	case BTF_KIND_ARRAY:
-		return sizeof(struct btf_array);
-	case BTF_KIND_STRUCT: case BTF_KIND_UNION:
-		return (long)vlen * sizeof(struct btf_member);
-	case BTF_KIND_ENUM:
-		return (long)vlen * sizeof(struct btf_enum);
-	case BTF_KIND_FUNC_PROTO:
-		return (long)vlen * sizeof(struct btf_param);
-	case BTF_KIND_VAR:
-		return sizeof(struct btf_var);
-	case BTF_KIND_DATASEC:
-		return (long)vlen * sizeof(struct btf_var_secinfo);
-	case BTF_KIND_DECL_TAG:
-		return sizeof(struct btf_decl_tag);
-	case BTF_KIND_ENUM64:
-		return (long)vlen * sizeof(struct btf_enum64);
-	}
-	return -1;
-}
-
-/* Walk every type once (counting them); return @func's FUNC id or 0. */
-static uint32_t btf_walk(struct btf *b, const char *path, const char *func)
-{
-	const char *p = b->types, *end = b->types + b->hdr->type_len;
-	uint32_t id = b->first_id, found = 0;
-
-	while (p < end) {
-		const struct btf_type *t = (const struct btf_type *)p;
-		long extra = btf_extra(t);
-
-		if (extra < 0)
-			die("%s: BTF kind %u at id %u is unknown to this reader",
-			    path, BTF_INFO_KIND(t->info), id);
-		if (!found && func && BTF_INFO_KIND(t->info) == BTF_KIND_FUNC &&
-		    !strcmp(btf_str(b, t->name_off), func))
-			found = id;
-		p += sizeof(*t) + extra;
-		id++;
-	}
-	b->nr_types = id - b->first_id;
-	return found;
-}
+/* (libxdt reads the BTF: compiler/btf.c, xdt_btf_func.) */
 
 /* The BTF object fd of module @name (for attach_btf_obj_fd). */
 static int btf_module_fd(const char *name)
@@ -563,48 +471,19 @@ static int btf_module_fd(const char *name)
 /* Find @func in vmlinux's BTF, else in a module's; fill @l. */
 static void btf_find_func(const char *func, struct load *l)
 {
-	static struct btf vml;
-	static int vml_open;
-	struct dirent *de;
-	DIR *d;
+	char mod[64];
+	unsigned id;
+	int r = xdt_btf_func(func, &id, mod, sizeof(mod));
 
-	if (!vml_open) {
-		int err = btf_open(&vml, "/sys/kernel/btf/vmlinux", NULL);
-
-		if (err == -ENOENT)
-			unsupported("no /sys/kernel/btf/vmlinux: kernel built "
-				    "without CONFIG_DEBUG_INFO_BTF");
-		if (err)
-			die("/sys/kernel/btf/vmlinux: %s", strerror(-err));
-		vml_open = 1;
-	}
-	l->btf_id = btf_walk(&vml, "vmlinux BTF", func);
-	l->btf_obj_fd = 0;
-	if (l->btf_id)
-		return;
-	d = opendir("/sys/kernel/btf");
-	while (d && (de = readdir(d))) {
-		char path[300];
-		struct btf mb;
-
-		if (de->d_name[0] == '.' || !strcmp(de->d_name, "vmlinux"))
-			continue;
-		snprintf(path, sizeof(path), "/sys/kernel/btf/%s", de->d_name);
-		if (btf_open(&mb, path, &vml))
-			continue;
-		l->btf_id = btf_walk(&mb, path, func);
-		free(mb.data);
-		if (l->btf_id) {
-			l->btf_obj_fd = btf_module_fd(de->d_name);
-			break;
-		}
-	}
-	if (d)
-		closedir(d);
-	if (!l->btf_id)
+	if (r < 0)
+		unsupported("no /sys/kernel/btf/vmlinux: kernel built "
+			    "without CONFIG_DEBUG_INFO_BTF");
+	if (!r)
 		unsupported("%s: no BTF FUNC of that name in vmlinux or any "
 			    "module (pahole left it out: static, inlined, or "
 			    "an alias), so no fentry/fexit", func);
+	l->btf_id = id;
+	l->btf_obj_fd = strcmp(mod, "vmlinux") ? (uint32_t)btf_module_fd(mod) : 0;
 }
 
 /* ---- what the kernel used --------------------------------------------- */
