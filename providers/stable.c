@@ -217,6 +217,7 @@ static void __xdt_probe sched_wakeup(void *d, struct task_struct *p)
 	stable_fire(d, U(p), U(p), 0);
 }
 
+/* A scheduling class's enqueue_task(rq, p, flags) / dequeue_task(). */
 static int __xdt_probe sched_enqueue(struct kprobe *kp, struct pt_regs *regs)
 {
 	struct task_struct *p = (void *)regs_get_kernel_argument(regs, 1);

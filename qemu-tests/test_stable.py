@@ -186,11 +186,41 @@ def test_kprobe_and_fbt_site_exclude_each_other(xdt):  # noqa: F811
                 "tick-1s { exit(0); }'; s=$?; kill -INT %1; wait; exit $s", timeout=120)
     assert r.code == 1 and busy in r.stderr, r
     # another consumer holds the fbt site: the kprobe is refused
-    r = xdt.run("dtrace -q -n 'fbt::activate_task:entry { @ = count(); }' >/dev/null 2>&1 & "
+    r = xdt.run("dtrace -q -n 'fbt::enqueue_task_fair:entry { @ = count(); }' >/dev/null 2>&1 & "
                 "sleep 3; dtrace -q -n 'sched:::enqueue { @ = count(); } "
                 "tick-1s { exit(0); }'; s=$?; kill -INT %1; wait; exit $s", timeout=120)
     assert r.code == 1 and busy in r.stderr, r
-    for prog in ("sched:::on-cpu { @ = count(); } tick-1s { exit(0); }",
-                 "fbt::finish_task_switch*:entry { @ = count(); } tick-1s { exit(0); }"):
+    for prog in ("sched:::on-cpu { @ = count(); } tick-2s { exit(0); }",
+                 "fbt::finish_task_switch*:entry { @ = count(); } tick-2s { exit(0); }"):
         r = xdt.run(["dtrace", "-q", "-n", prog], timeout=120)
-        assert r.ok and int(r.stdout.split()[0]) > 0, r
+        assert r.ok and r.stdout.split() and int(r.stdout.split()[0]) > 0, r
+
+
+def test_signals_threads_and_run_queues(xdt, sysc):  # noqa: F811
+    """signal-send in the sender with the target's psinfo and the signal;
+    signal-handle in the receiver; lwp-create for each new thread (and no
+    create: threads are not processes); enqueue/dequeue of the command with
+    a CPU that exists."""
+    xdt.put(b"trap 'true' USR1\nkill -USR1 $$\ntrue\n", "/tmp/sig.sh")
+    r = xdt.run(["dtrace", "-q", "-n",
+                 'proc:::signal-send /pid == $target && args[2] == 10/ '
+                 '{ printf("send %d %d\\n", args[1]->pr_pid == $target, '
+                 'args[0]->pr_lwpid == $target); } '
+                 'proc:::signal-handle /pid == $target/ { printf("handle %d\\n", args[0]); }',
+                 "-c", "sh /tmp/sig.sh"], timeout=120)
+    assert r.ok, r
+    assert sorted(r.stdout.split("\n")) == ["", "", "handle 10", "send 1 1"], r
+    r = xdt.run(["dtrace", "-q", "-n",
+                 'proc:::lwp-create /pid == $target/ { @l = count(); } '
+                 'proc:::create /pid == $target/ { @c = count(); } '
+                 'sched:::enqueue /args[1]->pr_pid == $target/ '
+                 '{ @e = count(); @cpu = max(args[2]->cpu_id); } '
+                 'sched:::dequeue /args[1]->pr_pid == $target/ { @d = count(); } '
+                 'END { printa("lwp %@d\\n", @l); printa("create %@d\\n", @c); '
+                 'printa("enq %@d\\n", @e); printa("deq %@d\\n", @d); '
+                 'printa("cpu %@d\\n", @cpu); }',
+                 "-c", f"{sysc} threads 3 50"], timeout=120)
+    assert r.ok, r
+    n = {k: int(v) for k, v in re.findall(r"^(\w+) (\d+)$", r.stdout, re.M)}
+    assert n.get("lwp") == 3 and "create" not in n, r
+    assert n.get("enq", 0) >= 1 and n.get("deq", 0) >= 1 and 0 <= n["cpu"] < 8, r

@@ -20,7 +20,12 @@
  * "" for a probe without arguments.  kind:
  *   TP   the tracepoint @source;
  *   KP   a kprobe at the entry of the function @source (a compiler's
- *        suffix such as .isra.0 is accepted);
+ *        suffix such as .isra.0 is accepted).  Only a function nothing
+ *        inlines will do: activate_task() looked right for enqueue, but
+ *        core.c inlines it into every hot caller, so its kprobe saw only
+ *        migrations; the scheduling classes' enqueue_task methods are
+ *        called through pointers, never inlined -- one probe per class,
+ *        as illumos has one per function that enqueues;
  *   KRP  a kretprobe on @source.
  *
  * Linux has no place for sched's remain-cpu (schedule() keeping the same
@@ -66,9 +71,17 @@
 	  "", "") \
 	X("sched", "wakeup",       TP,  "sched_waking",       sched_wakeup, \
 	  XDT_TASK2, XDT_LWPPS) \
-	X("sched", "enqueue",      KP,  "activate_task",      sched_enqueue, \
+	X("sched", "enqueue",      KP,  "enqueue_task_fair",  sched_enqueue, \
 	  XDT_TASK2 ";int", XDT_LWPPS ";cpuinfo_t *") \
-	X("sched", "dequeue",      KP,  "deactivate_task",    sched_dequeue, \
+	X("sched", "enqueue",      KP,  "enqueue_task_rt",    sched_enqueue, \
+	  XDT_TASK2 ";int", XDT_LWPPS ";cpuinfo_t *") \
+	X("sched", "enqueue",      KP,  "enqueue_task_dl",    sched_enqueue, \
+	  XDT_TASK2 ";int", XDT_LWPPS ";cpuinfo_t *") \
+	X("sched", "dequeue",      KP,  "dequeue_task_fair",  sched_dequeue, \
+	  XDT_TASK2 ";int", XDT_LWPPS ";cpuinfo_t *") \
+	X("sched", "dequeue",      KP,  "dequeue_task_rt",    sched_dequeue, \
+	  XDT_TASK2 ";int", XDT_LWPPS ";cpuinfo_t *") \
+	X("sched", "dequeue",      KP,  "dequeue_task_dl",    sched_dequeue, \
 	  XDT_TASK2 ";int", XDT_LWPPS ";cpuinfo_t *") \
 	X("io", "start",           TP,  "block_rq_issue",     io_start, \
 	  XDT_RQ3, "bufinfo_t *;devinfo_t *;fileinfo_t *") \
