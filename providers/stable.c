@@ -217,17 +217,8 @@ static void __xdt_probe sched_wakeup(void *d, struct task_struct *p)
 	stable_fire(d, U(p), U(p), 0);
 }
 
-/* A scheduling class's enqueue_task(rq, p, flags) / dequeue_task(). */
-static int __xdt_probe sched_enqueue(struct kprobe *kp, struct pt_regs *regs)
-{
-	struct task_struct *p = (void *)regs_get_kernel_argument(regs, 1);
-
-	stable_fire_regs(container_of(kp, struct stable, kp), regs, U(p), U(p),
-			 task_cpu(p));
-	return 0;
-}
-
-static int __xdt_probe sched_dequeue(struct kprobe *kp, struct pt_regs *regs)
+/* A scheduling class's enqueue_task(rq, p, flags) or dequeue_task(). */
+static int __xdt_probe sched_queue(struct kprobe *kp, struct pt_regs *regs)
 {
 	struct task_struct *p = (void *)regs_get_kernel_argument(regs, 1);
 

@@ -71,17 +71,17 @@
 	  "", "") \
 	X("sched", "wakeup",       TP,  "sched_waking",       sched_wakeup, \
 	  XDT_TASK2, XDT_LWPPS) \
-	X("sched", "enqueue",      KP,  "enqueue_task_fair",  sched_enqueue, \
+	X("sched", "enqueue",      KP,  "enqueue_task_fair",  sched_queue,   \
 	  XDT_TASK2 ";int", XDT_LWPPS ";cpuinfo_t *") \
-	X("sched", "enqueue",      KP,  "enqueue_task_rt",    sched_enqueue, \
+	X("sched", "enqueue",      KP,  "enqueue_task_rt",    sched_queue,   \
 	  XDT_TASK2 ";int", XDT_LWPPS ";cpuinfo_t *") \
-	X("sched", "enqueue",      KP,  "enqueue_task_dl",    sched_enqueue, \
+	X("sched", "enqueue",      KP,  "enqueue_task_dl",    sched_queue,   \
 	  XDT_TASK2 ";int", XDT_LWPPS ";cpuinfo_t *") \
-	X("sched", "dequeue",      KP,  "dequeue_task_fair",  sched_dequeue, \
+	X("sched", "dequeue",      KP,  "dequeue_task_fair",  sched_queue,   \
 	  XDT_TASK2 ";int", XDT_LWPPS ";cpuinfo_t *") \
-	X("sched", "dequeue",      KP,  "dequeue_task_rt",    sched_dequeue, \
+	X("sched", "dequeue",      KP,  "dequeue_task_rt",    sched_queue,   \
 	  XDT_TASK2 ";int", XDT_LWPPS ";cpuinfo_t *") \
-	X("sched", "dequeue",      KP,  "dequeue_task_dl",    sched_dequeue, \
+	X("sched", "dequeue",      KP,  "dequeue_task_dl",    sched_queue,   \
 	  XDT_TASK2 ";int", XDT_LWPPS ";cpuinfo_t *") \
 	X("io", "start",           TP,  "block_rq_issue",     io_start, \
 	  XDT_RQ3, "bufinfo_t *;devinfo_t *;fileinfo_t *") \
