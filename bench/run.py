@@ -66,7 +66,12 @@ BPFBENCH = "/tmp/xdt-bpfbench"     # pushed by run.py (see guest_tool())
 VARIANTS = [
     ("none", "none", None),
     ("xdt-fbt-entry", "xdt", ("fbt", "entry")),
+    ("xdt-fbt-entry-bp", "xdt", ("fbt", "entry", "count", "breakpoint")),
+    ("xdt-fbt-entry-ftrace", "xdt", ("fbt", "entry", "count", "ftrace")),
+    ("xdt-fbt-entry-tramp", "xdt", ("fbt", "entry", "count", "trampoline")),
     ("xdt-fbt-entry-empty", "xdt", ("fbt", "entry", "empty")),
+    ("xdt-fbt-entry-empty-bp", "xdt", ("fbt", "entry", "empty",
+                                        "breakpoint")),
     ("xdt-fbt-return", "xdt", ("fbt", "return")),
     ("kprobe-empty", "bpf", ("kprobe", "empty", None)),
     ("kprobe", "bpf", ("kprobe", "count", None)),
@@ -97,6 +102,9 @@ SYSCALL_VARIANTS = {"xdt-syscall-entry", "raw-tp", "tracepoint"}
 SYSCALL_FUNC = {"raw-tp": f"sys_enter:{SYSCALL}",
                 "tracepoint": f"syscalls:sys_enter_{SYSCALL}"}
 KINST = {"xdt-kinst-emul": "emul", "xdt-kinst-xol": "xol"}
+# xdt's fbt entry mechanisms (rawprog's "mech", -x fbtmode) as a via; the
+# breakpoint is the ISA's trap (TRAP).
+MECH_VIA = {"ftrace": "ftrace_ops", "trampoline": "xdt-trampoline"}
 
 # Triggers: "kernel" = the bench module's debugfs loop over the noinline
 # target; "syscall" = bench/getppid-loop.c, N getppid(2) calls from user
@@ -125,6 +133,8 @@ SKIP = {("syscall", "kprobe-off"): "not run with the syscall trigger (the "
         "(the offsets are computed for xdt_bench_target only)",
         ("syscall", "kprobe-empty"): _SYS_SKIP,
         ("syscall", "xdt-fbt-entry-empty"): _SYS_SKIP,
+        **{("syscall", f"xdt-fbt-entry-{m}"): _SYS_SKIP
+           for m in ("bp", "ftrace", "tramp", "empty-bp")},
         ("syscall", "fexit"): _SYS_SKIP,
         **{("kernel", v): "not run with the kernel trigger (it counts the "
            f"{SYSCALL} syscall, which the syscall trigger makes)"
@@ -132,8 +142,12 @@ SKIP = {("syscall", "kprobe-off"): "not run with the syscall trigger (the "
 
 DESCR = {
     "none": "no probe (baseline loop)",
-    "xdt-fbt-entry": "xdt fbt entry, count()",
-    "xdt-fbt-entry-empty": "xdt fbt entry, empty clause",
+    "xdt-fbt-entry": "xdt fbt entry, count() (default mechanism)",
+    "xdt-fbt-entry-bp": "xdt fbt entry by breakpoint, count()",
+    "xdt-fbt-entry-ftrace": "xdt fbt entry by ftrace_ops, count()",
+    "xdt-fbt-entry-tramp": "xdt fbt entry by xdt trampoline, count()",
+    "xdt-fbt-entry-empty": "xdt fbt entry, empty clause (default mechanism)",
+    "xdt-fbt-entry-empty-bp": "xdt fbt entry by breakpoint, empty clause",
     "xdt-fbt-return": "xdt fbt return, count()",
     "kprobe-empty": "kprobe + BPF, empty program",
     "kprobe": "kprobe + BPF, count (per-CPU array)",
@@ -374,7 +388,8 @@ class Bench:
             if prov == "syscall":
                 func = SYSCALL
             mode = detail[2] if len(detail) > 2 else "count"
-            return f"xdt-rawprog {mode} {prov} {func} {what} {trig}"
+            env = f"XDT_FBTMODE={detail[3]} " if len(detail) > 3 else ""
+            return f"{env}xdt-rawprog {mode} {prov} {func} {what} {trig}"
         mech, prog, offkey = detail
         func = SYSCALL_FUNC.get(mech, func)
         a = f"{BPFBENCH} attach --mech {mech} --func {func}"
@@ -450,7 +465,7 @@ class Bench:
                 return s
         elif kind == "xdt":
             m = re.search(r"probes (\d+) count (\d+) firings (\d+) traps (\d+)"
-                          r" errors (\d+)", out)
+                          r" errors (\d+)(?: mech (\S+))?", out)
             if rc != 0 or not m:
                 s["error"] = f"xdt-rawprog exit {rc}: {out[-400:]} {r.stderr[-400:]}"
                 if detail[0] == "syscall" and "no probe matched" in out:
@@ -459,21 +474,26 @@ class Bench:
                                   "this xdt.ko?)")
                 return s
             s.update(zip(["probes", "count", "firings", "traps", "errors"],
-                         map(int, m.groups())))
+                         map(int, m.groups()[:5])))
+            s["mech"] = m.group(6) or "-"
             # fbt and kinst trap; the syscall provider is called from
             # the raw_syscalls:sys_enter tracepoint and takes no trap.
             sysprov = detail[0] == "syscall"
-            s["via"] = "tracepoint:sys_enter" if sysprov else TRAP[self.isa]
+            s["via"] = ("tracepoint:sys_enter" if sysprov else
+                        MECH_VIA.get(s["mech"], TRAP[self.isa]))
             # An empty clause has no aggregation: xdt's own firing counter,
             # which counts BEGIN and END too (test_xdt_kernel.py).
-            got = s["firings"] - 2 if detail[-1] == "empty" else s["count"]
+            got = (s["firings"] - 2 if len(detail) > 2 and detail[2] == "empty"
+                   else s["count"])
             if got != n or s["errors"]:
                 s["error"] = (f"count/firings {got} != N {n} or "
                               f"{s['errors']} errors")
                 return s
             # One trap a firing; two for a riscv64 kinst probe run out of
-            # line (its slot ends in an ebreak that brings it back).
-            if s["traps"] not in ((0,) if sysprov else (n, 2 * n)):
+            # line (its slot ends in an ebreak that brings it back); none
+            # for the entry mechanisms that call (ftrace, trampolines).
+            calls = sysprov or s["mech"] in MECH_VIA
+            if s["traps"] not in ((0,) if calls else (n, 2 * n)):
                 s["error"] = f"traps {s['traps']} for N {n}"
                 return s
         elif rc != 0:

@@ -147,8 +147,13 @@ int list_probes(const struct xdt_probedesc *m, int verbose)
 		else
 			printf("%5u %10s %17s %33s %s\n", pi[i].id, d->prov, d->mod,
 			       d->func, d->name);
-		if (verbose && !(pi[i].flags & XDT_PROBE_REFUSED))
+		if (verbose && !(pi[i].flags & XDT_PROBE_REFUSED)) {
 			list_argtypes(d);
+			/* xdt's own block: how the probe is (or would be) inserted */
+			if (pi[i].mech[0])
+				printf("\tInsertion Mechanisms\n\t\t%.*s\n\n",
+				       (int)sizeof(pi[i].mech), pi[i].mech);
+		}
 	}
 	free(pi);
 	close(fd);

@@ -470,6 +470,7 @@ struct prog {
 	unsigned bufsize;	/* -x bufsize, 0 = the kernel's default */
 	unsigned aggsize;	/* -x aggsize, 0 = the kernel's default */
 	unsigned bufpolicy;	/* -x bufpolicy: XDT_BUFPOLICY_* */
+	unsigned fbtmode;	/* -x fbtmode: XDT_FBTMODE_* */
 	/* per -n/-s source: its description text, full text, is it a file */
 	char **srcdesc;		int nsrc;
 	struct dvar **vars;	int nvars;	/* D variables, by id */

@@ -80,6 +80,18 @@ enum optkind { OPT_FLAG, OPT_SIZE, OPT_RATE, OPT_COUNT, OPT_ANY };
 static void opt_apply(const char *name, const char *val, unsigned long long n,
 		      long us, struct xdt_hdl *c);
 
+/* -x fbtmode=NAME: XDT_FBTMODE_*, or -1 */
+static int fbtmode_of(const char *val)
+{
+	static const char *const names[] = XDT_FBTMODE_NAMES;
+	unsigned i;
+
+	for (i = 0; val && i < XDT_FBTMODE_NMODES; i++)
+		if (!strcmp(val, names[i]))
+			return (int)i;
+	return -1;
+}
+
 static const struct { const char *name; enum optkind kind; int implemented; } options[] = {
 	{ "quiet", OPT_FLAG, 1 }, { "bufsize", OPT_SIZE, 1 },
 	{ "switchrate", OPT_RATE, 1 }, { "strsize", OPT_SIZE, 1 },
@@ -100,6 +112,7 @@ static const struct { const char *name; enum optkind kind; int implemented; } op
 	{ "droptags", OPT_FLAG, 1 }, { "linkmode", OPT_ANY, 0 },
 	{ "temporal", OPT_FLAG, 0 }, { "oformat", OPT_ANY, 1 },
 	{ "encoding", OPT_ANY, 1 }, { "version", OPT_ANY, 0 },
+	{ "fbtmode", OPT_ANY, 1 },
 	{ "strip", OPT_FLAG, 0 }, { "amin", OPT_ANY, 0 },
 	{ "argref", OPT_FLAG, 0 }, { "core", OPT_ANY, 0 },
 	{ "cpphdrs", OPT_FLAG, 0 }, { "cpppath", OPT_ANY, 0 },
@@ -242,6 +255,11 @@ static int set_one(const char *opt, const char *val, struct xdt_hdl *c,
 				 opt, val ? "=" : "", val ? val : "");
 			return -1;
 		}
+		if (!strcmp(opt, "fbtmode") && fbtmode_of(val) < 0) {
+			snprintf(why, len, "failed to set -x %s%s%s: Invalid value for specified option",
+				 opt, val ? "=" : "", val ? val : "");
+			return -1;
+		}
 		if (!strcmp(opt, "bufresize") &&
 		    (!val || (strcmp(val, "auto") && strcmp(val, "manual")))) {
 			snprintf(why, len, "failed to set -x %s%s%s: Invalid value for specified option",
@@ -314,6 +332,8 @@ static void opt_apply(const char *name, const char *val, unsigned long long n,
 		c->p.bufpolicy = !strcmp(val, "fill") ? XDT_BUFPOLICY_FILL :
 				 !strcmp(val, "ring") ? XDT_BUFPOLICY_RING :
 				 XDT_BUFPOLICY_SWITCH;
+	} else if (!strcmp(name, "fbtmode")) {
+		c->p.fbtmode = (unsigned)fbtmode_of(val);
 	} else if (!strcmp(name, "bufresize")) {
 		c->bufresize_manual = val && !strcmp(val, "manual");
 	} else if (!strcmp(name, "aggsize")) {

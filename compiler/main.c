@@ -30,6 +30,7 @@ static void usage(void)
 		"\t-c  run cmd and trace until it exits ($target); -p trace pid\n"
 		"\t-x  bufsize=SIZE[k|m|g|t] switchrate=N[hz|s|ms|us] statusrate=... strsize=N quiet\n"
 		"\t    dynvarsize=SIZE cleanrate=N errtags stackframes=N ...\n"
+		"\t    fbtmode=default|breakpoint|ftrace|trampoline\n"
 		"\t-C  run the C preprocessor (mcpp) first; -D -U -I -H pass to it\n"
 		"\t-L  add a D library directory (searched before " "/usr/lib/xdt" ")\n");
 	exit(2);

@@ -61,6 +61,7 @@ void *prog_blob(const struct prog *p, size_t *size)
 	off = align8(off + p->naggs * sizeof(struct xdt_aggdesc));
 	h.aggsize = p->aggsize;
 	h.bufpolicy = p->bufpolicy;
+	h.fbtmode = p->fbtmode;
 	/* speculative buffers only for a program that speculates */
 	h.nspec = p->speculates ? (p->nspec ? p->nspec : 1) : 0;
 	h.specsize = p->specsize;

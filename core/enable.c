@@ -169,6 +169,35 @@ static bool switches_probe(const struct xdt_ecb *e)
 static void stop_locked(struct xdt_state *st);
 
 /*
+ * Each provider with a commit op, once: what @st's enable()s or
+ * disable()s queued goes in (or out) in one batch.  Even after a failed
+ * enable(), so a provider's queue never outlives the GO or STOP.
+ */
+static int commit_all(struct xdt_state *st)
+{
+	struct xdt_provider *done[8];
+	u32 i, j, nd = 0;
+	int ret = 0, r;
+
+	for (i = 0; i < st->necbs; i++) {
+		struct xdt_provider *pv = st->ecbs[i].probe->prov;
+
+		if (!pv->ops->commit)
+			continue;
+		for (j = 0; j < nd && done[j] != pv; j++)
+			;
+		if (j < nd)
+			continue;
+		if (nd < ARRAY_SIZE(done))
+			done[nd++] = pv;
+		r = pv->ops->commit();
+		if (r && !ret)
+			ret = r;
+	}
+	return ret;
+}
+
+/*
  * Gather the patch sites of the probes @st switches, for one batched patch.
  * The array is sized at GO for every probe of @st, so STOP can gather into
  * it again (other consumers may have come or gone) without allocating.
@@ -206,7 +235,7 @@ int xdt_go(struct xdt_state *st)
 {
 	struct xdt_ctx ctx;
 	u32 i;
-	int ret = 0;
+	int ret = 0, r;
 
 	if (st->state != XDT_STATE_ENABLED)
 		return -EINVAL;
@@ -215,6 +244,12 @@ int xdt_go(struct xdt_state *st)
 		return ret;
 	mutex_lock(&xdt_lock);
 	link_ecbs(st);
+	for (i = 0; i < st->necbs; i++) {
+		struct xdt_probe *p = st->ecbs[i].probe;
+
+		if (switches_probe(&st->ecbs[i]) && p->prov->ops->choose)
+			p->prov->ops->choose(p, st->prog);
+	}
 	ret = collect_sites(st);
 	if (!ret) {
 		ret = xdt_xol_prepare(st->sites, st->nsites);
@@ -254,6 +289,9 @@ int xdt_go(struct xdt_state *st)
 		if (switches_probe(&st->ecbs[i]) && p->prov->ops->enable)
 			ret = p->prov->ops->enable(p);
 	}
+	r = commit_all(st);	/* even after a failed enable: see above */
+	if (!ret)
+		ret = r;
 	/* Still locked: no other consumer sees the half-switched probes. */
 	if (ret)
 		stop_locked(st);
@@ -292,6 +330,7 @@ static void stop_locked(struct xdt_state *st)
 		if (j == nq && nq < ARRAY_SIZE(quiesce))
 			quiesce[nq++] = p->prov;
 	}
+	commit_all(st);
 	/* (Covered by the grace period below: see xdt_vars_unhook.) */
 	xdt_vars_unhook(st->vars);
 	for (j = 0; j < nq; j++)

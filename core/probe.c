@@ -375,6 +375,8 @@ static int query_one(struct xdt_probe *p, void *arg)
 		pi->id = p->id;
 		pi->flags = p->nenabled ? XDT_PROBE_ENABLED : 0;
 		desc_fill(&pi->desc, p->prov->name, p->mod, p->func, p->name);
+		if (p->prov->ops->mechanism)
+			p->prov->ops->mechanism(p, pi->mech, sizeof(pi->mech));
 		if (copy_to_user(&qs->out[qs->n], pi, sizeof(*pi)))
 			return -EFAULT;
 	}
@@ -477,6 +479,28 @@ struct xdt_site *__xdt_probe xdt_site_lookup(unsigned long addr)
 			first = s;
 	}
 	return first;
+}
+
+/* Probe context: the site at @addr reached @via (core/fentry.c). */
+struct xdt_site *__xdt_probe xdt_site_lookup_via(unsigned long addr, u8 via)
+{
+	struct xdt_site *s = smp_load_acquire(&site_hash[site_bucket(addr)]);
+
+	for (; s; s = READ_ONCE(s->hnext))
+		if (s->addr == addr && READ_ONCE(s->via) == via)
+			return s;
+	return NULL;
+}
+
+/* Is a breakpoint of xdt's (any site's) patched in at @addr? */
+bool xdt_site_busy(unsigned long addr)
+{
+	struct xdt_site *s = site_hash[site_bucket(addr)];
+
+	for (; s; s = s->hnext)
+		if (s->addr == addr && s->enabled)
+			return true;
+	return false;
 }
 
 /*

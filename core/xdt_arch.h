@@ -49,6 +49,15 @@
  *   XDT_XOL_SLOT             bytes of one kinst trampoline slot (a power
  *                            of two, at least the longest instruction
  *                            plus the way back)
+ *   XDT_FTRACE_OPS_FLAGS     ftrace_ops flags fbtmode=ftrace needs so that
+ *                            its handler's ftrace_regs begin with a
+ *                            pt_regs holding what xdt_fbt_arch_args and
+ *                            xdt_arch_stack_start read (0 when the
+ *                            ISA's plain ftrace_caller saves those;
+ *                            FTRACE_OPS_FL_SAVE_REGS otherwise)
+ *   XDT_FTRACE_SP_BIAS       what to add to those regs' sp for the
+ *                            function's sp at its entry
+ *   XDT_HAVE_TRAMP           1 when tramp.c gives fbtmode=trampoline
  *   XDT_FRAME_NEXT, XDT_FRAME_RET
  *                            where a frame record keeps the caller's frame
  *                            pointer and the return address, as byte
@@ -109,6 +118,9 @@ struct xdt_site_desc {
 	u8 kind;			/* the ISA's: how to emulate */
 	xdt_patchval_t orig;		/* what the patch displaces (isa.h) */
 	unsigned long aux;		/* the ISA's: e.g. a branch target */
+	bool ftrace;			/* entry: the site is ftrace's call
+					   site (its record's ip), so
+					   fbtmode=ftrace can take it */
 };
 typedef int (*xdt_fbt_add_t)(void *ctx, const struct xdt_site_desc *d);
 const char *xdt_fbt_arch_sites(unsigned long addr, unsigned long size,
@@ -203,6 +215,22 @@ void xdt_kinst_arch_emulate(struct xdt_site *s, struct pt_regs *regs);
 int xdt_arch_text_copy(void *dst, const void *src, size_t len);
 /* Probe context: the frame pointer register of @regs. */
 unsigned long xdt_arch_frame_pointer(struct pt_regs *regs);
+
+/* ---- tramp.c (fbtmode=trampoline), where XDT_HAVE_TRAMP ------------------ */
+/*
+ * xdt's own call at an fbt entry site (one whose desc had .ftrace): the
+ * ISA's trampoline saves the argument registers, the return address and
+ * the stack and frame pointers in a pt_regs as its breakpoint would see
+ * them at the site, and calls xdt_fentry_tramp_fire(site address, regs).
+ * on: route every site of @sites there, all or none, in one batch.  off:
+ * back to the original bytes (sites going have live == 3; the ISA may
+ * rebuild what it batched for the others).  exit: nothing left routed.
+ * May sleep; xdt_lock held.
+ */
+bool xdt_arch_tramp_ok(unsigned long site);	/* can it reach? */
+int xdt_arch_tramp_on(struct xdt_site **sites, unsigned int n);
+void xdt_arch_tramp_off(struct xdt_site **sites, unsigned int n);
+void xdt_arch_tramp_exit(void);
 
 /* ---- provided by the core for the ISA ------------------------------------ */
 /* Probe context: see trap.c above. */

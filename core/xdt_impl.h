@@ -62,6 +62,18 @@
 #include "uapi/dif.h"
 
 #define __xdt_probe	__kprobes notrace
+/*
+ * A probe-context local that needs no zeroing: the kernels build with
+ * CONFIG_INIT_STACK_ALL_ZERO, which clears every automatic variable.
+ */
+#if defined(__has_attribute)
+#if __has_attribute(__uninitialized__)
+#define __xdt_noinit	__attribute__((__uninitialized__))
+#endif
+#endif
+#ifndef __xdt_noinit
+#define __xdt_noinit
+#endif
 
 #define XDT_NARGS	10
 #define XDT_MAXKEYS	8
@@ -110,6 +122,17 @@ struct xdt_provider_ops {
 	 * tracepoint probes would otherwise wait thousands of grace periods.
 	 */
 	void (*quiesce)(void);
+	/*
+	 * Providers with a choice of insertion mechanism (fbt): pick it for
+	 * @probe from the consumer's @prog (-x fbtmode) at GO, before its
+	 * sites are gathered, for a probe GO switches on.  After the
+	 * enable()s (GO) and disable()s (STOP) of one consumer, commit()
+	 * applies what they queued, once.
+	 */
+	void (*choose)(struct xdt_probe *probe, const struct xdt_prog *prog);
+	/* For `dtrace -l -v`: xdt_probeinfo.mech of @probe.  xdt_lock. */
+	void (*mechanism)(struct xdt_probe *probe, char *buf, size_t len);
+	int (*commit)(void);
 	/*
 	 * Probe context (illumos' dtps_getargval): argument @i of the firing
 	 * @ctx, for i >= ctx->nargs -- an argument that costs a memory access
@@ -216,6 +239,8 @@ struct xdt_site {
 	u8 frame;			/* kinst: own frame record in place */
 	u8 len;				/* kinst: instruction length */
 	u8 ool;				/* kinst: runs out of line (xol) */
+	u8 via;				/* XDT_VIA_*: how it is reached */
+	u8 live;			/* via FTRACE/TRAMP: in place */
 	unsigned long aux;		/* arch's: e.g. a branch target */
 	unsigned long xol;		/* kinst: trampoline slot, or 0 */
 	unsigned long resume;		/* kinst: after a trap in the slot */
@@ -223,9 +248,32 @@ struct xdt_site {
 	xdt_patchval_t patch;
 };
 
+/*
+ * How a site's firing is reached: its breakpoint (patched in and out by
+ * xdt_sites_patch, @enabled), or -- fbt entry sites only -- ftrace's call
+ * or xdt's own trampoline call at the function's patchable entry
+ * (core/fentry.c, @live).  Chosen while the site's probe is off.
+ */
+enum { XDT_VIA_TRAP = 0, XDT_VIA_FTRACE, XDT_VIA_TRAMP };
+
 void xdt_site_insert(struct xdt_site *site);
 void xdt_site_remove(struct xdt_site *site);
 struct xdt_site *xdt_site_lookup(unsigned long addr);
+struct xdt_site *xdt_site_lookup_via(unsigned long addr, u8 via);
+bool xdt_site_busy(unsigned long addr);
+void xdt_site_fire(struct xdt_site *s, struct pt_regs *regs);
+
+/*
+ * core/fentry.c: fbt entry sites reached through ftrace (and, where the
+ * ISA has them, xdt's trampolines).  want() queues a site on or off; one
+ * commit() applies the queue (one ftrace filter update, one code patch
+ * for thousands of functions).  On failure nothing queued went in.
+ */
+bool xdt_fentry_traceable(unsigned long addr);
+void xdt_fentry_want(struct xdt_site *s, bool on);
+int xdt_fentry_commit(void);
+void xdt_fentry_exit(void);
+void xdt_fentry_tramp_fire(unsigned long site, struct pt_regs *regs);
 int xdt_sites_patch(struct xdt_site **sites, unsigned int n, bool on);
 
 /* kinst's out-of-line slots (core/xol.c). */

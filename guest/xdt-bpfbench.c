@@ -1043,6 +1043,14 @@ static int xdt_attach(void)
 	p->actions_off = act;
 	p->difos_off = p->insns_off = p->ints_off = p->strtab_off = size;
 	p->naggs = 1;
+	/* XDT_FBTMODE=breakpoint|ftrace|trampoline: -x fbtmode */
+	if (getenv("XDT_FBTMODE")) {
+		static const char *const names[] = XDT_FBTMODE_NAMES;
+
+		for (i = 0; i < XDT_FBTMODE_NMODES; i++)
+			if (!strcmp(getenv("XDT_FBTMODE"), names[i]))
+				p->fbtmode = (uint32_t)i;
+	}
 	p->aggs_off = agg;
 	*(struct xdt_aggdesc *)((char *)p + agg) =
 		(struct xdt_aggdesc){ XDT_AGG_COUNT, 1, 0 };

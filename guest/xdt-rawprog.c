@@ -43,8 +43,45 @@ struct blob {
 	struct xdt_aggdesc agg;		/* aggregation 0: count() */
 };
 
+/* XDT_FBTMODE=breakpoint|ftrace|trampoline in the environment: -x fbtmode */
+static __u32 fbtmode(void)
+{
+	static const char *const names[] = XDT_FBTMODE_NAMES;
+	const char *v = getenv("XDT_FBTMODE");
+	__u32 i;
+
+	for (i = 0; v && i < XDT_FBTMODE_NMODES; i++)
+		if (!strcmp(v, names[i]))
+			return i;
+	return XDT_FBTMODE_DEFAULT;
+}
+
+/*
+ * The mechanism the (first) probe matching @d is in by (`dtrace -l -v`'s
+ * "in use: M"), or "-" for providers without a choice.
+ */
+static void mech_in_use(int fd, const struct xdt_probedesc *d, char *out,
+			size_t len)
+{
+	static struct xdt_probeinfo pi[4];
+	struct xdt_probe_query q;
+	const char *u;
+
+	memset(&q, 0, sizeof(q));
+	q.match = *d;
+	q.cap = 4;
+	q.buf = (unsigned long)pi;
+	snprintf(out, len, "-");
+	if (ioctl(fd, XDT_IOC_PROBES, &q) < 0 || !q.count)
+		return;
+	u = strstr(pi[0].mech, "in use: ");
+	if (u)
+		snprintf(out, len, "%s", u + 8);
+}
+
 static int count(int fd, struct blob *b, char **argv, int empty)
 {
+	char mech[32];
 	struct xdt_enable req;
 	struct xdt_status st;
 	struct xdt_aggsnap snap;
@@ -58,6 +95,7 @@ static int count(int fd, struct blob *b, char **argv, int empty)
 	strncpy(b->c.desc.func, argv[1], sizeof(b->c.desc.func) - 1);
 	strncpy(b->c.desc.name, argv[2], sizeof(b->c.desc.name) - 1);
 	b->p.naggs = 1;
+	b->p.fbtmode = fbtmode();
 	b->a.kind = XDT_ACT_AGG;
 	b->a.difo = -1;
 	b->a.arg0 = 0;
@@ -82,6 +120,7 @@ static int count(int fd, struct blob *b, char **argv, int empty)
 		printf("go: %s\n", strerror(errno));
 		return 1;
 	}
+	mech_in_use(fd, &b->c.desc, mech, sizeof(mech));
 	pid = fork();
 	if (pid == 0) {
 		execvp(argv[3], argv + 3);
@@ -105,9 +144,10 @@ static int count(int fd, struct blob *b, char **argv, int empty)
 		memcpy(&n, (char *)(e + 1) + e->keylen, 8);
 	}
 	ioctl(fd, XDT_IOC_STATUS, &st);
-	printf("probes %u count %lld firings %llu traps %llu errors %llu\n",
-	       req.nprobes, n, (unsigned long long)st.firings,
-	       (unsigned long long)st.traps, (unsigned long long)st.errors);
+	printf("probes %u count %lld firings %llu traps %llu errors %llu"
+	       " mech %s\n", req.nprobes, n, (unsigned long long)st.firings,
+	       (unsigned long long)st.traps, (unsigned long long)st.errors,
+	       mech);
 	return 0;
 }
 

@@ -33,6 +33,7 @@ struct fbt_func {
 	const char *name;
 	unsigned long addr;
 	struct module *mod;		/* NULL for vmlinux */
+	u8 modes;			/* entry: BIT(XDT_FBTMODE_*) it can take */
 	u32 nsites;
 	struct xdt_site sites[];
 };
@@ -191,8 +192,16 @@ static int add_func(const char *name, struct module *mod, unsigned long addr,
 	f->mod = mod;
 	f->addr = addr;
 	f->entry = xdt_probe_create(&fbt_provider, modname, fname, "entry", f);
-	for (i = 0; i < w->n; i++)
+	f->modes = BIT(XDT_FBTMODE_BREAKPOINT);
+	for (i = 0; i < w->n; i++) {
 		has_ret |= w->s[i].is_return;
+		if (!w->s[i].is_return && w->s[i].ftrace &&
+		    xdt_fentry_traceable(w->s[i].addr))
+			f->modes |= BIT(XDT_FBTMODE_FTRACE) |
+				    (XDT_HAVE_TRAMP &&
+				     xdt_arch_tramp_ok(w->s[i].addr) ?
+				     BIT(XDT_FBTMODE_TRAMPOLINE) : 0);
+	}
 	if (has_ret)
 		f->ret = xdt_probe_create(&fbt_provider, modname, fname,
 					  "return", f);
@@ -375,13 +384,19 @@ static struct fbt_func *probe_func(struct xdt_probe *p)
 	return p->parg;
 }
 
+/*
+ * The breakpoint sites of @p under its current mechanism; with @out NULL,
+ * all of them (an upper bound the core sizes its array by before the
+ * mechanism is chosen).
+ */
 static u32 fbt_sites(struct xdt_probe *p, struct xdt_site **out, u32 max)
 {
 	struct fbt_func *f = probe_func(p);
 	u32 i, n = 0;
 
 	for (i = 0; i < f->nsites; i++) {
-		if (f->sites[i].probe != p)
+		if (f->sites[i].probe != p ||
+		    (out && f->sites[i].via != XDT_VIA_TRAP))
 			continue;
 		if (out && n < max)
 			out[n] = &f->sites[i];
@@ -390,9 +405,102 @@ static u32 fbt_sites(struct xdt_probe *p, struct xdt_site **out, u32 max)
 	return n;
 }
 
+/*
+ * -x fbtmode, for an entry probe being switched on.  The default is the
+ * cheapest mechanism the function can take, in the order below (measured:
+ * bench/README.md, docs/mechanisms.md); an explicit mode the function
+ * cannot take falls back to the breakpoint, which every fbt probe has.
+ */
+static const u8 fbt_preference[] = {
+	XDT_FBTMODE_TRAMPOLINE, XDT_FBTMODE_FTRACE, XDT_FBTMODE_BREAKPOINT,
+};
+
+static u8 fbt_mode_for(const struct fbt_func *f, u32 want)
+{
+	unsigned int i;
+
+	if (want > XDT_FBTMODE_DEFAULT && want < XDT_FBTMODE_NMODES)
+		return (f->modes & BIT(want)) ? want : XDT_FBTMODE_BREAKPOINT;
+	for (i = 0; i < ARRAY_SIZE(fbt_preference); i++)
+		if (f->modes & BIT(fbt_preference[i]))
+			return fbt_preference[i];
+	return XDT_FBTMODE_BREAKPOINT;
+}
+
+static const u8 via_of_mode[XDT_FBTMODE_NMODES] = {
+	[XDT_FBTMODE_BREAKPOINT] = XDT_VIA_TRAP,
+	[XDT_FBTMODE_FTRACE] = XDT_VIA_FTRACE,
+	[XDT_FBTMODE_TRAMPOLINE] = XDT_VIA_TRAMP,
+};
+
+static void fbt_choose(struct xdt_probe *p, const struct xdt_prog *prog)
+{
+	struct fbt_func *f = probe_func(p);
+	u8 via = via_of_mode[fbt_mode_for(f, prog->fbtmode)];
+	u32 i;
+
+	for (i = 0; i < f->nsites; i++)
+		if (f->sites[i].probe == p)
+			WRITE_ONCE(f->sites[i].via,
+				   p == f->entry ? via : XDT_VIA_TRAP);
+}
+
+/* Entry sites reached without a breakpoint go in and out here. */
+static int fbt_enable(struct xdt_probe *p)
+{
+	struct fbt_func *f = probe_func(p);
+	u32 i;
+
+	for (i = 0; i < f->nsites; i++)
+		if (f->sites[i].probe == p && f->sites[i].via != XDT_VIA_TRAP)
+			xdt_fentry_want(&f->sites[i], true);
+	return 0;
+}
+
+static void fbt_disable(struct xdt_probe *p)
+{
+	struct fbt_func *f = probe_func(p);
+	u32 i;
+
+	for (i = 0; i < f->nsites; i++)
+		if (f->sites[i].probe == p && f->sites[i].live == 1)
+			xdt_fentry_want(&f->sites[i], false);
+}
+
+static void fbt_mechanism(struct xdt_probe *p, char *buf, size_t len)
+{
+	static const char *const names[] = XDT_FBTMODE_NAMES;
+	static const u8 mode_of_via[] = {
+		[XDT_VIA_TRAP] = XDT_FBTMODE_BREAKPOINT,
+		[XDT_VIA_FTRACE] = XDT_FBTMODE_FTRACE,
+		[XDT_VIA_TRAMP] = XDT_FBTMODE_TRAMPOLINE,
+	};
+	struct fbt_func *f = probe_func(p);
+	u8 modes = p == f->entry ? f->modes : BIT(XDT_FBTMODE_BREAKPOINT);
+	size_t n = 0;
+	u32 i;
+
+	buf[0] = '\0';
+	for (i = XDT_FBTMODE_BREAKPOINT; i < XDT_FBTMODE_NMODES; i++)
+		if (modes & BIT(i))
+			n += scnprintf(buf + n, len - n, "%s%s", n ? " " : "",
+				       names[i]);
+	for (i = 0; p->nenabled && i < f->nsites; i++)
+		if (f->sites[i].probe == p) {
+			scnprintf(buf + n, len - n, "; in use: %s",
+				  names[mode_of_via[f->sites[i].via]]);
+			break;
+		}
+}
+
 static const struct xdt_provider_ops fbt_ops = {
+	.mechanism = fbt_mechanism,
 	.sites = fbt_sites,
 	.getarg = fbt_getarg,
+	.choose = fbt_choose,
+	.enable = fbt_enable,
+	.disable = fbt_disable,
+	.commit = xdt_fentry_commit,
 };
 
 static struct xdt_provider fbt_provider = {
@@ -434,6 +542,7 @@ void xdt_fbt_exit(void)
 	u32 i, j;
 
 	unregister_module_notifier(&fbt_module_nb);
+	xdt_fentry_exit();
 	/* Nothing is patched in: the device is closed (module refcount). */
 	for (i = 0; i < nfuncs; i++)
 		for (j = 0; j < funcs[i]->nsites; j++)

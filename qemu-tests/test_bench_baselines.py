@@ -300,8 +300,9 @@ def bench_xdt(bench):
 def test_xdt_mechanism_counts_and_times(bench_xdt):
     """--mech xdt: fbt::F:entry { @ = count(); } through the raw ioctls;
     exact count, one trap a firing, attach = ENABLE + GO."""
-    r = bpfbench(bench_xdt, "attach", "--mech", "xdt", "--func", TARGET,
-                 *trigger_cmd(N))
+    r = bench_xdt.run(["env", "XDT_FBTMODE=breakpoint", GUEST_BIN, "attach",
+                       "--mech", "xdt", "--func", TARGET, *trigger_cmd(N)],
+                      timeout=180)
     assert r.ok, r.stdout + r.stderr
     f = fields(r.stdout.strip().splitlines()[-1])
     assert f["nprobes"] == "1" and int(f["count"]) == N, r.stdout

@@ -172,28 +172,43 @@ def test_list_verbose_argument_types(xdt):  # noqa: F811
 
 def test_kprobe_and_fbt_site_exclude_each_other(xdt):  # noqa: F811
     """sched:::on-cpu holds a kprobe on finish_task_switch's entry, where
-    fbt would put its own breakpoint: in one program, or in two consumers in
-    either order, the second to come is refused (EBUSY, said as such), and
-    each works alone afterwards."""
+    fbt's breakpoint mechanism would put its own breakpoint: in one program,
+    or in two consumers in either order, the second to come is refused
+    (EBUSY, said as such), and each works alone afterwards.  The calling
+    mechanisms (ftrace, trampolines: the default) share the function with
+    the kprobe instead."""
     busy = "an instruction is already patched"
-    r = xdt.run(["dtrace", "-q", "-n", "sched:::on-cpu { @ = count(); } "
+    bp = "-x fbtmode=breakpoint"
+    r = xdt.run(["dtrace", "-q", "-x", "fbtmode=breakpoint", "-n",
+                 "sched:::on-cpu { @ = count(); } "
                  "fbt::finish_task_switch*:entry { @f = count(); } tick-1s { exit(0); }"],
                 timeout=120)
     assert r.code == 1 and busy in r.stderr, r
     # another consumer holds the kprobe: fbt there is refused
     r = xdt.run("dtrace -q -n 'sched:::on-cpu { @ = count(); }' >/dev/null 2>&1 & "
-                "sleep 3; dtrace -q -n 'fbt::finish_task_switch*:entry { @ = count(); } "
-                "tick-1s { exit(0); }'; s=$?; kill -INT %1; wait; exit $s", timeout=120)
+                f"sleep 3; dtrace -q {bp} -n 'fbt::finish_task_switch*:entry "
+                "{ @ = count(); } tick-1s { exit(0); }'; s=$?; kill -INT %1; wait; "
+                "exit $s", timeout=120)
     assert r.code == 1 and busy in r.stderr, r
     # another consumer holds the fbt site: the kprobe is refused
-    r = xdt.run("dtrace -q -n 'fbt::enqueue_task_fair:entry { @ = count(); }' >/dev/null 2>&1 & "
-                "sleep 3; dtrace -q -n 'sched:::enqueue { @ = count(); } "
+    r = xdt.run(f"dtrace -q {bp} -n 'fbt::enqueue_task_fair:entry {{ @ = count(); }}' "
+                ">/dev/null 2>&1 & sleep 3; dtrace -q -n 'sched:::enqueue { @ = count(); } "
                 "tick-1s { exit(0); }'; s=$?; kill -INT %1; wait; exit $s", timeout=120)
     assert r.code == 1 and busy in r.stderr, r
     for prog in ("sched:::on-cpu { @ = count(); } tick-2s { exit(0); }",
                  "fbt::finish_task_switch*:entry { @ = count(); } tick-2s { exit(0); }"):
-        r = xdt.run(["dtrace", "-q", "-n", prog], timeout=120)
+        r = xdt.run(["dtrace", "-q", "-x", "fbtmode=breakpoint", "-n", prog],
+                    timeout=120)
         assert r.ok and r.stdout.split() and int(r.stdout.split()[0]) > 0, r
+    # the default mechanism and the kprobe, together in one program
+    r = xdt.run(["dtrace", "-q", "-n",
+                 "sched:::on-cpu { @k = count(); } "
+                 "fbt::finish_task_switch*:entry { @f = count(); } tick-2s { exit(0); } "
+                 'END { printa("k %@d\\n", @k); printa("f %@d\\n", @f); }'],
+                timeout=120)
+    assert r.ok, r
+    n = dict(re.findall(r"^(\w) (\d+)$", r.stdout, re.M))
+    assert int(n.get("k", 0)) > 0 and int(n.get("f", 0)) > 0, r
 
 
 def test_signals_threads_and_run_queues(xdt, sysc):  # noqa: F811

@@ -44,9 +44,9 @@ def _read_isas():
         for line in f:
             if line.startswith("#") or not line.split():
                 continue
-            name, adir, karch, cross, image, qemu = line.split()
+            name, adir, karch, cross, image, qemu, trapvec = line.split()
             isas[name] = dict(dir=adir, karch=karch, cross=cross, image=image,
-                              qemu=qemu)
+                              qemu=qemu, trapvec=trapvec)
     return isas
 
 
@@ -184,6 +184,17 @@ XDT_PATCH = {
     "x86_64": (0, bytes([0xcc]), "int3"),
     "aarch64": (4, (0xd4200000 | 0xd7 << 5).to_bytes(4, "little"), "brk"),
     "riscv64": (0, (0x00100073).to_bytes(4, "little"), "ebreak"),
+}
+
+# Any kernel breakpoint instruction of the ISA (xdt's, kprobes', kgdb's), as
+# (mask, value) over the little-endian word at a PC: bench/stepprof.py
+# lets such an instruction run instead of single-stepping it (QEMU's
+# gdbstub loses an x86 int3 it single-steps) and resumes at the trap
+# vector (arch/isas' trapvec).
+TRAP_INSNS = {
+    "x86_64": [(0xff, 0xcc)],                           # int3
+    "aarch64": [(0xffe0001f, 0xd4200000)],              # brk #imm
+    "riscv64": [(0xffffffff, 0x00100073), (0xffff, 0x9002)],  # ebreak
 }
 
 # What the kernel prints when it is in trouble.  "panic" as a word, but not

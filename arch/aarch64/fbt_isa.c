@@ -79,7 +79,8 @@ const char *xdt_fbt_arch_sites(unsigned long addr, unsigned long size,
 	if ((i0 != A64_MOV_X9_X30 && i0 != A64_NOP) || i1 != A64_NOP)
 		return "no ftrace NOP at entry (notrace; see fbt_isa.c)";
 	d = (struct xdt_site_desc){ .addr = addr + off + 4, .off = off + 4,
-				    .kind = SITE_NOP, .orig = i1 };
+				    .kind = SITE_NOP, .orig = i1,
+				    .ftrace = true };
 	if (add(ctx, &d))
 		return "too many sites";
 

@@ -43,5 +43,12 @@ static inline bool xdt_arch_is_patch(xdt_patchval_t v)
 
 #define XDT_FRAME_NEXT		0
 #define XDT_FRAME_RET		8
+/*
+ * fbtmode=ftrace: arm64's ftrace_caller saves x0-x8, x29, sp and the
+ * caller's x30 (as regs[30]): all fbt reads, so no SAVE_REGS.
+ */
+#define XDT_FTRACE_OPS_FLAGS	0
+#define XDT_HAVE_TRAMP		1	/* tramp.c: xdt writes the call */
+#define XDT_FTRACE_SP_BIAS	0	/* regs->sp is the function's */
 
 #endif

@@ -101,6 +101,7 @@ const char *xdt_fbt_arch_sites(unsigned long addr, unsigned long size,
 	if (size >= 8 && w[0] == RV_NOP && w[1] == RV_NOP) {
 		d.kind = SITE_NOP8;
 		d.orig = w[0];
+		d.ftrace = true;
 	} else if ((w[0] & RV_AUIPC_T0_MASK) == RV_AUIPC_T0) {
 		return "ftrace owns the entry site";
 	} else {

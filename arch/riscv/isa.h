@@ -43,5 +43,18 @@ static inline bool xdt_arch_is_patch(xdt_patchval_t v)
 
 #define XDT_FRAME_NEXT		(-16)
 #define XDT_FRAME_RET		(-8)
+/*
+ * fbtmode=ftrace: riscv64's plain ftrace_caller saves an argument area
+ * that is not a pt_regs; ftrace_regs_caller saves all of them.
+ */
+#define XDT_FTRACE_OPS_FLAGS	FTRACE_OPS_FL_SAVE_REGS
+/*
+ * ... and 6.1's SAVE_ALL stores sp after making room for the pt_regs, so
+ * regs->sp is that much below the function's sp (stack arguments would be
+ * read from the wrong place).  RESTORE_ALL reloads sp from regs->sp, so
+ * the handler adds this for the firing only.
+ */
+#define XDT_HAVE_TRAMP		1	/* tramp.c: xdt writes the call */
+#define XDT_FTRACE_SP_BIAS	ALIGN(sizeof(struct pt_regs), 16)
 
 #endif

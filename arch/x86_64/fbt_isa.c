@@ -57,9 +57,10 @@ const char *xdt_fbt_arch_sites(unsigned long addr, unsigned long size,
 	d.addr = addr + off;
 	d.off = off;
 	d.orig = buf[off];
-	if (size >= off + 5 && !memcmp(buf + off, nop5, 5))
+	if (size >= off + 5 && !memcmp(buf + off, nop5, 5)) {
 		d.kind = SITE_NOP5;
-	else if (size > off && buf[off] == 0x55)
+		d.ftrace = true;
+	} else if (size > off && buf[off] == 0x55)
 		d.kind = SITE_PUSH_RBP;
 	if (d.kind) {
 		if (add(ctx, &d))

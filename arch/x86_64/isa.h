@@ -39,5 +39,13 @@ static inline bool xdt_arch_is_patch(xdt_patchval_t v)
 
 #define XDT_FRAME_NEXT		0
 #define XDT_FRAME_RET		8
+/*
+ * fbtmode=ftrace: with DYNAMIC_FTRACE_WITH_ARGS, ftrace_caller saves the
+ * argument registers, %rbp, and %rsp pointing at the return address --
+ * all fbt reads -- so the cheaper caller will do (no SAVE_REGS).
+ */
+#define XDT_FTRACE_OPS_FLAGS	0
+#define XDT_FTRACE_SP_BIAS	0	/* regs->sp is the function's */
+#define XDT_HAVE_TRAMP		1	/* tramp.c: ftrace direct calls */
 
 #endif

@@ -59,6 +59,12 @@ struct xdt_probeinfo {
 	__u64 addr;			/* patch site, when the provider has one */
 	struct xdt_probedesc desc;
 	char why[64];			/* reason a function has no probe */
+	/*
+	 * How the probe is inserted, for providers with a choice (fbt):
+	 * the mechanisms it can take, then "; in use: M" while enabled
+	 * (docs/mechanisms.md); "" for the others.
+	 */
+	char mech[64];
 };
 #define XDT_PROBE_ENABLED	0x1
 #define XDT_PROBE_REFUSED	0x2
@@ -121,8 +127,21 @@ struct xdt_prog {
 	__u32 nspec;			/* speculations, 0 = default (1) */
 	__u32 specsize;			/* per-CPU bytes of each, 0 = default */
 	__u32 bufpolicy;		/* XDT_BUFPOLICY_* */
-	__u32 pad2;
+	__u32 fbtmode;			/* XDT_FBTMODE_*: -x fbtmode */
 };
+/*
+ * -x fbtmode: how an fbt entry probe this program switches on is inserted
+ * (docs/mechanisms.md).  default: the cheapest the function allows;
+ * breakpoint: the ISA's trap instruction over the entry site; ftrace: an
+ * ftrace_ops on the function (ftrace's call at its patchable entry);
+ * trampoline: xdt's own call at that entry into a trampoline in xdt.ko.
+ * A function the chosen one cannot take gets the breakpoint.  Return
+ * probes are breakpoints under every mode.
+ */
+enum { XDT_FBTMODE_DEFAULT = 0, XDT_FBTMODE_BREAKPOINT = 1,
+       XDT_FBTMODE_FTRACE = 2, XDT_FBTMODE_TRAMPOLINE = 3,
+       XDT_FBTMODE_NMODES };
+#define XDT_FBTMODE_NAMES { "default", "breakpoint", "ftrace", "trampoline" }
 /*
  * DTrace's buffer policies.  switch: two buffers per CPU, the consumer
  * takes the full one (drops when one interval fills it); fill: one

@@ -1,0 +1,131 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * x86_64 fbtmode=trampoline: the entry NOP becomes `call xdt_tramp_entry`
+ * (tramp_entry.S), written by ftrace as a direct call.
+ *
+ * Why ftrace's direct calls rather than writing the call ourselves: the
+ * 5-byte NOP is ftrace's.  A call xdt wrote behind its back would make
+ * ftrace, the next time anyone (the function tracer, a kprobe, a BPF
+ * trampoline) wanted the function, find bytes it did not expect and shut
+ * itself down (ftrace_bug).  Registered as a direct call, the site is
+ * ftrace's to share: alone, the function calls the trampoline directly
+ * (the cost xdt pays is only the trampoline's); with other ftrace users
+ * on the same function, ftrace calls them and then jumps to the
+ * trampoline with the same stack.  And the patching is ftrace's batch
+ * (text_poke_bp_batch: three syncs for any number of sites).
+ *
+ * 6.1's direct_multi API takes a whole ftrace_ops (a filter of functions)
+ * and cannot shrink or grow one while registered, so each batch that goes
+ * in is a group with its own ops; a batch that goes out takes whole
+ * groups out, and a group only part of which goes (two consumers sharing
+ * some probes) is rebuilt without those functions: unregistered, then
+ * registered again with the rest.  Between the two, those remaining
+ * probes miss their firings -- the one case where this mechanism is not
+ * exact; 6.5's update_ftrace_direct_* would remove it.
+ */
+#include <linux/ftrace.h>
+#include <linux/slab.h>
+
+#include "xdt_arch.h"
+
+extern void xdt_tramp_entry(void);
+
+struct group {
+	struct ftrace_ops ops;
+	struct list_head node;
+	u32 n;
+	struct xdt_site *sites[];
+};
+
+static LIST_HEAD(groups);		/* xdt_lock */
+
+static struct group *group_new(struct xdt_site **sites, u32 n)
+{
+	struct group *g = kzalloc(struct_size(g, sites, n), GFP_KERNEL);
+	unsigned long *ips = kvmalloc_array(n, sizeof(*ips), GFP_KERNEL);
+	int ret = -ENOMEM;
+	u32 i;
+
+	if (g && ips) {
+		for (i = 0; i < n; i++) {
+			g->sites[i] = sites[i];
+			ips[i] = sites[i]->addr;
+		}
+		g->n = n;
+		ret = ftrace_set_filter_ips(&g->ops, ips, n, 0, 0);
+		if (!ret)
+			ret = register_ftrace_direct_multi(&g->ops,
+					(unsigned long)xdt_tramp_entry);
+		if (ret)
+			ftrace_free_filter(&g->ops);
+	}
+	kvfree(ips);
+	if (ret) {
+		kfree(g);
+		return ERR_PTR(ret);
+	}
+	for (i = 0; i < n; i++)
+		sites[i]->xol = (unsigned long)g;
+	list_add(&g->node, &groups);
+	return g;
+}
+
+static void group_free(struct group *g)
+{
+	u32 i;
+
+	if (unregister_ftrace_direct_multi(&g->ops,
+					   (unsigned long)xdt_tramp_entry))
+		pr_err("xdt: could not remove a trampoline group\n");
+	ftrace_free_filter(&g->ops);
+	for (i = 0; i < g->n; i++)
+		if (g->sites[i]->xol == (unsigned long)g)
+			g->sites[i]->xol = 0;
+	list_del(&g->node);
+	kfree(g);
+}
+
+/* ftrace knows the site (fbt checked): the direct call can take it. */
+bool xdt_arch_tramp_ok(unsigned long site)
+{
+	return true;
+}
+
+int xdt_arch_tramp_on(struct xdt_site **sites, unsigned int n)
+{
+	return PTR_ERR_OR_ZERO(group_new(sites, n));
+}
+
+/* @sites are live and marked going (live == 3); the rest stay. */
+void xdt_arch_tramp_off(struct xdt_site **sites, unsigned int n)
+{
+	struct group *g, *tmp;
+	struct xdt_site **keep;
+	unsigned int i;
+	u32 j, nk;
+
+	list_for_each_entry_safe(g, tmp, &groups, node) {
+		for (i = 0; i < n && sites[i]->xol != (unsigned long)g; i++)
+			;
+		if (i == n)
+			continue;
+		keep = kvmalloc_array(g->n, sizeof(*keep), GFP_KERNEL);
+		nk = 0;
+		for (j = 0; keep && j < g->n; j++)
+			if (g->sites[j]->live == 1)
+				keep[nk++] = g->sites[j];
+		group_free(g);
+		if (nk && IS_ERR(group_new(keep, nk)))
+			pr_err("xdt: trampoline probes lost rebuilding a "
+			       "group of %u\n", nk);
+		kvfree(keep);
+	}
+}
+
+void xdt_arch_tramp_exit(void)
+{
+	struct group *g, *tmp;
+
+	list_for_each_entry_safe(g, tmp, &groups, node)
+		group_free(g);
+}

@@ -1,0 +1,278 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * fbt entry probes without a breakpoint: ftrace's call (fbtmode=ftrace).
+ *
+ * Every function the kernel can ftrace begins with a patchable entry
+ * (x86_64: the 5-byte NOP over `call __fentry__`; arm64: two NOPs, the
+ * first made `mov x9, x30` at boot; riscv64: the NOPs ftrace turns into
+ * `auipc t0; jalr t0`), and fbt's entry site is that NOP on every ISA.
+ * One ftrace_ops, whose filter is the set of live functions, replaces the
+ * trap: ftrace writes the call (on x86 through its int3-bridged
+ * text_poke_bp batch, on arm64 one word, on riscv64 under stop_machine),
+ * and its trampoline saves the argument registers and calls
+ * xdt_fentry_ftrace() -- no exception, no emulation.
+ *
+ * ftrace_regs: xdt reads them as the pt_regs they begin with.  What the
+ * firing reads -- the argument registers, the stack and frame pointers
+ * and the return address (xdt_fbt_arch_args, xdt_arch_stack_start,
+ * xdt_fbt_arch_stack_arg) -- is saved by x86_64's ftrace_caller (with
+ * DYNAMIC_FTRACE_WITH_ARGS) and arm64's (x0-x8, x29, the caller's x30 as
+ * regs[30], sp); riscv64's ftrace_caller saves an argument area of its own
+ * shape, so there the ops asks for full pt_regs (XDT_FTRACE_OPS_FLAGS,
+ * isa.h), whose saved sp is off by their own size (XDT_FTRACE_SP_BIAS).
+ *
+ * Coexistence: ftrace_ops share a site, so unlike the breakpoint, ftrace
+ * mode works beside the function tracer, kprobes-on-ftrace, fprobes and
+ * BPF trampolines on the same function.  What it must never meet is a
+ * breakpoint of xdt's own in the NOP it rewrites (a kinst probe at the
+ * function's first instruction, or an fbt breakpoint another consumer
+ * put there): ftrace would find bytes it does not expect and disable
+ * itself (ftrace_bug).  commit() refuses such a function (-EBUSY), and
+ * the core's byte check refuses a breakpoint over a live ftrace call.
+ *
+ * The ops is module data, so ftrace marks it DYNAMIC and calls it through
+ * ftrace_ops_assist_func: its recursion guard, preemption off and, with
+ * FTRACE_OPS_FL_RCU, a call only while RCU watches (a function ftraced
+ * from the idle loop after RCU stopped watching is not fired: the
+ * breakpoint's NMI-like entry would have made RCU watch).  That detour is
+ * ftrace's cost; xdt's trampolines (fbtmode=trampoline) avoid it.
+ */
+#include <linux/ftrace.h>
+#include <linux/slab.h>
+
+#include "xdt_arch.h"
+
+#ifdef CONFIG_DYNAMIC_FTRACE_WITH_REGS
+
+static void __xdt_probe xdt_fentry_ftrace(unsigned long ip,
+					  unsigned long parent_ip,
+					  struct ftrace_ops *op,
+					  struct ftrace_regs *fregs)
+{
+	struct xdt_site *s = xdt_site_lookup_via(ip, XDT_VIA_FTRACE);
+	unsigned long flags;
+
+	if (unlikely(!s))
+		return;
+	flags = arch_local_irq_save();
+	fregs->regs.sp += XDT_FTRACE_SP_BIAS;
+	xdt_site_fire(s, &fregs->regs);
+	fregs->regs.sp -= XDT_FTRACE_SP_BIAS;
+	arch_local_irq_restore(flags);
+}
+
+static struct ftrace_ops fops = {
+	.func = xdt_fentry_ftrace,
+	.flags = FTRACE_OPS_FL_RCU | XDT_FTRACE_OPS_FLAGS,
+};
+static bool registered;
+static u32 nlive;			/* functions in the filter */
+
+/*
+ * Is @addr a call site ftrace knows (ftrace_location(), which modules
+ * cannot call)?  A NOP at a function's entry is not always one: ftrace
+ * has no record for some (a batch naming one fails as a whole, EINVAL),
+ * so fbt asks once per function when it builds its probes, through the
+ * filter of an ops that is never registered.
+ */
+static struct ftrace_ops probe_ops;
+
+bool xdt_fentry_traceable(unsigned long addr)
+{
+	return !ftrace_set_filter_ip(&probe_ops, addr, 0, 1);
+}
+
+/* The queue of one GO or STOP; xdt_lock. */
+static struct xdt_site **queue;
+static u32 nqueue, qcap;
+
+void xdt_fentry_want(struct xdt_site *s, bool on)
+{
+	if (nqueue == qcap) {
+		u32 ncap = qcap ? qcap * 2 : 64;
+		struct xdt_site **n = kvmalloc_array(ncap, sizeof(*n),
+						     GFP_KERNEL);
+
+		if (!n) {
+			/* commit() sees the short queue and fails */
+			qcap = U32_MAX;
+			return;
+		}
+		if (queue)
+			memcpy(n, queue, nqueue * sizeof(*n));
+		kvfree(queue);
+		queue = n;
+		qcap = ncap;
+	}
+	if (qcap != U32_MAX)
+		queue[nqueue++] = s;
+	s->live = on ? 2 : 3;		/* 2, 3: queued on / off */
+}
+
+/* ftrace's filter takes addresses; @ips is filled from the queue. */
+static int filter(unsigned long *ips, u32 n, bool remove)
+{
+	int ret = 0;
+	u32 i;
+
+	/* ftrace_set_filter_ips takes an int count: a chunk at a time */
+	for (i = 0; i < n && !ret; i += 65536)
+		ret = ftrace_set_filter_ips(&fops, ips + i,
+					    min(n - i, 65536u), remove, 0);
+	return ret;
+}
+
+/*
+ * Probe context: xdt's trampoline (arch/<isa>/tramp*), called from the
+ * entry of a function whose site is @site, with the registers it saved.
+ */
+void __xdt_probe xdt_fentry_tramp_fire(unsigned long site,
+				       struct pt_regs *regs)
+{
+	struct xdt_site *s = xdt_site_lookup_via(site, XDT_VIA_TRAMP);
+	unsigned long flags;
+
+	if (unlikely(!s || READ_ONCE(s->live) == 0))
+		return;
+	flags = arch_local_irq_save();
+	xdt_site_fire(s, regs);
+	arch_local_irq_restore(flags);
+}
+
+static int ftrace_commit(unsigned long *ips)
+{
+	u32 i, nadd = 0, ndel = 0;
+	int ret = 0;
+
+	/* Removals first: the filter must not pass through empty while
+	 * registered, which would trace every function. */
+	for (i = 0; i < nqueue; i++)
+		if (queue[i]->via == XDT_VIA_FTRACE && queue[i]->live == 3)
+			ips[ndel++] = queue[i]->addr;
+	if (ndel) {
+		if (ndel == nlive && registered) {
+			unregister_ftrace_function(&fops);
+			registered = false;
+		}
+		if (filter(ips, ndel, true))
+			pr_err("xdt: ftrace filter removal failed\n");
+		nlive -= ndel;
+	}
+	for (i = 0; i < nqueue && !ret; i++)
+		if (queue[i]->via == XDT_VIA_FTRACE && queue[i]->live == 2) {
+			if (xdt_site_busy(queue[i]->addr))
+				ret = -EBUSY;
+			ips[nadd++] = queue[i]->addr;
+		}
+	if (nadd && !ret) {
+		ret = filter(ips, nadd, false);
+		if (!ret && !registered) {
+			ret = register_ftrace_function(&fops);
+			if (ret)
+				filter(ips, nadd, true);
+			else
+				registered = true;
+		}
+		if (!ret)
+			nlive += nadd;
+	}
+	return ret;
+}
+
+static int tramp_commit(struct xdt_site **sites)
+{
+	u32 i, n = 0;
+	int ret = 0;
+
+	if (!XDT_HAVE_TRAMP)
+		return 0;
+	for (i = 0; i < nqueue; i++)
+		if (queue[i]->via == XDT_VIA_TRAMP && queue[i]->live == 3)
+			sites[n++] = queue[i];
+	if (n)
+		xdt_arch_tramp_off(sites, n);
+	n = 0;
+	for (i = 0; i < nqueue && !ret; i++)
+		if (queue[i]->via == XDT_VIA_TRAMP && queue[i]->live == 2) {
+			if (xdt_site_busy(queue[i]->addr))
+				ret = -EBUSY;
+			sites[n++] = queue[i];
+		}
+	if (n && !ret)
+		ret = xdt_arch_tramp_on(sites, n);
+	return ret;
+}
+
+int xdt_fentry_commit(void)
+{
+	unsigned long *ips = NULL;
+	int rf = -ENOMEM, rt = -ENOMEM;
+	u32 i;
+
+	if (!nqueue)
+		return 0;
+	if (qcap != U32_MAX)
+		ips = kvmalloc_array(nqueue, sizeof(*ips), GFP_KERNEL);
+	if (ips) {
+		rf = ftrace_commit(ips);
+		rt = tramp_commit((struct xdt_site **)ips);
+	}
+	/*
+	 * Sites go live only once their batch is in, so a STOP after a
+	 * failed GO takes out exactly what went in.
+	 */
+	for (i = 0; i < nqueue; i++) {
+		struct xdt_site *s = queue[i];
+		int r = s->via == XDT_VIA_TRAMP ? rt : rf;
+
+		WRITE_ONCE(s->live, s->live == 2 && !r ? 1 : 0);
+	}
+	nqueue = 0;
+	if (qcap == U32_MAX) {
+		qcap = 0;
+		kvfree(queue);
+		queue = NULL;
+	}
+	kvfree(ips);
+	return rf ?: rt;
+}
+
+void xdt_fentry_exit(void)
+{
+	ftrace_free_filter(&probe_ops);
+	if (XDT_HAVE_TRAMP)
+		xdt_arch_tramp_exit();
+	if (registered)
+		unregister_ftrace_function(&fops);
+	registered = false;
+	kvfree(queue);
+	queue = NULL;
+	nqueue = qcap = 0;
+}
+
+#else	/* no ftrace with registers: fbt offers the breakpoint only */
+
+bool xdt_fentry_traceable(unsigned long addr)
+{
+	return false;
+}
+
+void __xdt_probe xdt_fentry_tramp_fire(unsigned long site,
+				       struct pt_regs *regs)
+{
+}
+
+void xdt_fentry_want(struct xdt_site *s, bool on)
+{
+}
+
+int xdt_fentry_commit(void)
+{
+	return -EOPNOTSUPP;
+}
+
+void xdt_fentry_exit(void)
+{
+}
+
+#endif
