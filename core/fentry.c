@@ -194,6 +194,16 @@ static int tramp_commit(struct xdt_site **sites)
 	n = 0;
 	for (i = 0; i < nqueue && !ret; i++)
 		if (queue[i]->via == XDT_VIA_TRAMP && queue[i]->live == 2) {
+			/*
+			 * Where the ISA writes the call itself, a function
+			 * ftrace went live on since fbt chose (a kprobe of
+			 * the same program, enabled after the choice) goes
+			 * by ftrace instead, which shares the site.
+			 */
+			if (!xdt_arch_tramp_ok(queue[i]->addr)) {
+				WRITE_ONCE(queue[i]->via, XDT_VIA_FTRACE);
+				continue;
+			}
 			if (xdt_site_busy(queue[i]->addr))
 				ret = -EBUSY;
 			sites[n++] = queue[i];
@@ -214,8 +224,9 @@ int xdt_fentry_commit(void)
 	if (qcap != U32_MAX)
 		ips = kvmalloc_array(nqueue, sizeof(*ips), GFP_KERNEL);
 	if (ips) {
-		rf = ftrace_commit(ips);
+		/* trampolines first: what they cannot take goes by ftrace */
 		rt = tramp_commit((struct xdt_site **)ips);
+		rf = ftrace_commit(ips);
 	}
 	/*
 	 * Sites go live only once their batch is in, so a STOP after a

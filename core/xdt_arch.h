@@ -227,7 +227,12 @@ unsigned long xdt_arch_frame_pointer(struct pt_regs *regs);
  * rebuild what it batched for the others).  exit: nothing left routed.
  * May sleep; xdt_lock held.
  */
-bool xdt_arch_tramp_ok(unsigned long site);	/* can it reach? */
+/*
+ * Can the site take the trampoline now (in reach; where the ISA writes the
+ * call itself, the site still holds its original bytes)?  fbt asks when
+ * it builds its probes and again when it chooses a mechanism.
+ */
+bool xdt_arch_tramp_ok(unsigned long site);
 int xdt_arch_tramp_on(struct xdt_site **sites, unsigned int n);
 void xdt_arch_tramp_off(struct xdt_site **sites, unsigned int n);
 void xdt_arch_tramp_exit(void);

@@ -417,12 +417,23 @@ static const u8 fbt_preference[] = {
 
 static u8 fbt_mode_for(const struct fbt_func *f, u32 want)
 {
+	u8 modes = f->modes;
 	unsigned int i;
 
+	/*
+	 * Where xdt writes the trampoline call itself (arm64, riscv64), the
+	 * site must still hold ftrace's NOP: a function ftrace has live (a
+	 * kprobe on ftrace, the function tracer) is left to ftrace's own
+	 * mechanism, which shares it.
+	 */
+	for (i = 0; i < f->nsites; i++)
+		if (f->sites[i].probe == f->entry &&
+		    !xdt_arch_tramp_ok(f->sites[i].addr))
+			modes &= ~BIT(XDT_FBTMODE_TRAMPOLINE);
 	if (want > XDT_FBTMODE_DEFAULT && want < XDT_FBTMODE_NMODES)
-		return (f->modes & BIT(want)) ? want : XDT_FBTMODE_BREAKPOINT;
+		return (modes & BIT(want)) ? want : XDT_FBTMODE_BREAKPOINT;
 	for (i = 0; i < ARRAY_SIZE(fbt_preference); i++)
-		if (f->modes & BIT(fbt_preference[i]))
+		if (modes & BIT(fbt_preference[i]))
 			return fbt_preference[i];
 	return XDT_FBTMODE_BREAKPOINT;
 }

@@ -33,17 +33,22 @@ static bool reach(unsigned long site)
 	return d >= -(128L << 20) && d < (128L << 20);
 }
 
-bool xdt_arch_tramp_ok(unsigned long site)
-{
-	return reach(site);
-}
-
 static u32 bl_to_tramp(unsigned long site)
 {
 	long d = (long)xdt_tramp_entry - (long)site;
 
 	return A64_BL | (((u64)d >> 2) & 0x03ffffff);
 }
+
+bool xdt_arch_tramp_ok(unsigned long site)
+{
+	u32 cur;
+
+	return reach(site) &&
+	       !copy_from_kernel_nofault(&cur, (void *)site, 4) &&
+	       (cur == A64_NOP || cur == bl_to_tramp(site));
+}
+
 
 /* Write @n sites in batches the size xdt_arch_poke's callers use. */
 static int poke(struct xdt_site **sites, unsigned int n, bool on)

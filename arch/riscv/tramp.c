@@ -29,11 +29,23 @@ static void call_to_tramp(unsigned long site, u32 *w)
 	w[1] = ((u32)lo << 20) | (5 << 15) | (5 << 7) | 0x67;	/* jalr t0 */
 }
 
-bool xdt_arch_tramp_ok(unsigned long site)
+static bool reach(unsigned long site)
 {
 	long d = (long)xdt_tramp_entry - (long)site;
 
 	return d >= -(1L << 31) + 0x800 && d < (1L << 31) - 0x800;
+}
+
+/* In reach, and the site holds ftrace's NOPs (or already our call). */
+bool xdt_arch_tramp_ok(unsigned long site)
+{
+	u32 cur[2], call[2];
+
+	call_to_tramp(site, call);
+	return reach(site) &&
+	       !copy_from_kernel_nofault(cur, (void *)site, 8) &&
+	       ((cur[0] == RV_NOP && cur[1] == RV_NOP) ||
+		(cur[0] == call[0] && cur[1] == call[1]));
 }
 
 static int poke(struct xdt_site **sites, unsigned int n, bool on)
@@ -69,7 +81,7 @@ int xdt_arch_tramp_on(struct xdt_site **sites, unsigned int n)
 	u32 cur[2];
 
 	for (i = 0; i < n; i++)
-		if (!xdt_arch_tramp_ok(sites[i]->addr) ||
+		if (!reach(sites[i]->addr) ||
 		    copy_from_kernel_nofault(cur, (void *)sites[i]->addr, 8) ||
 		    cur[0] != RV_NOP || cur[1] != RV_NOP)
 			return -EBUSY;
