@@ -23,13 +23,21 @@ MODES = ["breakpoint", "ftrace", "trampoline"]
 NINSN = {"x86_64": 2, "aarch64": 3, "riscv64": 3}
 
 
-def insns(text):
-    """gdb's x/Ni lines as 'address <sym+off>: insn'."""
+def insns(text, func, base, syms):
+    """gdb's x/Ni lines as '<func+off>: insn', a call target gdb cannot
+    name (module text: gdb has only vmlinux) named from the guest's
+    kallsyms."""
     out = []
     for ln in text.splitlines():
-        m = re.search(r"(0x[0-9a-f]+) (<[^>]+>):\s+(.*)", ln)
-        if m:
-            out.append(f"{m.group(2)}: {m.group(3).strip()}")
+        m = re.search(r"(0x[0-9a-f]+)\s*(?:<[^>]*>)?:\s+(.*)", ln)
+        if not m:
+            continue
+        off = int(m.group(1), 16) - base
+        insn = m.group(2).strip()
+        t = re.search(r"(0x[0-9a-f]{8,})\s*$", insn)
+        if t and int(t.group(1), 16) in syms:
+            insn += f" <{syms[int(t.group(1), 16)]}>"
+        out.append(f"<{func}+{off}>: {insn}")
     return out
 
 
@@ -38,18 +46,23 @@ def one_isa(isa, func):
     vm = xdtvm.VM(isa, gdb=True, disk=False)
     lines = [f"### {isa}", ""]
     with vm:
-        vm.start(timeout=300)
         ko = os.path.join(xdtvm.build_dir(isa), "xdt", "xdt.ko")
         vm.put(ko, "/tmp/xdt.ko")
         vm.run(["insmod", "/tmp/xdt.ko"], check=True, timeout=300)
         g = xdtvm.Gdb(vm)
         a = g.addr(func)
+        syms = {}
+        for ln in vm.run(["cat", "/proc/kallsyms"], timeout=120).stdout \
+                .splitlines():
+            p = ln.split()
+            if len(p) >= 3 and p[1] in "tT" and not p[2].startswith("$"):
+                syms.setdefault(int(p[0], 16), p[2])
         n = NINSN[isa]
         before = g.read(a, 16)
         lines += ["| mechanism | first instructions while the probe is in |",
                   "|---|---|",
                   "| (none: original) | " +
-                  "<br>".join(f"`{i}`" for i in insns(g.disassemble(a, n)))
+                  "<br>".join(f"`{i}`" for i in insns(g.disassemble(a, n), func, a, syms))
                   + " |"]
         for mode in MODES:
             vm.run(["rm", "-f", "/tmp/mb.go", "/tmp/mb.started"])
@@ -59,7 +72,7 @@ def one_isa(isa, func):
                    "sh /tmp/mb.sh > /tmp/mb.out 2>&1 &", check=True)
             vm.run("while [ ! -e /tmp/mb.started ]; do sleep 0.1; done",
                    timeout=120, check=True)
-            dis = insns(g.disassemble(a, n))
+            dis = insns(g.disassemble(a, n), func, a, syms)
             vm.run(["touch", "/tmp/mb.go"], check=True)
             vm.run("while pidof xdt-rawprog >/dev/null; do sleep 0.2; done",
                    timeout=60, check=True)

@@ -1332,18 +1332,28 @@ def syscall_table(meta, figs, boots, errs):
     return L
 
 
-def goal_why(kvia):
-    """Why the kprobe costs what it does, from the attachment it reported."""
+XDT_HOW = {"xdt-trampoline": "xdt's entry probe is a call into its own "
+           "trampoline (no exception; bench/stepprof.py: where the rest "
+           "goes)",
+           "ftrace_ops": "xdt's entry probe is an ftrace_ops behind ftrace's "
+           "call (no exception)"}
+
+
+def goal_why(kvia, xvia):
+    """Why the kprobe costs what it does, from the attachment it reported,
+    and how xdt's probe went in."""
     v = ",".join(kvia or [])
+    x = ",".join(xvia or [])
+    xhow = XDT_HOW.get(x, "xdt's entry probe is a breakpoint trap "
+                       "(exception entry and return; it emulates the NOP "
+                       "it replaces)")
     if v.startswith("ftrace"):
         return ("the kprobe rides ftrace's call at the entry NOP (a function "
-                "call, no exception); xdt's entry probe is a breakpoint "
-                "trap (exception entry and return)")
+                f"call, no exception); {xhow}")
     if v.startswith(("brk", "ebreak", "int3")):
         return ("the kprobe takes a breakpoint and then single-steps the "
-                "displaced instruction out of line (2 traps); xdt emulates "
-                "the NOP it replaces (1 trap)")
-    return f"the kprobe went through `{v or '?'}`"
+                f"displaced instruction out of line (2 traps); {xhow}")
+    return f"the kprobe went through `{v or '?'}`; {xhow}"
 
 
 def goal_table(meta, figs):
@@ -1373,7 +1383,8 @@ def goal_table(meta, figs):
             L.append(f"| {trig} | {isa} | {fmt(x.get('insns'))} | "
                      f"{fmt(k.get('insns'))} | {met('insns')} | "
                      f"{fmt(x.get('ns'))} | {fmt(k.get('ns'))} | "
-                     f"{met('ns')} | {goal_why(k.get('via'))} |")
+                     f"{met('ns')} | "
+                     f"{goal_why(k.get('via'), x.get('via'))} |")
     L.append("")
     return L
 

@@ -133,7 +133,6 @@ def profile(isa, variant, fires, fbtmode=None, limit=20000):
     bench_ko = os.path.join(b, "modules", "xdt_bench", "xdt_bench.ko")
     vm = xdtvm.VM(isa, smp=1, gdb=True, disk=False)
     with vm:
-        vm.start(timeout=300)
         vm.put(open(bench_ko, "rb").read(), "/tmp/xdt_bench.ko")
         vm.run(["insmod", "/tmp/xdt_bench.ko"], check=True, timeout=120)
         vm.put(open(xdt_ko, "rb").read(), "/tmp/xdt.ko")
@@ -187,19 +186,6 @@ def stages(syms, pcs):
     return [(n, count[n], visits[n]) for n in order]
 
 
-def profile_retrying(isa, variant, fires, fbtmode, tries=3):
-    """A guest that dies while booting or loading (QEMU has exited with
-    "Failed to find an available port" for its gdbstub while other guests
-    ran beside it) is booted again, on a new port."""
-    for t in range(tries):
-        try:
-            return profile(isa, variant, fires, fbtmode)
-        except xdtvm.GuestGone as e:
-            if t == tries - 1:
-                raise
-            print(f"# retrying: {str(e).splitlines()[0]}", file=sys.stderr)
-
-
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--isa", required=True)
@@ -209,7 +195,7 @@ def main():
     ap.add_argument("--trace", action="store_true")
     ap.add_argument("--json")
     a = ap.parse_args()
-    syms, runs = profile_retrying(a.isa, a.variant, a.fires, a.fbtmode)
+    syms, runs = profile(a.isa, a.variant, a.fires, a.fbtmode)
     pcs = runs[-1]["pcs"]
     st = stages(syms, pcs)
     print(f"# {a.isa} {a.variant}{' ' + a.fbtmode if a.fbtmode else ''}: "

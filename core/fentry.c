@@ -38,6 +38,7 @@
  * ftrace's cost; xdt's trampolines (fbtmode=trampoline) avoid it.
  */
 #include <linux/ftrace.h>
+#include <linux/rcupdate.h>
 #include <linux/slab.h>
 
 #include "xdt_arch.h"
@@ -132,7 +133,12 @@ void __xdt_probe xdt_fentry_tramp_fire(unsigned long site,
 	struct xdt_site *s = xdt_site_lookup_via(site, XDT_VIA_TRAMP);
 	unsigned long flags;
 
-	if (unlikely(!s || READ_ONCE(s->live) == 0))
+	/*
+	 * As FTRACE_OPS_FL_RCU does for the ftrace mode: a firing walks RCU
+	 * lists, so none while RCU is not watching this CPU (a traced
+	 * function called from the idle path after RCU stopped watching).
+	 */
+	if (unlikely(!s || READ_ONCE(s->live) == 0 || !rcu_is_watching()))
 		return;
 	flags = arch_local_irq_save();
 	xdt_site_fire(s, regs);

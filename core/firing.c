@@ -298,22 +298,19 @@ u64 __xdt_probe xdt_arg(struct xdt_ctx *ctx, unsigned int i)
 	return ctx->args[i];
 }
 
-void __xdt_probe xdt_probe_fire(struct xdt_ctx *ctx)
+/* The firing itself; interrupts are off. */
+void __xdt_probe xdt_probe_fire_irqsoff(struct xdt_ctx *ctx)
 {
 	struct xdt_probe *probe = ctx->probe;
 	struct xdt_state *st, *last = NULL;
 	struct xdt_scpu *sc = NULL;
 	struct xdt_ecb *e;
 	struct xdt_cpu *c;
-	unsigned long flags;
 	int cpu;
 
-	local_irq_save(flags);
 	c = this_cpu_ptr(&xdt_cpu);
-	if (c->busy) {
-		local_irq_restore(flags);
+	if (c->busy)
 		return;
-	}
 	c->busy = 1;
 	cpu = raw_smp_processor_id();
 	if (ctx->only) {
@@ -342,5 +339,13 @@ void __xdt_probe xdt_probe_fire(struct xdt_ctx *ctx)
 		run_clause(c, sc, st, e, ctx);
 	}
 	c->busy = 0;
+}
+
+void __xdt_probe xdt_probe_fire(struct xdt_ctx *ctx)
+{
+	unsigned long flags;
+
+	local_irq_save(flags);
+	xdt_probe_fire_irqsoff(ctx);
 	local_irq_restore(flags);
 }

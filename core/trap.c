@@ -26,6 +26,8 @@ static bool __xdt_probe text_is_patch(struct xdt_site *s)
 /*
  * Fire @s's probe with @regs, the registers at the site (a breakpoint's, or
  * those ftrace or a trampoline saved: core/fentry.c).  Interrupts are off.
+ * A probe reached from inside a firing (one the firing's own calls hit,
+ * e.g. copy_from_kernel_nofault) is not fired: xdt_probe_fire's busy flag.
  */
 void __xdt_probe xdt_site_fire(struct xdt_site *s, struct pt_regs *regs)
 {
@@ -37,28 +39,18 @@ void __xdt_probe xdt_site_fire(struct xdt_site *s, struct pt_regs *regs)
 	 */
 	struct xdt_ctx ctx __xdt_noinit;
 
-	/*
-	 * A probe hit while this CPU is already handling one of ours (the
-	 * argument fetch and the firing call kernel functions such as
-	 * copy_from_kernel_nofault, which may themselves be probed) is only
-	 * emulated.  Every way in runs with interrupts off, so the per-CPU
-	 * depth is exact.
-	 */
-	if (this_cpu_inc_return(xdt_cpu.trapdepth) == 1) {
-		ctx.probe = s->probe;
-		ctx.regs = regs;
-		ctx.nargs = 0;
-		ctx.stack = XDT_STACK_SITE;
-		ctx.frame = s->frame;
-		ctx.priv = s;
-		ctx.err = 0;
-		ctx.fault = XDT_FAULT_NONE;
-		ctx.only = NULL;
-		if (s->ops->args)
-			ctx.nargs = s->ops->args(s, regs, ctx.args);
-		xdt_probe_fire(&ctx);
-	}
-	this_cpu_dec(xdt_cpu.trapdepth);
+	ctx.probe = s->probe;
+	ctx.regs = regs;
+	ctx.nargs = 0;
+	ctx.stack = XDT_STACK_SITE;
+	ctx.frame = s->frame;
+	ctx.priv = s;
+	ctx.err = 0;
+	ctx.fault = XDT_FAULT_NONE;
+	ctx.only = NULL;
+	if (s->ops->args)
+		ctx.nargs = s->ops->args(s, regs, ctx.args);
+	xdt_probe_fire_irqsoff(&ctx);
 }
 
 bool __xdt_probe xdt_trap(struct pt_regs *regs, unsigned long addr)
@@ -80,7 +72,15 @@ bool __xdt_probe xdt_trap(struct pt_regs *regs, unsigned long addr)
 		return true;
 	}
 	this_cpu_inc(xdt_cpu.traps);
-	xdt_site_fire(s, regs);
+	/*
+	 * A breakpoint hit while this CPU is already handling one of ours
+	 * (the argument fetch and the firing call kernel functions, which
+	 * may themselves be probed) is only emulated.  Every ISA's hook runs
+	 * with interrupts off, so the per-CPU depth is exact.
+	 */
+	if (this_cpu_inc_return(xdt_cpu.trapdepth) == 1)
+		xdt_site_fire(s, regs);
+	this_cpu_dec(xdt_cpu.trapdepth);
 	s->ops->emulate(s, regs);
 	return true;
 }

@@ -606,6 +606,7 @@ static inline void xdt_ctx_init(struct xdt_ctx *ctx, struct xdt_probe *probe)
 }
 
 void xdt_probe_fire(struct xdt_ctx *ctx);
+void xdt_probe_fire_irqsoff(struct xdt_ctx *ctx);
 u64 xdt_arg(struct xdt_ctx *ctx, unsigned int i);
 unsigned int xdt_stack(struct xdt_ctx *ctx, u64 *pcs, unsigned int max);
 
