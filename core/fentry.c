@@ -40,6 +40,7 @@
 #include <linux/ftrace.h>
 #include <linux/rcupdate.h>
 #include <linux/slab.h>
+#include <linux/uaccess.h>
 
 #include "xdt_arch.h"
 
@@ -253,6 +254,75 @@ int xdt_fentry_commit(void)
 	kvfree(ips);
 	return rf ?: rt;
 }
+
+#ifdef XDT_TRAMP_NOP
+/*
+ * For ISAs that write the trampoline call themselves (tramp.c of arm64 and
+ * riscv64; isa.h defines XDT_TRAMP_NOP): the call's words at each site, in or out, through the same
+ * stop_machine batches as breakpoints.  The ISA says what the call is
+ * (xdt_arch_tramp_call: up to two words) and what the site held
+ * (XDT_TRAMP_NOP, each word).  In: all or none, every site checked
+ * before any is written.  Out: a site holding anything but xdt's call is
+ * left alone (-EBUSY).
+ */
+static bool tramp_holds(unsigned long site, bool call)
+{
+	u32 cur[2], w[2];
+	unsigned int i, n = xdt_arch_tramp_call(site, w);
+
+	if (copy_from_kernel_nofault(cur, (void *)site, n * 4))
+		return false;
+	for (i = 0; i < n; i++)
+		if (cur[i] != (call ? w[i] : XDT_TRAMP_NOP))
+			return false;
+	return true;
+}
+
+int xdt_tramp_write(struct xdt_site **sites, unsigned int n, bool on)
+{
+	unsigned long addrs[64];
+	xdt_patchval_t vals[64];
+	unsigned int i, j, k = 0, nw;
+	u32 w[2];
+	int ret = 0;
+
+	for (i = 0; on && i < n; i++)
+		if (!xdt_arch_tramp_ok(sites[i]->addr) ||
+		    !tramp_holds(sites[i]->addr, false))
+			return -EBUSY;
+	for (i = 0; i < n && !ret; i++) {
+		if (!on && !tramp_holds(sites[i]->addr, true))
+			return -EBUSY;	/* not what this mechanism left */
+		nw = xdt_arch_tramp_call(sites[i]->addr, w);
+		for (j = 0; j < nw; j++) {
+			addrs[k] = sites[i]->addr + 4 * j;
+			vals[k++] = on ? w[j] : XDT_TRAMP_NOP;
+		}
+		if (k > ARRAY_SIZE(addrs) - 2 || i == n - 1) {
+			ret = xdt_arch_poke(addrs, vals, k);
+			k = 0;
+		}
+	}
+	return ret;
+}
+
+/* ... which is all on, off and exit are for those ISAs. */
+int xdt_arch_tramp_on(struct xdt_site **sites, unsigned int n)
+{
+	return xdt_tramp_write(sites, n, true);
+}
+
+void xdt_arch_tramp_off(struct xdt_site **sites, unsigned int n)
+{
+	if (xdt_tramp_write(sites, n, false))
+		pr_err("xdt: could not restore trampoline sites\n");
+}
+
+void xdt_arch_tramp_exit(void)
+{
+	/* every site went out with its STOP */
+}
+#endif
 
 void xdt_fentry_exit(void)
 {

@@ -16,6 +16,9 @@
  * kinst_isa.c
  *            Classify every instruction of a function for kinst, build
  *            out-of-line trampolines, emulate what is not run out of line.
+ * tramp.c, tramp_entry.S
+ *            Optional (XDT_HAVE_TRAMP): fbtmode=trampoline, xdt's own
+ *            call at an fbt entry site (docs/mechanisms.md).
  * decode.c   The ISA's instruction decoder (decode.h: its own API; the
  *            classes are shared, core/xdt_insn.h).  Builds in the kernel
  *            and on the host, where tools/xdt-decode-check compares it with
@@ -234,6 +237,14 @@ unsigned long xdt_arch_frame_pointer(struct pt_regs *regs);
  */
 bool xdt_arch_tramp_ok(unsigned long site);
 int xdt_arch_tramp_on(struct xdt_site **sites, unsigned int n);
+/*
+ * An ISA that writes the call itself (no ftrace direct calls) defines
+ * XDT_TRAMP_NOP (isa.h: the word its entry NOPs are) and gives the call's
+ * words at @site (returns how many, at most 2); the core then provides
+ * on, off and exit (xdt_tramp_write, core/fentry.c).
+ */
+unsigned int xdt_arch_tramp_call(unsigned long site, u32 *w);
+int xdt_tramp_write(struct xdt_site **sites, unsigned int n, bool on);
 void xdt_arch_tramp_off(struct xdt_site **sites, unsigned int n);
 void xdt_arch_tramp_exit(void);
 

@@ -49,6 +49,7 @@ static inline bool xdt_arch_is_patch(xdt_patchval_t v)
  */
 #define XDT_FTRACE_OPS_FLAGS	0
 #define XDT_HAVE_TRAMP		1	/* tramp.c: xdt writes the call */
+#define XDT_TRAMP_NOP		0xd503201fu	/* ftrace's second word */
 #define XDT_FTRACE_SP_BIAS	0	/* regs->sp is the function's */
 
 #endif

@@ -55,6 +55,7 @@ static inline bool xdt_arch_is_patch(xdt_patchval_t v)
  * the handler adds this for the firing only.
  */
 #define XDT_HAVE_TRAMP		1	/* tramp.c: xdt writes the call */
+#define XDT_TRAMP_NOP		0x00000013u	/* ftrace's nops (addi x0,x0,0) */
 #define XDT_FTRACE_SP_BIAS	ALIGN(sizeof(struct pt_regs), 16)
 
 #endif
