@@ -174,9 +174,8 @@ def test_kprobe_and_fbt_site_exclude_each_other(xdt):  # noqa: F811
     """sched:::on-cpu holds a kprobe on finish_task_switch's entry, where
     fbt's breakpoint mechanism would put its own breakpoint: in one program,
     or in two consumers in either order, the second to come is refused
-    (EBUSY, said as such), and each works alone afterwards.  The calling
-    mechanisms (ftrace, trampolines: the default) share the function with
-    the kprobe instead."""
+    (EBUSY, said as such), and each works alone afterwards.  The ftrace
+    mechanism shares the function with the kprobe instead."""
     busy = "an instruction is already patched"
     bp = "-x fbtmode=breakpoint"
     r = xdt.run(["dtrace", "-q", "-x", "fbtmode=breakpoint", "-n",
@@ -200,8 +199,8 @@ def test_kprobe_and_fbt_site_exclude_each_other(xdt):  # noqa: F811
         r = xdt.run(["dtrace", "-q", "-x", "fbtmode=breakpoint", "-n", prog],
                     timeout=120)
         assert r.ok and r.stdout.split() and int(r.stdout.split()[0]) > 0, r
-    # the default mechanism and the kprobe, together in one program
-    r = xdt.run(["dtrace", "-q", "-n",
+    # a calling mechanism and the kprobe, together in one program
+    r = xdt.run(["dtrace", "-q", "-x", "fbtmode=ftrace", "-n",
                  "sched:::on-cpu { @k = count(); } "
                  "fbt::finish_task_switch*:entry { @f = count(); } tick-2s { exit(0); } "
                  'END { printa("k %@d\\n", @k); printa("f %@d\\n", @f); }'],
