@@ -457,6 +457,26 @@ int __xdt_probe xdt_agg_update(struct xdt_scpu *c, const struct xdt_aggdesc *d,
 	return 0;
 }
 
+/*
+ * Probe context: a clause of keyless count()s only (XDT_CLAUSE_K_COUNTS),
+ * applied straight to their remembered slots.  False, with nothing
+ * changed, when a slot is not there yet (the first firing on this CPU
+ * since a snapshot): the caller runs the clause the general way, which
+ * creates it.
+ */
+bool __xdt_probe xdt_agg_counts(struct xdt_scpu *c, const struct xdt_clause_k *cl)
+{
+	struct xdt_aggarena *a = &c->ag[READ_ONCE(c->agact)];
+	u32 i;
+
+	for (i = 0; i < cl->nacts; i++)
+		if (unlikely(!a->nokey[cl->acts[i].arg0]))
+			return false;
+	for (i = 0; i < cl->nacts; i++)
+		ent_vals(ent_at(a->data, a->nokey[cl->acts[i].arg0]))[0]++;
+	return true;
+}
+
 /* On the CPU, interrupts off: firings now update the other arena. */
 static void agg_switch(void *arg)
 {

@@ -292,6 +292,12 @@ u64 __xdt_probe xdt_arg(struct xdt_ctx *ctx, unsigned int i)
 		return 0;
 	if (i < ctx->nargs)
 		return ctx->args[i];
+	if (ctx->regargs) {
+		ctx->nargs = ctx->regargs(ctx->priv, ctx->regs, ctx->args);
+		ctx->regargs = NULL;
+		if (i < ctx->nargs)
+			return ctx->args[i];
+	}
 	get = ctx->probe->prov->ops->getarg;
 	for (; ctx->nargs <= i; ctx->nargs++)
 		ctx->args[ctx->nargs] = get ? get(ctx, ctx->nargs) : 0;
@@ -335,6 +341,9 @@ void __xdt_probe xdt_probe_fire_irqsoff(struct xdt_ctx *ctx)
 				xdt_vars_clear(st->vars, &st->vcpu[cpu]);
 		}
 		if (READ_ONCE(st->exited) && probe != xdt_probe_end)
+			continue;
+		if ((e->clause->flags & XDT_CLAUSE_K_COUNTS) &&
+		    xdt_agg_counts(sc, e->clause))
 			continue;
 		run_clause(c, sc, st, e, ctx);
 	}

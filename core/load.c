@@ -74,6 +74,29 @@ static const u8 act_flags[XDT_NACTS] = {
 #undef ACT_FLAGS
 };
 
+/*
+ * The commonest D clause, `@ = count();` (any number of them, no
+ * predicate, no record): every firing only adds one to a keyless
+ * aggregation's per-CPU slot.  Marked here so the firing can do just that
+ * (xdt_agg_counts) and skip run_clause's machine state, action loop and
+ * xdt_agg_update's dispatch -- ~130 instructions of a ~345-instruction
+ * firing on x86_64 (bench/stepprof.py).  Anything else takes the general
+ * path; so does the first firing on a CPU, which creates the slot.
+ */
+static bool counts_only(const struct xdt_clause_k *c)
+{
+	u32 j;
+
+	if (c->pred >= 0 || c->flags || !c->nacts ||
+	    c->recsize != sizeof(struct xdt_rechdr))
+		return false;
+	for (j = 0; j < c->nacts; j++)
+		if (c->acts[j].kind != XDT_ACT_AGG ||
+		    c->acts[j].arg1 != XDT_AGG_COUNT || c->acts[j].difo >= 0)
+			return false;
+	return true;
+}
+
 static int load_clauses(struct xdt_state *st, struct xdt_enable *req)
 {
 	const struct xdt_prog *p = st->prog;
@@ -250,6 +273,8 @@ static int load_clauses(struct xdt_state *st, struct xdt_enable *req)
 		if ((uc[i].flags & XDT_CLAUSE_SPEC) && !nspec)
 			return EERR("clause %u: speculating without speculate", i);
 		c->recsize = ALIGN(off, 8);
+		if (counts_only(c))
+			c->flags |= XDT_CLAUSE_K_COUNTS;
 		/* fill keeps room for the largest END record (and its ERROR) */
 		if ((!uc[i].desc.prov[0] || !strcmp(uc[i].desc.prov, "dtrace")) &&
 		    !strcmp(uc[i].desc.name, "END"))

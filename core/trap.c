@@ -48,8 +48,7 @@ void __xdt_probe xdt_site_fire(struct xdt_site *s, struct pt_regs *regs)
 	ctx.err = 0;
 	ctx.fault = XDT_FAULT_NONE;
 	ctx.only = NULL;
-	if (s->ops->args)
-		ctx.nargs = s->ops->args(s, regs, ctx.args);
+	ctx.regargs = s->ops->args;	/* fetched on first use: xdt_arg() */
 	xdt_probe_fire_irqsoff(&ctx);
 }
 
