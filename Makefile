@@ -26,7 +26,7 @@ isa_field = $(shell awk -v i=$(1) '$$1 == i { print $$$(2) }' arch/isas)
 cross = $(call isa_field,$(1),4)
 
 .PHONY: all deps kernels busybox guest modules xdt-ko host-dtrace libxdt host-libxdt test demo \
-	bench bench-quick fuzz clean-cache
+	bench bench-quick bench-bpftrace fuzz clean-cache
 .NOTPARALLEL:
 # init binaries are inputs of the initramfs, not intermediates to delete.
 .SECONDARY:
@@ -181,6 +181,11 @@ bench: all
 
 bench-quick: all
 	@$(PYTHON) bench/run.py --quick
+
+# bpftrace (Debian's, on a second disk) against dtrace on the x86_64 guest:
+# per-firing cost, attach time, memory (bench/bpftrace.md).
+bench-bpftrace: all
+	@$(PYTHON) bench/bpftrace.py
 
 # Fuzz the DIF verifier and VM (guest/xdt-fuzz.c): FUZZ_N programs per ISA,
 # then the guest's kernel log must hold no BUG, Oops or WARNING.

@@ -287,9 +287,12 @@ class VM:
 
     def __init__(self, isa, smp=None, mem="1G", gdb=False, icount=False,
                  kvm=False, append="", logdir=None, echo_console=False,
-                 disk=True):
+                 disk=True, extra_disks=()):
         self.isa = isa
         self.disk = disk        # attach the lab disk (see disk_image)
+        # More raw disk images, attached read-only after the lab disk
+        # (/dev/vdb, /dev/vdc, ... when it is there); the guest mounts them.
+        self.extra_disks = list(extra_disks)
         self.spec = check_isa(isa)
         # -icount runs every vCPU on one host thread anyway, and with two
         # vCPUs and sleep=off QEMU 7.2 stalls x86_64 and riscv64 guests right
@@ -346,6 +349,21 @@ class VM:
             argv += ["-drive", f"file={img},format=raw,if=none,id=lab,"
                                "snapshot=on",
                      "-device", f"{m['vblk']},drive=lab,num-queues=1"]
+        extra = []
+        for i, path in enumerate(self.extra_disks):
+            img = path.replace(",", ",,")
+            extra.append(["-drive", f"file={img},format=raw,if=none,"
+                                    f"id=extra{i},readonly=on",
+                          "-device", f"{m['vblk']},drive=extra{i},"
+                                     "num-queues=1"])
+        # The virt boards' virtio-mmio devices are numbered last given
+        # first: there the extra disks go before the lab disk, in reverse,
+        # so the lab disk stays /dev/vda on every ISA.
+        if m["vblk"] == "virtio-blk-device" and extra:
+            i = argv.index("-drive") if self.disk else len(argv)
+            argv[i:i] = [a for e in reversed(extra) for a in e]
+        else:
+            argv += [a for e in extra for a in e]
         if self.kvm:
             argv += ["-accel", "kvm"]
         else:
