@@ -143,13 +143,18 @@ $(BUILD)/%/initramfs.cpio: $(BUILD)/%/init $$(call guest_dtrace,$$*) \
 guest: $(foreach i,$(isas),$(BUILD)/$(i)/initramfs.cpio)
 
 # Out-of-tree modules build in a copy under $(BUILD): Kbuild writes its
-# objects beside the sources, and the repository stays clean.
+# objects beside the sources, and the repository stays clean.  The copy
+# is by content (--checksum) and does not keep the source's mtime (no -t):
+# a file changed gets the time of the copy, so an object compiled from the
+# old text while the source was being edited can never look newer than
+# the new text (seen: a stale fbt.o survived a rebuild that way).
+RSYNC := rsync -rlpD --checksum
 MODULES := $(wildcard qemu-tests/modules/*)
 modules: kernels
 	@for i in $(isas); do \
 	  for m in $(MODULES); do \
 	    d=$(BUILD)/$$i/modules/$$(basename $$m); mkdir -p $$d; \
-	    rsync -a --checksum $$m/ $$d/; \
+	    $(RSYNC) $$m/ $$d/; \
 	    tools/kmake $$i M=$$d modules || exit 1; \
 	  done; \
 	done
@@ -162,8 +167,8 @@ xdt-ko: kernels
 	  if [ ! -f arch/$$a/trap.c ]; then \
 	    echo "xdt.ko: no arch layer for $$i yet, skipped"; continue; fi; \
 	  d=$(BUILD)/$$i/xdt; mkdir -p $$d/arch; \
-	  rsync -a --checksum Kbuild core providers $$d/; \
-	  rsync -a --checksum --delete --exclude '*.o' --exclude '.*.cmd' \
+	  $(RSYNC) Kbuild core providers $$d/; \
+	  $(RSYNC) --delete --exclude '*.o' --exclude '.*.cmd' \
 	    arch/$$a/ $$d/arch/; \
 	  tools/kmake $$i M=$$d modules || exit 1; \
 	done
