@@ -90,6 +90,12 @@ VARIANTS = [
     ("tracepoint", "bpf", ("tracepoint", "count", None)),
 ]
 VARIANT_NAMES = [v[0] for v in VARIANTS]
+# The per-ISA mechanism plot (mech-ISA.png): xdt's ways in, then the
+# kernel's, entry before return; kernel trigger.
+MECH_MATRIX = ["xdt-fbt-entry-bp", "xdt-fbt-entry-ftrace",
+               "xdt-fbt-entry-tramp", "xdt-fbt-entry-empty-bp",
+               "xdt-fbt-entry-empty", "kprobe", "kprobe-empty", "fentry",
+               "kprobe-multi", "xdt-fbt-return", "kretprobe", "fexit"]
 # The syscall the syscall trigger calls, and how each syscall mechanism
 # names it: xdt's syscall provider by syscall name (probe
 # syscall::getppid:entry, fired from raw_syscalls:sys_enter); BPF on the
@@ -180,7 +186,7 @@ SIZES = {
     # run of three; 20 000 calls cost ≈ 20 ms more a sample.
     "full": dict(n=50000, reps=5, icount_reps=2, icount_n=20000, sn=50000,
                  icount_sn=20000, scale=[1, 100, 1000, 10000, "all"],
-                 scale_reps={1: 3, 100: 2}, scale_budget=150),
+                 scale_reps={1: 3, 100: 2}, scale_budget=200),
     "quick": dict(n=2000, reps=2, icount_reps=1, icount_n=1000, sn=20000,
                   icount_sn=1000, scale=[1, 100], scale_reps={},
                   scale_budget=60),
@@ -528,21 +534,41 @@ def build_getppid(isa, bindir):
 
 # ---- enable/disable scaling --------------------------------------------
 
-SCALE_MECHS = ["xdt", "kprobe-multi", "kprobe-events"]
+# xdt once per insertion mechanism (-x fbtmode, through xdt-bpfbench's
+# XDT_FBTMODE): what a mechanism costs to put in and take out is half of
+# what a researcher compares them by (docs/mechanisms.md).
+XDT_SCALE_MODES = {"xdt": None, "xdt-ftrace": "ftrace",
+                   "xdt-tramp": "trampoline"}
+SCALE_MECHS = ["xdt", "xdt-ftrace", "xdt-tramp", "kprobe-multi",
+               "kprobe-events"]
+
+
+def is_xdt(mech):
+    return mech in XDT_SCALE_MODES
+
+
 SCALE_DESCR = {
-    "xdt": "xdt fbt entry, count()",
+    "xdt": "xdt fbt entry, count() (default: breakpoint)",
+    "xdt-ftrace": "xdt fbt entry, count(), -x fbtmode=ftrace",
+    "xdt-tramp": "xdt fbt entry, count(), -x fbtmode=trampoline",
     "kprobe-multi": "kprobe_multi + BPF count",
     "kprobe-events": "kprobe_events (tracefs)",
 }
 SCALE_PHASES = {
     "xdt": "ENABLE ioctl (check + bind) + GO (patch) / STOP (unpatch, "
            "synchronize_rcu) + close (free)",
+    "xdt-ftrace": "as xdt; GO / STOP set the ftrace_ops filter and "
+                  "(un)register it",
+    "xdt-tramp": "as xdt; GO / STOP write the trampoline calls (x86_64: "
+                 "ftrace direct-call groups)",
     "kprobe-multi": "BPF_LINK_CREATE / close(link) (program load not "
                     "included)",
     "kprobe-events": "`p:` lines into kprobe_events + group enable / group "
                      "disable + `-:` lines",
 }
 PHASE_KEYS = {"xdt": ["enable_ns", "go_ns", "stop_ns", "free_ns"],
+              "xdt-ftrace": ["enable_ns", "go_ns", "stop_ns", "free_ns"],
+              "xdt-tramp": ["enable_ns", "go_ns", "stop_ns", "free_ns"],
               "kprobe-events": ["define_ns", "arm_ns", "disarm_ns",
                                 "remove_ns"],
               "kprobe-multi": []}
@@ -617,7 +643,7 @@ def scale_phase(b, size, seed, tag, budget, kmulti_big):
 
     def probes_of(n, mech):
         if n == "all":
-            return info["fbt_entry"] if mech == "xdt" else len(cand)
+            return info["fbt_entry"] if is_xdt(mech) else len(cand)
         return n
 
     def skip_reason(mech, n):
@@ -635,7 +661,7 @@ def scale_phase(b, size, seed, tag, budget, kmulti_big):
         prev = last.get(mech)
         if not prev:
             return None
-        if mech == "xdt" and n == "all":
+        if is_xdt(mech) and n == "all":
             # One glob clause: one pass of bind, then patching p sites.
             pred = (prev["wall_s"] - prev["enable_s"]) * p / prev["n"] \
                 + prev["enable_s"] / prev["n"]
@@ -691,9 +717,11 @@ def scale_phase(b, size, seed, tag, budget, kmulti_big):
         left = budget - (time.monotonic() - t0)
         tmo = int(max(60, left + 30))
         prev = last.get(mech)
-        fa = (XDT_ALL if mech == "xdt" and n == "all"
+        fa = (XDT_ALL if is_xdt(mech) and n == "all"
               else f"@/tmp/scale-{n}")
-        cmd = [BPFBENCH, "attach", "--mech", mech]
+        cmd = [BPFBENCH, "attach", "--mech", "xdt" if is_xdt(mech) else mech]
+        if XDT_SCALE_MODES.get(mech):
+            cmd = ["env", f"XDT_FBTMODE={XDT_SCALE_MODES[mech]}"] + cmd
         if mech == "kprobe-multi":
             cmd += ["--prog", "count"]
         cmd += ["--func", fa, "--", "true"]
@@ -745,7 +773,7 @@ def scale_phase(b, size, seed, tag, budget, kmulti_big):
                  int(f["count"]), via=f.get("via"),
                  phases={k: int(f[k]) for k in PHASE_KEYS[mech]
                          if k in f})
-        want = probes_of(n, mech) if n != "all" or mech != "xdt" \
+        want = probes_of(n, mech) if n != "all" or not is_xdt(mech) \
             else None
         if want is not None and c["nprobes"] != want:
             c["error"] = f"{c['nprobes']} probes attached, not {want}"
@@ -1511,6 +1539,32 @@ def make_plots(outdir, figs, isas, sfigs=None):
             fig.savefig(os.path.join(outdir, fname), dpi=120)
             plt.close(fig)
             made.append(fname)
+    # The mechanism matrix, one figure per ISA (issue 17): how each way
+    # into the same function costs, entry and return, instructions beside
+    # TCG ns, so a reader sees where the two measures disagree.
+    for isa in isas:
+        vs = [v for v in MECH_MATRIX
+              if "insns" in figs.get((isa, "kernel", v), {})
+              or "ns" in figs.get((isa, "kernel", v), {})]
+        if not vs:
+            continue
+        fig, axes = plt.subplots(1, 2, figsize=(2 * (0.6 * len(vs) + 2), 4.5),
+                                 squeeze=False)
+        for ax, (key, label) in zip(axes[0], (
+                ("insns", "instructions per firing (icount)"),
+                ("ns", "ns per firing (TCG)"))):
+            ys = [figs.get((isa, "kernel", v), {}).get(key, 0) for v in vs]
+            ax.bar(range(len(vs)), ys, 0.7,
+                   color=["C0" if v.startswith("xdt") else "C1" for v in vs])
+            ax.set_xticks(range(len(vs)))
+            ax.set_xticklabels(vs, rotation=40, ha="right", fontsize=8)
+            ax.set_ylabel(label)
+            ax.set_title(f"{isa}: {label}")
+        fig.tight_layout()
+        fname = f"mech-{isa}.png"
+        fig.savefig(os.path.join(outdir, fname), dpi=120)
+        plt.close(fig)
+        made.append(fname)
     if sfigs:
         fig, axes = plt.subplots(1, len(isas), figsize=(5 * len(isas), 4.5),
                                  squeeze=False)
@@ -1524,7 +1578,7 @@ def make_plots(outdir, figs, isas, sfigs=None):
                                   f["disable_ms"])
                                  for (i, mm, n), f in sfigs.items()
                                  if i == isa and mm == m and
-                                 (m == "xdt" and n == "all") == glob)
+                                 (is_xdt(m) and n == "all") == glob)
                     if not pts:
                         continue
                     lab = f"{m} (one glob clause)" if glob else m

@@ -21,6 +21,7 @@ are not checked, so the idle guest's CPU share does not matter here.
 """
 import csv
 import json
+import math
 import os
 import subprocess
 import sys
@@ -139,7 +140,13 @@ def test_bench_quick_outputs_complete_and_sane(quick):
         for v in bench.VARIANT_NAMES:
             f = figs.get(f"{isa}/{trig}/{v}")
             if v != "none" and f is not None:
-                assert f["ns"] > 0 and f["insns"] > 0, (trig, v, f)
+                # Instructions are exact (icount); TCG ns are a difference
+                # of two noisy loop times, and a cheap mechanism (fentry:
+                # 130 instructions) on the syscall trigger has come out
+                # below the baseline on a loaded host (-185 ns): present
+                # and finite, not positive -- no timed assertion here.
+                assert math.isfinite(f["ns"]) and f["insns"] > 0, \
+                    (trig, v, f)
         section = table.split(f"## Trigger: {trig}\n", 1)[1].split("## ")[0]
         rows = [ln for ln in section.splitlines()
                 if ln.startswith("| ") and f"| {isa} |" in ln]
@@ -224,7 +231,7 @@ def test_bench_quick_scaling_table(quick):
             for c in good:
                 assert c["nprobes"] == n and c["attach_ns"] > 0 \
                     and c["detach_ns"] > 0, c
-                if mech == "xdt":
+                if bench.is_xdt(mech):
                     ph = c["phases"]
                     assert set(ph) == {"enable_ns", "go_ns", "stop_ns",
                                        "free_ns"}, c
@@ -261,5 +268,6 @@ def test_bench_quick_scaling_table(quick):
             assert float(cols[5].split()[0]) > 0, r
             assert float(cols[6]) > 0 and float(cols[7]) > 0, r
     if "Plots: not generated" not in table:
-        for png in ("kernel-ns.png", "syscall-ns.png", "scale.png"):
+        for png in ("kernel-ns.png", "syscall-ns.png", "scale.png",
+                    f"mech-{isa}.png"):
             assert (out / png).is_file(), png
