@@ -106,8 +106,40 @@ def test_two_consumers_at_once(xdt, sysc):
     def data(out):
         return [ln.strip() for ln in out.splitlines()
                 if ln.strip() and not ln.startswith("dtrace:")]
-    assert data(out_a) == ["300"], r.stdout
-    assert data(out_b) == ["500"], r.stdout
+    if data(out_a) != ["300"] or data(out_b) != ["500"]:
+        # Seen with the trampoline as the default mechanism (x86_64, 2 of
+        # 4 full runs, never alone): both counted nothing.  Say what the
+        # kernel had on the function, for whoever sees it next.
+        why = xdt.run("dtrace -l -v -n fbt::vfs_read:entry | tail -4; "
+                      "grep -w vfs_read /sys/kernel/tracing/"
+                      "enabled_functions; dmesg | tail -15", timeout=120)
+        pytest.fail(f"{r.stdout}\n-- state after:\n{why.stdout}"
+                    f"{why.stderr}")
+
+
+def test_two_consumers_starting_together_repeatedly(xdt, sysc):
+    """The pair above, 20 times in a row, each consumer's count exact.
+    With fbt's default mechanism (the trampoline; on x86_64 a direct call
+    ftrace patches in with text_poke_bp while the other vCPU runs) this
+    caught QEMU's multi-threaded TCG running vfs_read's old bytes: about
+    one pair in 36 counted nothing (docs/mechanisms.md).  The lab's x86_64
+    guests run single-threaded TCG for it (arch/isas); this keeps it so."""
+    a = ("dtrace -q -n 'fbt::vfs_read:entry /pid == $target/ "
+         "{ @ = count(); }' -c '" + sysc + " threads 1 100'")
+    b = ("dtrace -q -n 'fbt::vfs_read:entry /pid == $target/ { n++; } "
+         "END { printf(\"%d\\n\", n); }' -c '" + sysc + " threads 1 200'")
+    # one line per pair: A's count, B's count
+    show = "grep -v dtrace: /tmp/rep.{} | tr -d ' \\n'"
+    loop = ("i=0; while [ $i -lt 20 ]; do i=$((i+1)); "
+            f"{a} > /tmp/rep.a 2>&1 & {b} > /tmp/rep.b 2>&1; wait $!; "
+            f"echo \"$({show.format('a')}) $({show.format('b')})\"; done")
+    r = xdt.run(loop, timeout=600)
+    assert r.ok, r
+    pairs = r.stdout.split("\n")
+    pairs = [p for p in pairs if p.strip()]
+    assert len(pairs) == 20, r.stdout
+    bad = [(i, p) for i, p in enumerate(pairs) if p != "100 200"]
+    assert not bad, f"{len(bad)} of 20 pairs miscounted: {bad}"
 
 
 def test_c_child_starts_exactly_at_go(xdt, sysc):

@@ -1,5 +1,5 @@
 # Sourced by the build scripts: xdt_isa ISA sets XDT_ISA_NAME ISA_DIR KARCH
-# CROSS KIMAGE QEMU TRAPVEC
+# CROSS KIMAGE QEMU TRAPVEC TCG
 # from arch/isas, or fails naming the valid ISAs.
 XDT_TOP=${XDT_TOP:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}
 XDT_CACHE=${XDG_CACHE_HOME:-$HOME/.cache}/xdt
@@ -13,7 +13,7 @@ xdt_isa() {
 		echo "xdt: unknown ISA '$1'; valid ISAs: $(xdt_isas | tr '\n' ' ')" >&2
 		return 1
 	fi
-	read -r XDT_ISA_NAME ISA_DIR KARCH CROSS KIMAGE QEMU TRAPVEC <<<"$line"
+	read -r XDT_ISA_NAME ISA_DIR KARCH CROSS KIMAGE QEMU TRAPVEC TCG <<<"$line"
 }
 
 # Print "label: elapsed, N files compiled" every 20 s while PID lives; N is

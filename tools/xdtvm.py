@@ -44,9 +44,10 @@ def _read_isas():
         for line in f:
             if line.startswith("#") or not line.split():
                 continue
-            name, adir, karch, cross, image, qemu, trapvec = line.split()
+            name, adir, karch, cross, image, qemu, trapvec, tcg = \
+                line.split()
             isas[name] = dict(dir=adir, karch=karch, cross=cross, image=image,
-                              qemu=qemu, trapvec=trapvec)
+                              qemu=qemu, trapvec=trapvec, tcg=tcg)
     return isas
 
 
@@ -282,6 +283,27 @@ class Result:
                 f"{self.wall_ms} ms>")
 
 
+# TCG threading per ISA (arch/isas' tcg column).  "single" runs the
+# guest's vCPUs round-robin on one host thread, not one thread each
+# (MTTCG).  QEMU 7.2's MTTCG can miss the invalidation of translated code
+# when the guest patches kernel text that another vCPU is translating at
+# that moment, and then runs the old instructions for good: with two
+# dtrace consumers starting at once on x86_64, ftrace's int3-bridged
+# three-step patch of vfs_read's entry left `call xdt_tramp_entry` in
+# memory (read back by the kernel) while neither vCPU ever called it -- 5
+# runs of 180 counted nothing under MTTCG, 0 of 180 with one thread
+# (docs/mechanisms.md).  The cost: both vCPUs share one host core, they
+# interleave in time slices rather than truly at once, and a vCPU that
+# spins waiting for another (a stop_machine rendezvous) wastes its slice,
+# which is why arm64 and riscv64, whose text is written under
+# stop_machine, stay multi-threaded.  XDT_TCG_ACCEL (e.g. "tcg") overrides
+# the table, to reproduce the miss.
+# "multi" is QEMU's own default (MTTCG where the target has it), not
+# "thread=multi": -icount needs one thread, and QEMU refuses an explicit
+# thread=multi beside it rather than choosing.
+TCG_ACCEL = {"single": "tcg,thread=single", "multi": "tcg"}
+
+
 class VM:
     """One QEMU guest.  start() boots it and waits for the agent's hello."""
 
@@ -367,7 +389,8 @@ class VM:
         if self.kvm:
             argv += ["-accel", "kvm"]
         else:
-            argv += ["-accel", "tcg"]
+            argv += ["-accel", os.environ.get(
+                "XDT_TCG_ACCEL", TCG_ACCEL[self.spec["tcg"]])]
         if self.icount:
             argv += ["-icount", "shift=0,sleep=off"]
         if self.gdb_port:
