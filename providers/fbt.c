@@ -406,18 +406,17 @@ static u32 fbt_sites(struct xdt_probe *p, struct xdt_site **out, u32 max)
 }
 
 /*
- * -x fbtmode, for an entry probe being switched on; an explicit mode the
- * function cannot take falls back to the breakpoint, which every fbt probe
- * has.  The default should be the cheapest the function can take
- * (trampoline, ftrace, breakpoint: bench/README.md), and was for a while;
- * but with the trampoline as the default, two consumers on one x86_64
- * function both counted nothing, twice in four full test runs
- * (test_d.py::test_two_consumers_at_once), cause not found yet.  Until it
- * is, the default stays the breakpoint and the calling mechanisms are
- * asked for by name.
+ * -x fbtmode, for an entry probe being switched on: the default is the
+ * cheapest mechanism the function can take, in the order below (measured:
+ * bench/README.md, docs/mechanisms.md); an explicit mode the function
+ * cannot take falls back to the breakpoint, which every fbt probe has.
+ * (The default was the breakpoint for a while, after two consumers on one
+ * x86_64 function counted nothing in some runs: that was QEMU's MTTCG
+ * running vfs_read's old bytes after ftrace had patched the call in --
+ * tools/xdtvm.py, docs/mechanisms.md.)
  */
 static const u8 fbt_preference[] = {
-	XDT_FBTMODE_BREAKPOINT,
+	XDT_FBTMODE_TRAMPOLINE, XDT_FBTMODE_FTRACE, XDT_FBTMODE_BREAKPOINT,
 };
 
 static u8 fbt_mode_for(const struct fbt_func *f, u32 want)
@@ -449,6 +448,21 @@ static const u8 via_of_mode[XDT_FBTMODE_NMODES] = {
 	[XDT_FBTMODE_TRAMPOLINE] = XDT_VIA_TRAMP,
 };
 
+/*
+ * Return probes stay breakpoints on every ISA, one on each return
+ * instruction.  The alternative, hijacking the return address as kretprobes
+ * (rethook on x86_64) and fexit do, needs an entry hook on every call (even
+ * when only the return is enabled), the real return address saved in a
+ * per-task stack from a bounded pool (a module cannot add rethook's list to
+ * task_struct), and a return trampoline.  And while the function runs, its
+ * frame returns into xdt: the kernel's unwinders know kretprobe's, rethook's
+ * and BPF's trampolines and look the real caller up, but not a module's, so
+ * every stack taken meanwhile (stack() in xdt's own nested probes, perf, a
+ * WARN's backtrace, ORC's reliability check for livepatch) would show xdt's
+ * trampoline where the caller was.  A breakpoint costs one exception per
+ * return (measured against kretprobe and fexit: docs/mechanisms.md) and
+ * changes nothing a stack walk sees.
+ */
 static void fbt_choose(struct xdt_probe *p, const struct xdt_prog *prog)
 {
 	struct fbt_func *f = probe_func(p);
