@@ -649,19 +649,10 @@ def figures(samples, attaches):
                 good.setdefault(s["variant"], []).append(s)
         if "none" not in good:
             continue
-        base = statistics.median(x["last_ns"] for x in good["none"])
-        for v, ss in good.items():
-            n = ss[0]["n"]
-            t = [x["last_ns"] for x in ss]
-            per = [(x - base) / n for x in t]
-            f = out[v]
-            f[key] = (statistics.median(t) - base) / n
-            f[key + "_min"], f[key + "_max"] = min(per), max(per)
-            f[key + "_q1"], f[key + "_q3"] = benchrun.quartiles(per)
-            f[key + "_samples"] = len(ss)
-            f[key + "_raw"] = t
+        for v, ss, t in benchrun.per_firing(good, key, lambda v: out[v]):
             if v == "none":
-                f[key + "_per_call"] = statistics.median(t) / n
+                f = out[v]
+                f[key + "_per_call"] = statistics.median(t) / ss[0]["n"]
     tools = {r[0]: r[1] for r in ROWS}
     for v in ROW_NAMES:
         f = out[v]

@@ -890,6 +890,25 @@ def quartiles(xs):
     return q[0], q[2]
 
 
+def per_firing(good, key, fig):
+    """Samples grouped by variant (each with its loop's "n" and "last_ns"),
+    "none" among them: each variant's cost per firing over the median of
+    "none", as fig(variant)[key] with its spread (_min, _max, _q1, _q3),
+    _samples and _raw.  Yields (variant, samples, loop times)."""
+    base = statistics.median(x["last_ns"] for x in good["none"])
+    for v, ss in good.items():
+        n = ss[0]["n"]
+        t = [x["last_ns"] for x in ss]
+        per = [(x - base) / n for x in t]
+        f = fig(v)
+        f[key] = (statistics.median(t) - base) / n
+        f[key + "_min"], f[key + "_max"] = min(per), max(per)
+        f[key + "_q1"], f[key + "_q3"] = quartiles(per)
+        f[key + "_samples"] = len(ss)
+        f[key + "_raw"] = t
+        yield v, ss, t
+
+
 def figures(samples, boots):
     """{(isa, trigger, variant): {...}} from the good samples."""
     out = {}
@@ -902,18 +921,11 @@ def figures(samples, boots):
                     good.setdefault(s["variant"], []).append(s)
             if "none" not in good:
                 continue
-            base = statistics.median(x["last_ns"] for x in good["none"])
-            for v, ss in good.items():
+            key = "ns" if boot == "tcg" else "insns"
+            for v, ss, t in per_firing(
+                    good, key, lambda v: out.setdefault((isa, trig, v), {})):
+                f = out[(isa, trig, v)]
                 n = ss[0]["n"]
-                t = [x["last_ns"] for x in ss]
-                per = [(x - base) / n for x in t]
-                f = out.setdefault((isa, trig, v), {})
-                key = "ns" if boot == "tcg" else "insns"
-                f[key] = (statistics.median(t) - base) / n
-                f[key + "_min"], f[key + "_max"] = min(per), max(per)
-                f[key + "_q1"], f[key + "_q3"] = quartiles(per)
-                f[key + "_samples"] = len(ss)
-                f[key + "_raw"] = t
                 if boot == "icount" and len(t) > 1:
                     f["icount_spread"] = max(t) - min(t)
                 if boot == "tcg":
