@@ -4,6 +4,7 @@
 #   make            dependencies, kernels, guest userland for every ISA
 #   make test       the above, then the test suites (host and booted guests)
 #   make demo       boot each ISA and show what xdt sees of a kernel function
+#   make study      the kgdb probe-insertion study, per ISA (docs/kgdb-study.md)
 #   make ISAS=riscv64 test     restrict to some ISAs (or XDT_ISAS=... in env)
 
 SHELL := /bin/bash
@@ -26,7 +27,7 @@ isa_field = $(shell awk -v i=$(1) '$$1 == i { print $$$(2) }' arch/isas)
 cross = $(call isa_field,$(1),4)
 
 .PHONY: all deps kernels busybox guest modules xdt-ko host-dtrace libxdt host-libxdt test demo \
-	bench bench-quick bench-bpftrace fuzz clean-cache
+	bench bench-quick bench-bpftrace study study-quick fuzz clean-cache
 .NOTPARALLEL:
 # init binaries are inputs of the initramfs, not intermediates to delete.
 .SECONDARY:
@@ -186,6 +187,15 @@ bench: all
 
 bench-quick: all
 	@$(PYTHON) bench/run.py --quick
+
+# The kgdb probe-insertion study (docs/kgdb-study.md): what kgdb and QEMU's
+# gdbstub see of each probe mechanism, and a debugger breakpoint's cost per
+# hit beside an xdt firing; one report per ISA in docs/study/.
+study: all
+	@$(PYTHON) bench/kgdbstudy.py
+
+study-quick: all
+	@$(PYTHON) bench/kgdbstudy.py --quick --out $(XDT_CACHE)/study-quick
 
 # bpftrace (Debian's, on a second disk) against dtrace on the x86_64 guest:
 # per-firing cost, attach time, memory (bench/bpftrace.md).

@@ -521,9 +521,14 @@ def prog_counts(detail):
 
 
 def build_getppid(isa, bindir):
+    return build_static(isa, bindir, "getppid-loop")
+
+
+def build_static(isa, bindir, name):
+    """bench/NAME.c, built statically for @isa into @bindir when stale."""
     os.makedirs(bindir, exist_ok=True)
-    out = os.path.join(bindir, f"getppid-loop.{isa}")
-    src = os.path.join(TOP, "bench", "getppid-loop.c")
+    out = os.path.join(bindir, f"{name}.{isa}")
+    src = os.path.join(TOP, "bench", f"{name}.c")
     if not (os.path.exists(out) and
             os.path.getmtime(out) >= os.path.getmtime(src)):
         subprocess.run([xdtvm.ISAS[isa]["cross"] + "gcc", "-std=gnu11", "-O2",

@@ -43,7 +43,7 @@ BOOT_TIMES = {}
 
 @pytest.fixture(scope="session")
 def vm(isa):
-    guest = xdtvm.VM(isa, gdb=True, logdir=LOGDIR)
+    guest = xdtvm.VM(isa, gdb=True, kgdb=True, logdir=LOGDIR)
     # Whatever happens in between, QEMU does not outlive the fixture.
     try:
         guest.start()

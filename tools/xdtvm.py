@@ -309,8 +309,10 @@ class VM:
 
     def __init__(self, isa, smp=None, mem="1G", gdb=False, icount=False,
                  kvm=False, append="", logdir=None, echo_console=False,
-                 disk=True, extra_disks=()):
+                 disk=True, extra_disks=(), kgdb=False, accel=None):
         self.isa = isa
+        # accel: the TCG accelerator string instead of the ISA's (TCG_ACCEL)
+        self.accel = accel
         self.disk = disk        # attach the lab disk (see disk_image)
         # More raw disk images, attached read-only after the lab disk
         # (/dev/vdb, /dev/vdc, ... when it is there); the guest mounts them.
@@ -324,6 +326,18 @@ class VM:
         self.smp, self.mem, self.icount, self.kvm = smp, mem, icount, kvm
         self.append = append
         self.gdb_port = (free_port() if gdb is True else gdb) or None
+        # kgdb: a TCP port on which gdb reaches the guest kernel's own kgdb
+        # stub (kgdboc on the console UART), see _kgdb_accept.
+        self.kgdb_port = (free_port() if kgdb is True else kgdb) or None
+        self._kgdb_srv = None
+        self._kgdb_client = None
+        self._stdin_lock = threading.Lock()
+        # Remote-protocol traffic through the kgdb port, for the study's
+        # per-hit figures: stop replies from the kernel ("$T"/"$S": each
+        # one is a debug exception that entered kgdb), packets from gdb.
+        self.kgdb_stats = dict(stops=0, packets_in=0, bytes_in=0,
+                               bytes_out=0)
+        self._kgdb_last = b""
         self.echo_console = echo_console
         self.tmp = tempfile.mkdtemp(prefix=f"xdt-{isa}-")
         self.logdir = logdir or self.tmp
@@ -390,7 +404,7 @@ class VM:
             argv += ["-accel", "kvm"]
         else:
             argv += ["-accel", os.environ.get(
-                "XDT_TCG_ACCEL", TCG_ACCEL[self.spec["tcg"]])]
+                "XDT_TCG_ACCEL", self.accel or TCG_ACCEL[self.spec["tcg"]])]
         if self.icount:
             argv += ["-icount", "shift=0,sleep=off"]
         if self.gdb_port:
@@ -415,6 +429,8 @@ class VM:
             self._pump = threading.Thread(target=self._pump_console,
                                           daemon=True)
             self._pump.start()
+            if self.kgdb_port:
+                self._kgdb_listen()
             self._wait_agent(t0 + timeout)
         except BaseException:
             self.kill()
@@ -465,6 +481,13 @@ class VM:
                 break
             with self._console_lock:
                 self._console += chunk
+            c = self._kgdb_client
+            if c is not None:
+                self._kgdb_count(chunk)
+                try:
+                    c.sendall(chunk)
+                except OSError:
+                    pass
             self._log.write(chunk)
             self._log.flush()
             if self.echo_console:
@@ -494,8 +517,56 @@ class VM:
 
     def console_write(self, data):
         """Type into the serial console (e.g. a sysrq for kgdb)."""
-        self.proc.stdin.write(data)
-        self.proc.stdin.flush()
+        with self._stdin_lock:
+            self.proc.stdin.write(data)
+            self.proc.stdin.flush()
+
+    # ---- kgdb ----------------------------------------------------------
+    # The kernel's kgdb stub talks gdb's remote protocol over kgdboc, the
+    # console UART (the aarch64 and riscv64 virt boards have only one UART,
+    # so it is the console on every ISA, as kgdb's agent-proxy splits one
+    # line).  gdb connects to a TCP port of ours: what it sends is typed
+    # into the UART, and everything the UART prints goes to the console log
+    # as always and to gdb too.  gdb skips the console text between
+    # packets, and kgdb wraps printk output in 'O' packets while it is in
+    # control, so neither side is confused.  One gdb at a time.
+    def _kgdb_listen(self):
+        srv = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        srv.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        srv.bind(("127.0.0.1", self.kgdb_port))
+        srv.listen(1)
+        self._kgdb_srv = srv
+        threading.Thread(target=self._kgdb_accept, daemon=True).start()
+
+    def _kgdb_accept(self):
+        while True:
+            try:
+                c, _ = self._kgdb_srv.accept()
+            except OSError:
+                return
+            c.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            self._kgdb_client = c
+            try:
+                while True:
+                    data = c.recv(65536)
+                    if not data:
+                        break
+                    self.kgdb_stats["bytes_in"] += len(data)
+                    self.kgdb_stats["packets_in"] += data.count(b"$")
+                    self.console_write(data)
+            except (OSError, ValueError):
+                pass
+            finally:
+                self._kgdb_client = None
+                c.close()
+
+    def _kgdb_count(self, chunk):
+        st = self.kgdb_stats
+        st["bytes_out"] += len(chunk)
+        # A stop reply may straddle two reads: keep one byte of context.
+        buf = self._kgdb_last + chunk
+        st["stops"] += buf.count(b"$T") + buf.count(b"$S")
+        self._kgdb_last = chunk[-1:]
 
     def oopses(self, since):
         """Console lines since @since that show a kernel problem, with context."""
@@ -668,6 +739,9 @@ class VM:
         self._cleanup()
 
     def _cleanup(self):
+        if self._kgdb_srv:
+            self._kgdb_srv.close()
+            self._kgdb_srv = None
         if self.sock:
             self.sock.close()
             self.sock = None
@@ -911,3 +985,180 @@ class Gdb:
     def disassemble(self, where, count):
         a = self.addr(where) if isinstance(where, str) else where
         return gdb_disassemble(self.vm.gdb_port, a, count, vmlinux=self.vmlinux)
+
+
+# ---- kgdb: gdb on the guest kernel's own debugger stub ---------------------
+
+# What sysrq-g prints as the kernel enters kgdb (drivers/tty/sysrq.c's
+# "DEBUG" action message).
+KGDB_ENTERED = "sysrq: DEBUG"
+
+
+class Kgdb:
+    """gdb-multiarch with the vmlinux's symbols, attached to the guest
+    kernel's kgdb stub through the VM's kgdb port (not QEMU's gdbstub).
+
+    The kernel is stopped only while kgdb has it: enter() stops it (sysrq-g
+    from a background guest process), attach() connects gdb, cmd() runs a
+    gdb command and returns its output, resume() lets the kernel run (gdb
+    `continue`, which returns when the kernel stops again: a breakpoint, or
+    the next enter()), detach() lets it go for good.  Every command and its
+    output is kept in .transcript."""
+
+    def __init__(self, vm, gdb="gdb-multiarch", port=None):
+        # @port: another gdb remote port instead, e.g. QEMU's gdbstub
+        # (vm.gdb_port), to drive the same commands from outside the guest.
+        if not (port or vm.kgdb_port):
+            raise XdtError(f"{vm.isa}: guest was started without kgdb")
+        self.vm, self.gdb = vm, gdb
+        self.port = port or vm.kgdb_port
+        self.proc = None
+        self.transcript = []
+        self._buf = bytearray()
+        self._cv = threading.Condition()
+        self._n = 0
+        self._pending = None
+
+    # -- the kernel side
+    def enter(self, timeout=60):
+        """Stop the kernel in kgdb: a guest process writes 'g' to
+        /proc/sysrq-trigger (and stays there until kgdb lets go), so the
+        agent call returns first; then wait for the sysrq message."""
+        mark = self.vm.console_mark()
+        self.vm.run("(sleep 0.3; echo g > /proc/sysrq-trigger) "
+                    "</dev/null >/dev/null 2>&1 &", timeout=30, watch=False)
+        deadline = time.monotonic() + timeout
+        while KGDB_ENTERED not in self.vm.console(mark):
+            if self.vm.proc.poll() is not None or time.monotonic() > deadline:
+                raise XdtError(f"{self.vm.isa}: kernel did not enter kgdb\n"
+                               + self.vm.console_tail())
+            time.sleep(0.05)
+        # kgdb rounds up the other CPUs and polls the UART from here on.
+        time.sleep(0.3)
+
+    def trigger(self, cmd):
+        """Run @cmd in the guest in the background (it may stop the kernel
+        in kgdb, so the agent must not wait for it: it starts once the
+        agent has answered)."""
+        self.vm.run(f"(sleep 0.3; {cmd}) </dev/null >/dev/null 2>&1 &",
+                    timeout=30,
+                    watch=False)
+
+    # -- gdb
+    def attach(self, timeout=120):
+        argv = [self.gdb, "-q", "-nx", vmlinux(self.vm.isa),
+                "-ex", "set pagination off", "-ex", "set confirm off",
+                "-ex", "set width 0", "-ex", "set height 0",
+                # A TCG guest answers slowly, and the round-up of the other
+                # CPUs takes a while on the first packet.
+                "-ex", "set remotetimeout 60"]
+        self.proc = subprocess.Popen(argv, stdin=subprocess.PIPE,
+                                     stdout=subprocess.PIPE,
+                                     stderr=subprocess.STDOUT)
+        threading.Thread(target=self._pump, daemon=True).start()
+        return self.cmd(f"target remote 127.0.0.1:{self.port}",
+                        timeout=timeout)
+
+    def _pump(self):
+        while True:
+            chunk = self.proc.stdout.read1(65536)
+            if not chunk:
+                break
+            with self._cv:
+                self._buf += chunk
+                self._cv.notify_all()
+        with self._cv:
+            self._cv.notify_all()
+
+    def send(self, command):
+        """Start @command; wait() collects its output."""
+        if self._pending is not None:
+            raise XdtError("gdb: a command is still running")
+        self._n += 1
+        marker = f"@@xdt-kgdb-{self._n}@@"
+        self.proc.stdin.write(f"{command}\necho \\n{marker}\\n\n".encode())
+        self.proc.stdin.flush()
+        self._pending = (command, marker)
+
+    def wait(self, timeout=120):
+        command, marker = self._pending
+        deadline = time.monotonic() + timeout
+        with self._cv:
+            while marker.encode() not in self._buf:
+                left = deadline - time.monotonic()
+                if left <= 0 or (self.proc.poll() is not None
+                                 and marker.encode() not in self._buf):
+                    self._pending = None
+                    raise XdtError(f"{self.vm.isa}: gdb over kgdb: no answer "
+                                   f"to {command!r}:\n"
+                                   + self._buf.decode(errors="replace")[-2000:]
+                                   + "\n" + self.vm.console_tail())
+                self._cv.wait(min(left, 1.0))
+            i = self._buf.index(marker.encode())
+            out = self._buf[:i].decode(errors="replace")
+            del self._buf[:i + len(marker) + 1]
+        self._pending = None
+        # gdb prints its prompt even on a pipe; it is noise here.
+        out = out.replace("(gdb) ", "").strip("\n")
+        self.transcript.append((command, out))
+        return out
+
+    def ready(self):
+        """Has the running command (send()) finished?"""
+        with self._cv:
+            return (self._pending is not None
+                    and self._pending[1].encode() in self._buf)
+
+    def cmd(self, command, timeout=120):
+        self.send(command)
+        return self.wait(timeout)
+
+    def interrupt(self):
+        """^C to gdb: it stops the target (QEMU's gdbstub honours it; kgdb
+        over kgdboc cannot see it while the kernel runs, use enter())."""
+        self.proc.send_signal(signal.SIGINT)
+
+    def resume(self):
+        """`continue`: the kernel runs until it next stops in kgdb; wait()
+        returns gdb's stop report."""
+        self.send("continue")
+
+    def read(self, addr, length):
+        """Bytes at @addr as gdb shows them (gdb hides its own inserted
+        breakpoints behind their shadow contents)."""
+        out = self.cmd(f"x/{length}xb {addr:#x}")
+        got = _gdb_bytes(out)
+        if len(got) != length:
+            raise XdtError(f"kgdb read {len(got)} of {length} bytes at "
+                           f"{addr:#x}:\n{out}")
+        return got
+
+    def raw_read(self, addr, length):
+        """Bytes at @addr exactly as kgdb returns them (an 'm' packet sent
+        with `maintenance packet`, past gdb's breakpoint shadows)."""
+        out = self.cmd(f"maintenance packet m{addr:x},{length:x}")
+        m = re.search(r'received: "([0-9a-fA-F]*)"', out)
+        if not m or len(m.group(1)) != 2 * length:
+            raise XdtError(f"kgdb m packet at {addr:#x}:\n{out}")
+        return bytes.fromhex(m.group(1))
+
+    def detach(self, timeout=120):
+        """Let the kernel go (kgdb removes every breakpoint on 'D') and end
+        gdb."""
+        out = ""
+        if self.proc and self.proc.poll() is None:
+            try:
+                out = self.cmd("detach", timeout=timeout)
+            finally:
+                self.close()
+        return out
+
+    def close(self):
+        if self.proc and self.proc.poll() is None:
+            try:
+                self.proc.stdin.write(b"quit\n")
+                self.proc.stdin.flush()
+                self.proc.wait(10)
+            except (OSError, subprocess.TimeoutExpired):
+                self.proc.kill()
+                self.proc.wait()
