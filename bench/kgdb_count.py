@@ -20,13 +20,13 @@ gdbstub, the emulator stopping the whole machine.
 command list is `silent`, `set $xdt_hits = $xdt_hits + 1`, `continue` -- the
 way one would type it -- for comparison.
 
-Both leave the step over the breakpoint to gdb, and on arm64 that never
-ends: 6.1's kgdb single-steps with interrupts enabled, the timer has fired
-while the kernel sat in the debugger, so the step lands in the interrupt
+Both leave the step over the breakpoint to gdb, and on arm64 that counts
+wrong: 6.1's kgdb single-steps with interrupts enabled; when the timer has
+fired while the kernel sat in the debugger, the step lands in the interrupt
 handler (__el1_irq) instead of after the breakpoint; gdb takes that as the
 step done, puts the breakpoint back and continues, the handler returns onto
-the breakpoint, and the same call hits it again, forever (the study shows
-it).  `count-step LOCATION` + `count-run` count with their own loop instead:
+the breakpoint, and the same call hits it again -- under TCG after every
+stop, forever (the study shows it).  `count-step LOCATION` + `count-run` count with their own loop instead:
 stop at the breakpoint, count, step over it with the ISA's interrupt mask
 set for that one instruction (STEP_IRQ_MASK: arm64 PSTATE.I, what arm64
 kprobes do for their own step), put the mask back as it was, continue;

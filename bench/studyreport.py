@@ -288,14 +288,22 @@ def write(out, res):
               "exception (the breakpoint, then the single-step gdb needs to "
               "step over it). kprobes' are from the 6.1 source and the "
               "attach's `via`.",
-              "- A debugger breakpoint's instructions per hit include the "
-              "stopped kernel polling the UART while gdb thinks, so they "
-              "grow with the host's speed and are not repeatable like the "
-              "others; its wall time is dominated by the remote-protocol "
-              "round trips (packets per hit: kgdb "
+              "- A debugger breakpoint's \"instructions\" per hit are the "
+              "guest clock of the icount boot, not a pure instruction count: "
+              "through kgdb they include the stopped kernel polling the UART "
+              "while gdb works (so they grow with the host's speed), and "
+              "through QEMU's gdbstub the guest clock moves on while the "
+              "machine is stopped, although the guest runs nothing; neither "
+              "repeats exactly like the others. The wall time is dominated by "
+              "the remote-protocol round trips (packets from gdb per hit: "
+              "kgdb Python "
               f"{tcg.get('rows', {}).get('kgdb-break', {}).get('packets', 0):.0f},"
-              " with `commands` "
-              f"{tcg.get('rows', {}).get('kgdb-break-cli', {}).get('packets', 0):.0f}).",
+              ", `commands` "
+              f"{tcg.get('rows', {}).get('kgdb-break-cli', {}).get('packets', 0):.0f}"
+              ", count-run "
+              f"{tcg.get('rows', {}).get('kgdb-step', {}).get('packets', 0):.0f}"
+              "; a stop reply is a few hundred bytes, a register read over a "
+              "kilobyte on arm64).",
               ""]
     if tcg:
         lines += observations(res)
