@@ -220,13 +220,17 @@ def observations(res):
                     f"the guest is {'alive' if w.get('alive') else 'NOT alive'}"
                     ".", ""]
         else:
-            out += ["", "The kernel oopses. kgdb is on the die notifier too, "
+            out += ["", "The kernel oopses: arm64's BRK handler has no hook "
+                    "for the immediate and calls die(); riscv64's kgdb trap "
+                    "notifier passes on an ebreak that is not its own "
+                    "(kgdb_riscv_kgdbbreak()), and the trap handler takes it "
+                    "for a BUG(). kgdb is on the die notifier too, "
                     "but an oops reaches it with SIGSEGV, and "
                     "kgdb_handle_exception() declines anything but SIGTRAP "
                     "while panic_timeout is set — the lab boots with "
                     "`panic=-1`, so the oops runs its course: the task that "
-                    "made the call is killed (here inside the bench module's "
-                    "loop, holding its mutex). QEMU's gdbstub put the "
+                    "made the call (read-loop) is killed. QEMU's gdbstub put "
+                    "the "
                     f"original bytes back; the guest is "
                     f"{'alive' if w.get('alive') else 'NOT alive'}.", ""]
         out += ["The console:", "", "```", *w.get("console", []), "```", ""]
@@ -281,6 +285,8 @@ def write(out, res):
              "debuggers' Z0/z0 packet round trips measured on the host "
              "(kgdb only records a breakpoint at Z0 and writes it at "
              "resume).", ""]
+    if res.get("rerun"):
+        lines += [f"*{res['rerun']}*", ""]
     lines += table(res)
     lines += ["", "Reading the table:", "",
               "- Exceptions per hit of a debugger breakpoint are counted on "

@@ -200,7 +200,8 @@ TRAP_INSNS = {
 
 # What the kernel prints when it is in trouble.  "panic" as a word, but not
 # the panic=-1 of our own command line.
-OOPS_RE = re.compile(r"\bOops\b|\bBUG:|(?<![\w=])panic(?![=\w])|WARNING:"
+OOPS_RE = re.compile(r"\bOops\b|\bBUG:|Kernel BUG \[|(?<![\w=])panic(?![=\w])"
+                     r"|WARNING:"
                      r"|Unable to handle kernel|general protection fault"
                      r"|Call Trace:|\bsoft lockup\b|hung_task"
                      r"|rcu: INFO: .*detected stall")
