@@ -183,10 +183,11 @@ class Study:
         # Console logs and the guest tool's build stay in the cache: the
         # output directory holds only the reports.
         self.work = os.path.join(xdtvm.CACHE, "logs", "study")
-        # One TCG thread on every ISA: under MTTCG, QEMU 7.2's gdbstub lost
-        # a riscv64 guest at its first breakpoint hit after the guest had
-        # been in kgdb or had xdt.ko's probes (2 of 2 runs; 0 of 2 with one
-        # thread), and the study compares the two debuggers.
+        # One TCG thread on every ISA: QEMU 7.2's gdbstub can lose a
+        # riscv64 guest at a breakpoint hit after the guest has been in kgdb
+        # or has had xdt.ko's probes (MTTCG: 4 of 5 tries; one thread: 1 of
+        # 4, on a loaded host), and the study compares the two debuggers.
+        # run_qemu_break bounds the wait either way.
         self.vm = xdtvm.VM(isa, gdb=True, kgdb=True, icount=icount,
                            accel=xdtvm.TCG_ACCEL["single"],
                            logdir=os.path.join(self.work, isa + (
