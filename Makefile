@@ -26,7 +26,7 @@ endif
 isa_field = $(shell awk -v i=$(1) '$$1 == i { print $$$(2) }' arch/isas)
 cross = $(call isa_field,$(1),4)
 
-.PHONY: all deps kernels busybox guest modules xdt-ko host-dtrace libxdt host-libxdt test demo \
+.PHONY: all deps kernels busybox guest modules xdt-ko host-dtrace libxdt host-libxdt host-xdt-lua test demo \
 	bench bench-quick bench-bpftrace study study-quick fuzz clean-cache
 .NOTPARALLEL:
 # init binaries are inputs of the initramfs, not intermediates to delete.
@@ -46,6 +46,7 @@ busybox: deps
 	@for i in $(isas); do tools/build-busybox.sh $$i || exit 1; done
 
 include tools/mcpp.mk
+include tools/lua.mk
 
 $(BUILD)/%/init: guest/init.c guest/agent.h | deps
 	@mkdir -p $(@D)
@@ -78,7 +79,8 @@ define build_libxdt
 	@rm -f $(2) && $(1)ar rcs $(2) $(dir $(2))libxdt-obj/*.o
 endef
 
-libxdt: $(BUILD)/host/libxdt.a $(foreach i,$(isas),$(BUILD)/$(i)/libxdt.a)
+libxdt: $(BUILD)/host/libxdt.a $(foreach i,$(isas),$(BUILD)/$(i)/libxdt.a) \
+	$(BUILD)/host/xdt-lua
 host-libxdt: $(BUILD)/host/libxdt.a
 $(BUILD)/host/libxdt.a: $(LIBXDT_SRCS) $(VM_SRCS) $(DTRACE_HDRS)
 	$(call build_libxdt,,$@)
@@ -104,6 +106,34 @@ $(BUILD)/%/xdt-bpfbench: guest/xdt-bpfbench.c $(BUILD)/%/libxdt.a | deps
 	@mkdir -p $(@D)
 	$(call cross,$*)gcc $(DTRACE_CFLAGS) -static -o $@ $< $(BUILD)/$*/libxdt.a
 
+# xdt-lua: Lua 5.4 with libxdt's bindings built in (lua/, docs/lua.md).
+# The guests' is static on the Lua cross-built from Debian's source
+# (tools/lua.mk); the host's links Debian's liblua5.4 and compiles D.
+XDTLUA_SRCS := lua/lxdt.c lua/xdt-lua.c
+XDTLUA_HDRS := lua/lxdt.h compiler/libxdt.h
+host-xdt-lua: $(BUILD)/host/xdt-lua
+$(BUILD)/host/xdt-lua: $(XDTLUA_SRCS) $(XDTLUA_HDRS) $(BUILD)/host/libxdt.a
+	gcc $(DTRACE_CFLAGS) -Ilua -I/usr/include/lua5.4 -o $@ $(XDTLUA_SRCS) \
+	  $(BUILD)/host/libxdt.a -llua5.4 -lm
+
+$(XDT_CACHE)/lua/%.current/liblua.a: tools/build-lua.sh | deps
+	@tools/build-lua.sh $*
+
+$(BUILD)/%/xdt-lua: $(XDTLUA_SRCS) $(XDTLUA_HDRS) $(BUILD)/%/libxdt.a \
+		$(XDT_CACHE)/lua/%.current/liblua.a | deps
+	$(call cross,$*)gcc $(DTRACE_CFLAGS) -Ilua -I$(call lua_dir,$*)/include -static \
+	  -o $@ $(XDTLUA_SRCS) $(BUILD)/$*/libxdt.a $(call lua_dir,$*)/liblua.a -lm
+
+# xdt-watch and its profiles, the examples: Lua, installed as they are.
+WATCH_PROFILES := $(wildcard lua/watch/*.lua)
+LUA_LIBS := $(wildcard lua/lib/*.lua)
+LUA_EXAMPLES := $(wildcard examples/lua/*.lua)
+guest_lua = --file $(BUILD)/$(1)/xdt-lua:/usr/bin/xdt-lua \
+	--file lua/xdt-watch:/usr/bin/xdt-watch \
+	$(foreach f,$(WATCH_PROFILES),--file $(f):/usr/share/xdt/watch/$(notdir $(f))) \
+	$(foreach f,$(LUA_LIBS),--file $(f):/usr/share/xdt/lua/$(notdir $(f))) \
+	$(foreach f,$(LUA_EXAMPLES),--file $(f):/usr/share/xdt/examples/$(notdir $(f)))
+
 # The DIF verifier/VM fuzzer (make fuzz; a short run in make test).
 $(BUILD)/%/xdt-fuzz: guest/xdt-fuzz.c core/uapi/xdt.h core/uapi/dif.h | deps
 	@mkdir -p $(@D)
@@ -128,11 +158,12 @@ $(XDT_CACHE)/kernel/%.current/vmlinux.vars: $(XDT_CACHE)/kernel/%.current/vmlinu
 .SECONDEXPANSION:
 $(BUILD)/%/initramfs.cpio: $(BUILD)/%/init $$(call guest_dtrace,$$*) \
 		$$(call guest_xdtko,$$*) $(BUILD)/%/xdt-rawprog $(BUILD)/%/xdt-fuzz \
-		$(BUILD)/%/xdt-bpfbench tools/mkinitramfs.py busybox mcpp $(DLIB) \
+		$(BUILD)/%/xdt-bpfbench $(BUILD)/%/xdt-lua lua/xdt-watch $(WATCH_PROFILES) $(LUA_LIBS) \
+		$(LUA_EXAMPLES) tools/mkinitramfs.py busybox mcpp $(DLIB) \
 		$(XDT_CACHE)/kernel/%.current/vmlinux.vars
 	@$(PYTHON) tools/mkinitramfs.py $@ --init $< \
 		--busybox $(XDT_CACHE)/busybox/$*.current \
-		$(call guest_mcpp,$*) \
+		$(call guest_mcpp,$*) $(call guest_lua,$*) \
 		--file $(BUILD)/$*/xdt-rawprog:/usr/bin/xdt-rawprog \
 		--file $(BUILD)/$*/xdt-fuzz:/usr/bin/xdt-fuzz \
 		--file $(BUILD)/$*/xdt-bpfbench:/usr/bin/xdt-bpfbench \

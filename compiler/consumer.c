@@ -728,3 +728,65 @@ int xdt_aggwalk(xdt_hdl_t *h, int (*fn)(const struct xdt_aggdata *, void *),
 	free(buf);
 	return 0;
 }
+
+/* ---- structured consumers (libxdt.h) ------------------------------------ */
+int xdt_record_nvalues(xdt_hdl_t *h, const struct xdt_record *r)
+{
+	if (r->clause < 0 || r->clause >= h->p.nclauses)
+		return 0;
+	return h->p.clauses[r->clause].nrecs;
+}
+
+int xdt_record_value(xdt_hdl_t *h, const struct xdt_record *r, int i,
+		     struct xdt_value *v)
+{
+	const struct clause *c;
+
+	if (i < 0 || i >= xdt_record_nvalues(h, r))
+		return -1;
+	c = &h->p.clauses[r->clause];
+	if (c->recs[i].off + 8 > r->size)
+		return -1;
+	print_value_of(&h->p, &c->recs[i], r->data, v);
+	return 0;
+}
+
+char *xdt_record_consume(xdt_hdl_t *h, const struct xdt_record *r, size_t *len)
+{
+	*len = 0;
+	if (r->clause < 0 || r->clause >= h->p.nclauses)
+		return xzalloc(1);
+	return print_record_text(&h->pr, &h->p, r->clause, r->data, len);
+}
+
+void xdt_ksym(__u64 pc, char *buf, size_t len)
+{
+	ksyms_format(pc, buf, len);
+}
+
+static int snap_all(xdt_hdl_t *h, int (*fn)(const struct xdt_aggentry *, void *),
+		    void *arg)
+{
+	size_t size;
+	unsigned count;
+	char *buf, *want;
+
+	want = xzalloc((size_t)h->p.naggs + 1);
+	memset(want, 1, (size_t)h->p.naggs);
+	buf = aggtab_layout(h->pr.aggs, want, &size, &count, NULL);
+	free(want);
+	print_aggsort(&h->pr.sort);
+	print_aggs_walk(&h->p, buf, size, count, fn, arg);
+	free(buf);
+	return 0;
+}
+
+int xdt_aggsnapshot(xdt_hdl_t *h, int (*fn)(const struct xdt_aggentry *, void *),
+		    void *arg)
+{
+	if (!h->p.naggs || !h->pr.aggs)
+		return 0;
+	if (h->running && agg_snap(h, 1, NULL))
+		return -1;
+	return snap_all(h, fn, arg);
+}

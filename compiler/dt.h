@@ -317,6 +317,8 @@ struct node {
 					   output member's value, or NULL */
 	struct dxlator *xl;	/* N_XLATE */
 	int line, col;
+	char *text;		/* an action's argument: its source text, which
+				   names the value it records (libxdt.h) */
 };
 
 /* A D variable. */
@@ -409,6 +411,8 @@ struct recval {
 	unsigned off;		/* from the record header */
 	unsigned nframes;	/* DT_TYPE_STACK: frames (8 bytes each);
 				   DT_TYPE_MEM: bytes */
+	const char *name;	/* the expression recorded, as written (NULL:
+				   stack() and tracemem()'s are named by kind) */
 };
 
 struct clause {
@@ -537,6 +541,17 @@ struct dt_print {
 	int json;		/* -x oformat=json (docs/json.md) */
 };
 void print_header(struct dt_print *pr);
+/* libxdt.h's structured consumers: a record's values, its consumer-side
+   actions and text, the aggregations' entries decoded */
+struct xdt_value;
+struct xdt_aggentry;
+void print_value_of(const struct prog *p, const struct recval *r,
+		    const char *data, struct xdt_value *v);
+char *print_record_text(struct dt_print *pr, const struct prog *p, int cl,
+			const char *data, size_t *len);
+int print_aggs_walk(const struct prog *p, const char *buf, size_t size,
+		    unsigned count,
+		    int (*fn)(const struct xdt_aggentry *, void *), void *arg);
 void print_record(struct dt_print *pr, const struct prog *p, int cl,
 		  const struct xdt_eprobe *ep, int cpu, const char *data);
 void print_printf(const struct pformat *pf, const struct prog *p,

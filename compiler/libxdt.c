@@ -758,3 +758,23 @@ void xdt__warn_unimplemented(xdt_hdl_t *h)
 {
 	warn_unimplemented(h);
 }
+
+void xdt_cerror_print(const xdt_hdl_t *h, const struct xdt_cerror *e, FILE *fp)
+{
+	struct dt_error de;
+
+	(void)h;
+	memset(&de, 0, sizeof(de));
+	de.tag = e->tag;
+	snprintf(de.file, sizeof(de.file), "%s", e->file);
+	de.line = e->line;
+	de.col = e->col;
+	snprintf(de.msg, sizeof(de.msg), "%s", e->msg);
+	snprintf(de.srcline, sizeof(de.srcline), "%s", e->srcline);
+	if (!e->line) {
+		/* not at a place in the source (the preprocessor's) */
+		fprintf(fp, "dtrace: failed to compile script %s: %s\n", e->file, e->msg);
+		return;
+	}
+	dt_error_print(&de, fp);
+}

@@ -118,6 +118,74 @@ int xdt_exit_status(const xdt_hdl_t *h);
 long xdt_switchrate_us(const xdt_hdl_t *h);
 
 /*
+ * Structured consumers (the Lua bindings, lua/): a record's values and the
+ * aggregations as typed values instead of DTrace's text.  The same
+ * decoding -x oformat=json writes (docs/json.md).
+ */
+enum xdt_vkind {
+	XDT_VAL_INT,		/* an integer (i; uns: of an unsigned type) */
+	XDT_VAL_STRING,		/* a D string: s, len bytes (no NUL) */
+	XDT_VAL_STACK,		/* stack()/%k: pcs[0..nframes), innermost
+				   first, up to the first 0 */
+	XDT_VAL_MEMORY,		/* tracemem(), a struct traced: s, len bytes */
+};
+struct xdt_value {
+	enum xdt_vkind kind;
+	const char *name;	/* the D expression recorded, as written
+				   (blanks folded); NULL for keys and stack() */
+	const char *type;	/* its D type: "int", "uint64_t", "string", ... */
+	long long i;
+	int uns;
+	const char *s;
+	size_t len;
+	const void *pcs;	/* 8-byte frames, unaligned-safe: memcpy them */
+	unsigned nframes;
+};
+/* How many values a record carries, and the @i-th (0.. ; -1 if none). */
+int xdt_record_nvalues(xdt_hdl_t *h, const struct xdt_record *r);
+int xdt_record_value(xdt_hdl_t *h, const struct xdt_record *r, int i,
+		     struct xdt_value *v);
+/*
+ * What DTrace's consumer does with a record besides printing it: printa()
+ * (into the text), clear(), trunc(), normalize(), setopt(), system(),
+ * freopen(), exit()'s status.  Call it once for every record a callback
+ * takes; it returns the text DTrace would print for the record, without
+ * the CPU/ID/probe columns (malloc'd, @len bytes; NUL-terminated).
+ */
+char *xdt_record_consume(xdt_hdl_t *h, const struct xdt_record *r, size_t *len);
+/* A kernel address as DTrace prints a frame: module`symbol+0xoff */
+void xdt_ksym(__u64 pc, char *buf, size_t len);
+/* A compile error as dtrace(1) prints it (with -x errtags' tag, a caret) */
+void xdt_cerror_print(const xdt_hdl_t *h, const struct xdt_cerror *e, FILE *fp);
+
+/* An aggregation entry, decoded, as DTrace prints it */
+struct xdt_aggbucket {
+	long long value;	/* the row DTrace prints (its lower bound) */
+	long long count;
+	int bound;		/* -1: values below value, 1: value and above */
+};
+#define XDT_AGG_MAXKEYS 10
+struct xdt_aggentry {
+	int aggid;
+	const char *name;	/* without @; "" for @ */
+	const char *func;	/* "count", "sum", ..., "llquantize" */
+	int nkeys;
+	struct xdt_value keys[XDT_AGG_MAXKEYS];
+	long long value;	/* count, sum, min, max, avg, stddev, as printed
+				   (normalize()'s factor applied) */
+	long long count, sum;	/* avg, stddev: what the value comes from */
+	int nbuckets;		/* distributions: buckets that hold anything */
+	const struct xdt_aggbucket *buckets;
+};
+/*
+ * A snapshot of every aggregation now (the kernel's data folded in first),
+ * each entry in DTrace's print order (the aggsort* options apply); @fn
+ * returns nonzero to stop.  0, or -1 with xdt_errmsg().
+ */
+int xdt_aggsnapshot(xdt_hdl_t *h, int (*fn)(const struct xdt_aggentry *, void *),
+		    void *arg);
+
+/*
  * Kernel function @func's BTF id in the running kernel's BTF: vmlinux's,
  * else a loaded module's (its name, or "vmlinux", into @module).  1 found,
  * 0 no FUNC of that name, -1 the kernel has no BTF.  (The bench's fentry

@@ -127,23 +127,9 @@ static void on_signal(int sig)
 	interrupted = 1;
 }
 
-static void die_cerror(const struct xdt_cerror *e)
+static void die_cerror(xdt_hdl_t *h, const struct xdt_cerror *e)
 {
-	struct dt_error de;
-
-	memset(&de, 0, sizeof(de));
-	de.tag = e->tag;
-	snprintf(de.file, sizeof(de.file), "%s", e->file);
-	de.line = e->line;
-	de.col = e->col;
-	snprintf(de.msg, sizeof(de.msg), "%s", e->msg);
-	snprintf(de.srcline, sizeof(de.srcline), "%s", e->srcline);
-	if (!e->line) {
-		/* not at a place in the source (the preprocessor's) */
-		fprintf(stderr, "dtrace: failed to compile script %s: %s\n", e->file, e->msg);
-		exit(1);
-	}
-	dt_error_print(&de, stderr);
+	xdt_cerror_print(h, e, stderr);
 	exit(1);
 }
 
@@ -309,7 +295,7 @@ int main(int argc, char **argv)
 		const char *text = src[i].file ? read_file(src[i].s) : src[i].s;
 
 		if (xdt_compile(h, text, name, src[i].file, &err) < 0)
-			die_cerror(&err);
+			die_cerror(h, &err);
 	}
 	xdt__warn_unimplemented(h);
 	if (showdif)

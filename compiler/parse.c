@@ -576,6 +576,42 @@ static struct node *macro_var(struct parser *ps)
 		 "failed to resolve %s: Unknown macro variable", t.s);
 }
 
+/*
+ * An argument's source text, from its first token to the one after it,
+ * blanks folded: it names the value the argument records (libxdt.h's
+ * xdt_value.name, the Lua bindings' fields by name).
+ */
+static void arg_text(struct node *a, const char *from, const char *to)
+{
+	char *t, *o;
+	int sp = 0;
+
+	if (!a || !from || !to || to <= from)
+		return;
+	t = o = xzalloc((size_t)(to - from) + 1);
+	for (; from < to; from++) {
+		if (isspace((unsigned char)*from)) {
+			sp = o != t;
+			continue;
+		}
+		if (sp)
+			*o++ = ' ';
+		sp = 0;
+		*o++ = *from;
+	}
+	a->text = t;
+}
+
+/* One argument of an action, with its text */
+static struct node *text_expr(struct parser *ps)
+{
+	const char *from = TOK(ps).start;
+	struct node *a = assign_expr(ps);
+
+	arg_text(a, from, TOK(ps).start);
+	return a;
+}
+
 static struct node **arglist(struct parser *ps, int *n, enum tok close)
 {
 	struct node **av = NULL;
@@ -584,7 +620,7 @@ static struct node **arglist(struct parser *ps, int *n, enum tok close)
 	if (TOK(ps).t != close) {
 		for (;;) {
 			av = xrealloc(av, (*n + 1) * sizeof(*av));
-			av[(*n)++] = assign_expr(ps);
+			av[(*n)++] = text_expr(ps);
 			if (TOK(ps).t != T_COMMA)
 				break;
 			lex_next(&ps->lx);
@@ -620,7 +656,7 @@ static struct node **printf_args(struct parser *ps, int *n)
 				av[(*n)++] = a;
 				lex_next(&ps->lx);
 			} else {
-				av[(*n)++] = assign_expr(ps);
+				av[(*n)++] = text_expr(ps);
 			}
 			if (TOK(ps).t != T_COMMA)
 				break;
@@ -1634,6 +1670,7 @@ static void add_rec(struct lower *L, struct node *e, int exit)
 	c->recs[c->nrecs].t = e->t;
 	c->recs[c->nrecs].off = 0;
 	c->recs[c->nrecs].nframes = 0;
+	c->recs[c->nrecs].name = e->text;
 	c->nrecs++;
 }
 
@@ -1648,7 +1685,7 @@ static void mem_rec(struct lower *L, struct node *e, struct dtype *t,
 	add_act(L, XDT_ACT_MEMREF, cg_difo(ps->p, &ps->lx, e), size, 0);
 	c = CL(ps);
 	c->recs = xrealloc(c->recs, (c->nrecs + 1) * sizeof(*c->recs));
-	c->recs[c->nrecs] = (struct recval){ DT_TYPE_MEM, t, 0, size };
+	c->recs[c->nrecs] = (struct recval){ DT_TYPE_MEM, t, 0, size, e->text };
 	c->nrecs++;
 }
 
@@ -1781,7 +1818,7 @@ static void lower_printf(struct lower *L, struct stmt *s)
 			c = CL(ps);
 			c->recs = xrealloc(c->recs, (c->nrecs + 1) * sizeof(*c->recs));
 			c->recs[c->nrecs++] = (struct recval){ DT_TYPE_STACK, NULL, 0,
-							       nframes[i] };
+							       nframes[i], av[i]->text };
 		} else {
 			add_rec(L, av[i], 0);
 		}
@@ -2424,7 +2461,7 @@ static void lower_action(struct lower *L, struct stmt *s)
 		add_act(L, XDT_ACT_STACK, -1, nf, 0);
 		c = CL(ps);
 		c->recs = xrealloc(c->recs, (c->nrecs + 1) * sizeof(*c->recs));
-		c->recs[c->nrecs] = (struct recval){ DT_TYPE_STACK, NULL, 0, nf };
+		c->recs[c->nrecs] = (struct recval){ DT_TYPE_STACK, NULL, 0, nf, NULL };
 		c->nrecs++;
 	} else if (!strcmp(t.s, "speculate") || !strcmp(t.s, "commit") ||
 		   !strcmp(t.s, "discard")) {

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "dt.h"
+#include "libxdt.h"
 
 static long long rec_int(const char *data, const struct recval *r)
 {
@@ -2012,7 +2013,7 @@ static void json_entry(struct jw *w, const struct prog *p, const struct aent *e)
 		} else {
 			struct agg t;
 			const struct agg *ka = laid(ag, e->e, e->key, p->strsize, &t);
-			struct recval r = { XDT_TYPE_INT, ka->keyt[k], 0, 0 };
+			struct recval r = { XDT_TYPE_INT, ka->keyt[k], 0, 0, NULL };
 
 			json_int(w, NULL, &r, e->key + off);
 			off += 8;
@@ -2093,4 +2094,196 @@ void print_aggs_json(const struct prog *p, const char *buf, size_t size,
 		     unsigned count, FILE *fp)
 {
 	json_aggs(p, buf, size, count, fp, NULL, 0);
+}
+
+/* ---- typed values: libxdt's structured consumers (libxdt.h) ------------- */
+_Static_assert(XDT_AGG_MAXKEYS >= DT_MAXKEYS, "XDT_AGG_MAXKEYS");
+
+/* An integer as its D type has it: sign- or zero-extended from its size */
+static long long typed_int(const struct dtype *t, const char *p, int *uns)
+{
+	__u64 v;
+	unsigned sz = t && type_is_scalar(t) ? t->real->size : 8;
+	int sgn = t && type_is_int(t) ? t->real->sgn : 0;
+
+	memcpy(&v, p, 8);
+	if (sz < 8) {
+		v &= (1ULL << (8 * sz)) - 1;
+		if (sgn && (v >> (8 * sz - 1)) & 1)
+			v |= ~0ULL << (8 * sz);
+	}
+	*uns = !sgn;
+	return (long long)v;
+}
+
+void print_value_of(const struct prog *p, const struct recval *r,
+		    const char *data, struct xdt_value *v)
+{
+	const char *at = data + r->off;
+
+	memset(v, 0, sizeof(*v));
+	v->name = r->name;
+	if (r->type == XDT_TYPE_STRING) {
+		v->kind = XDT_VAL_STRING;
+		v->type = "string";
+		v->s = at;
+		v->len = strnlen(at, p->strsize);
+	} else if (r->type == DT_TYPE_STACK) {
+		v->kind = XDT_VAL_STACK;
+		v->type = "stack";
+		v->pcs = at;
+		v->nframes = r->nframes;
+	} else if (r->type == DT_TYPE_MEM) {
+		v->kind = XDT_VAL_MEMORY;
+		v->type = r->t ? type_str(r->t) : "memory";
+		v->s = at;
+		v->len = r->nframes;
+	} else {
+		v->kind = XDT_VAL_INT;
+		v->type = r->t ? type_str(r->t) : "int64_t";
+		v->i = typed_int(r->t, at, &v->uns);
+	}
+}
+
+/*
+ * A record's outputs as print_record() writes them after the CPU/ID/probe
+ * columns, its consumer-side actions done on the way (printa() prints into
+ * the text; system() and freopen() act as they do for dtrace(1)).
+ */
+char *print_record_text(struct dt_print *pr, const struct prog *p, int cl,
+			const char *data, size_t *len)
+{
+	const struct clause *c = &p->clauses[cl];
+	char *out = NULL;
+	FILE *fp = open_memstream(&out, len);
+
+	if (!fp)
+		dt_fatal("out of memory");
+	for (int i = 0; i < c->nouts; i++) {
+		const struct outst *o = &c->outs[i];
+		const struct recval *r = &c->recs[o->rec0];
+
+		if (print_data_out(pr, p, c, o, data, fp)) {
+			continue;
+		} else if (o->k >= OUT_PRINTA && o->k <= OUT_DENORMALIZE) {
+			agg_action(pr, p, o, r, data, fp);
+		} else if (o->k == OUT_SETOPT) {
+			if (pr->setopt && pr->setopt(pr->ctx, o->fmt, o->fmt2))
+				fprintf(stderr, "dtrace: couldn't set option \"%s\" to \"%s\"\n",
+					o->fmt, o->fmt2 ? o->fmt2 : "");
+		} else {
+			consumer_action(pr, p, c, o, data);
+		}
+	}
+	fclose(fp);
+	return out;
+}
+
+/* A distribution's buckets that hold anything (as json_buckets) */
+static int entry_buckets(const struct agg *ag, const __s64 *v, unsigned nvals,
+			 struct xdt_aggbucket *b)
+{
+	int n = 0;
+
+	for (unsigned i = 0; i < nvals; i++) {
+		long long val;
+		int bound = 0;
+
+		if (!v[i])
+			continue;
+		if (ag->func == XDT_AGG_QUANTIZE) {
+			val = bucket_value((int)i);
+		} else if (ag->func == XDT_AGG_LQUANTIZE) {
+			long long base = XDT_LQ_BASE(ag->arg), st = XDT_LQ_STEP(ag->arg);
+
+			if (i == 0)
+				val = base, bound = -1;
+			else if (i == nvals - 1)
+				val = base + (long long)(nvals - 2) * st, bound = 1;
+			else
+				val = base + (long long)(i - 1) * st;
+		} else {
+			val = (long long)llq_value(ag->arg, (int)i);
+			bound = i == 0 ? -1 : i == nvals - 1 ? 1 : 0;
+		}
+		b[n].value = val;
+		b[n].bound = bound;
+		b[n].count = v[i] / agg_normal(ag);
+		n++;
+	}
+	return n;
+}
+
+int print_aggs_walk(const struct prog *p, const char *buf, size_t size,
+		    unsigned count,
+		    int (*fn)(const struct xdt_aggentry *, void *), void *arg)
+{
+	unsigned n, i;
+	struct aent *v = agg_sorted(p, buf, size, count, &n, 1);
+	int stop = 0;
+
+	for (i = 0; i < n && !stop; i++) {
+		const struct aent *e = &v[i];
+		const struct agg *ag = &p->aggs[e->e->aggid];
+		const __s64 *x = e->vals;
+		struct xdt_aggbucket *b = NULL;
+		struct xdt_aggentry d;
+		unsigned off = 0;
+
+		memset(&d, 0, sizeof(d));
+		d.aggid = (int)e->e->aggid;
+		d.name = ag->name;
+		d.func = aggfunc_name(ag->func);
+		d.nkeys = ag->nkeys;
+		for (int k = 0; k < ag->nkeys; k++) {
+			struct xdt_value *kv = &d.keys[k];
+
+			if (ag->keytype[k] == XDT_TYPE_STRING) {
+				kv->kind = XDT_VAL_STRING;
+				kv->type = "string";
+				kv->s = e->key + off;
+				kv->len = strnlen(kv->s, p->strsize);
+				off += (p->strsize + 7) & ~7u;
+			} else if (ag->keytype[k] == DT_TYPE_STACK) {
+				kv->kind = XDT_VAL_STACK;
+				kv->type = "stack";
+				kv->pcs = e->key + off;
+				kv->nframes = ag->keyframes[k];
+				off += 8 * ag->keyframes[k];
+			} else {
+				struct agg t;
+				const struct agg *ka = laid(ag, e->e, e->key, p->strsize, &t);
+
+				kv->kind = XDT_VAL_INT;
+				kv->type = ka->keyt[k] ? type_str(ka->keyt[k]) : "int64_t";
+				kv->i = typed_int(ka->keyt[k], e->key + off, &kv->uns);
+				off += 8;
+			}
+		}
+		switch (ag->func) {
+		case XDT_AGG_QUANTIZE:
+		case XDT_AGG_LQUANTIZE:
+		case XDT_AGG_LLQUANTIZE:
+			b = xzalloc((e->e->nvals + 1) * sizeof(*b));
+			d.nbuckets = entry_buckets(ag, x, e->e->nvals, b);
+			d.buckets = b;
+			break;
+		case XDT_AGG_AVG:
+			d.value = x[0] ? x[1] / agg_normal(ag) / x[0] : 0;
+			d.count = x[0];
+			d.sum = x[1];
+			break;
+		case XDT_AGG_STDDEV:
+			d.value = (long long)(e->e->nvals >= 4 ? agg_stddev(x, agg_normal(ag)) : 0);
+			d.count = x[0];
+			d.sum = x[1];
+			break;
+		default:
+			d.value = x[0] / agg_normal(ag);
+		}
+		stop = fn(&d, arg);
+		free(b);
+	}
+	free(v);
+	return stop;
 }

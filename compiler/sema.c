@@ -1329,7 +1329,11 @@ static struct node *sem(struct prog *p, struct lexer *lx, struct node *n)
 
 struct node *sema_expr(struct prog *p, struct lexer *lx, struct node *n)
 {
+	char *text = n->text;
+
 	n = sem(p, lx, n);
+	if (!n->text)
+		n->text = text;	/* a rewritten argument keeps its name */
 	act_check(lx, n, DT_D_ACT_SPEC);
 	n->type = type_is_strlike(n->t) ? XDT_TYPE_STRING : XDT_TYPE_INT;
 	return n;
