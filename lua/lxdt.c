@@ -100,7 +100,11 @@ static int reserved(const char *name)
 	       !strcmp(name, "text");
 }
 
-/* The probe table of a record's enabled probe, made once per EPID */
+/*
+ * The probe table of a record's enabled probe, made once per EPID from its
+ * first record (the layout's names and types come with the values); a
+ * fault's, which has no record, is made without the layout and not kept.
+ */
 static void push_probe(struct lhdl *lh, lua_State *L, const struct xdt_record *r)
 {
 	const struct xdt_eprobe *ep = r->ep;
@@ -149,8 +153,10 @@ static void push_probe(struct lhdl *lh, lua_State *L, const struct xdt_record *r
 	}
 	lua_setfield(L, -3, "types");
 	lua_setfield(L, -2, "fields");
-	lua_pushvalue(L, -1);
-	lua_rawseti(L, -3, ep->epid);
+	if (r->data) {
+		lua_pushvalue(L, -1);
+		lua_rawseti(L, -3, ep->epid);
+	}
 	lua_remove(L, -2);
 }
 
@@ -482,7 +488,12 @@ static const char *work_name(int r)
 	return r == XDT_WORK_DONE ? "done" : "okay";
 }
 
-/* h:work([callbacks]): one drain of every CPU; "okay" or "done" */
+/*
+ * h:work([callbacks]): libxdt's xdt_work(): every CPU's buffer is read
+ * once switchrate has passed since the last read (else nothing is), and
+ * exit() is noticed at the statusrate: "okay", "done" or, when a callback
+ * returned true, "stopped".
+ */
 static int l_work(lua_State *L)
 {
 	struct lhdl *lh = check_hdl(L, 1);
@@ -496,7 +507,8 @@ static int l_work(lua_State *L)
 	rethrow(lh, L);
 	if (r == XDT_WORK_ERROR)
 		return luaL_error(L, "%s", xdt_errmsg(lh->h));
-	lua_pushstring(L, lh->stop ? "stopped" : work_name(r));
+	lua_pushstring(L, r == XDT_WORK_DONE ? "done" : lh->stop ? "stopped" :
+		       work_name(r));
 	return 1;
 }
 
@@ -550,10 +562,12 @@ static int l_loop(lua_State *L)
 	else
 		lua_newtable(L), lua_replace(L, 2);
 	lua_settop(L, 2);
-	if (lua_getfield(L, 2, "every") != LUA_TNIL)
-		every = luaL_checknumber(L, -1);
-	if (lua_getfield(L, 2, "seconds") != LUA_TNIL)
-		secs = luaL_checknumber(L, -1);
+	if (lua_getfield(L, 2, "every") != LUA_TNIL && !lua_isnumber(L, -1))
+		return luaL_error(L, "xdt: loop's every must be a number");
+	every = lua_isnil(L, -1) ? every : lua_tonumber(L, -1);
+	if (lua_getfield(L, 2, "seconds") != LUA_TNIL && !lua_isnumber(L, -1))
+		return luaL_error(L, "xdt: loop's seconds must be a number");
+	secs = lua_isnil(L, -1) ? secs : lua_tonumber(L, -1);
 	lua_pop(L, 2);
 	if (every <= 0)
 		return luaL_error(L, "xdt: loop's every must be positive");

@@ -9,7 +9,8 @@
 #define LXDT_VERSION	"0.1"
 
 int luaopen_xdt(lua_State *L);
-/* SIGINT or SIGTERM came during h:loop() (or xdt-lua's own handler) */
+/* SIGINT or SIGTERM came during h:loop() (outside it they keep their
+   default action: the process ends, as any Lua script does) */
 extern volatile sig_atomic_t lxdt_interrupted;
 
 #endif

@@ -10,7 +10,7 @@
  *
  * As lua(1): the global `arg` holds SCRIPT at 0 and its arguments from 1,
  * which the chunk also gets as `...`; without SCRIPT nor -e it reads a
- * script from standard input.  Uncaught errors print with a traceback
+ * script from standard input (arg[0] is then the interpreter).  Uncaught errors print with a traceback
  * (an error object's __tostring first: a compile error prints as dtrace(1)
  * prints it) and exit 1.  package.path starts with $XDT_LUA_PATH, else
  * XDT_LUADIR's ?.lua (the profiles' helpers live there), then Lua's own.
@@ -73,7 +73,8 @@ static void set_path(lua_State *L)
 	lua_getglobal(L, "package");
 	lua_getfield(L, -1, "path");
 	if (env && *env)
-		lua_pushfstring(L, "%s;%s", env, lua_tostring(L, -1));
+		/* the profiles' library stays reachable */
+		lua_pushfstring(L, "%s;%s/?.lua;%s", env, XDT_LUADIR, lua_tostring(L, -1));
 	else
 		lua_pushfstring(L, "%s/?.lua;%s", XDT_LUADIR, lua_tostring(L, -1));
 	lua_setfield(L, -3, "path");
@@ -116,7 +117,7 @@ static int pmain(lua_State *L)
 	lua_createtable(L, argc, 1);
 	for (int j = 0; j < argc; j++) {
 		lua_pushstring(L, argv[j]);
-		lua_rawseti(L, -2, j - (script ? script : argc));
+		lua_rawseti(L, -2, j - (script ? script : 0));
 	}
 	lua_setglobal(L, "arg");
 	for (i = 1; i < (script ? script : argc); i++) {

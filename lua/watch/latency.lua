@@ -9,7 +9,7 @@ local function funcs(w)
 		for f in (p .. ":"):gmatch("([^:]*):") do parts[#parts + 1] = f end
 		local fn = #parts == 1 and parts[1] or parts[3]
 		if not fn or fn == "" or fn:match("[%*%?%[]") then
-			error("latency needs function names, not '" .. p .. "'")
+			error("latency needs function names, not '" .. p .. "'", 0)
 		end
 		out[#out + 1] = fn
 	end

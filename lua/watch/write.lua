@@ -1,4 +1,4 @@
--- read: write(2)s and their sizes: asked, and written
+-- write: write(2)s and their sizes: asked, and written
 local xw = require "xdtwatch"
 return {
 	help = "write(2) sizes: the descriptor, bytes asked and bytes written",
