@@ -219,6 +219,7 @@ print("records", n, "drops", drops)
 print("samples", table.concat(samples, " "))
 ''', timeout=400)
     assert r.ok, r
+    print(r.stdout)     # (pytest -s shows the figures)
     out = r.stdout.splitlines()
     n = int(out[0].split()[1])
     assert n >= 5000, r.stdout     # a stream, not a trickle
