@@ -45,7 +45,8 @@ h:compile[[BEGIN { trace(1 + 2); trace("hi"); trace((uint8_t)300); trace((char)-
 	@c["a"] = count(); @c["b"] = count(); @c["b"] = count(); @s = sum(-5); exit(7); }]]
 h:go()
 local got = {}
-h:loop{ record = function(r) got[#got + 1] = r end }
+-- BEGIN's records, at the first work()
+assert(h:work{ record = function(r) got[#got + 1] = r end } == "done" and #got == 1)
 h:stop{ record = function(r) got[#got + 1] = r end }
 local r = got[1]
 print(#got, r[1], r["1 + 2"], r['"hi"'], r["(uint8_t)300"], r["(char)-1"],
