@@ -99,6 +99,35 @@ print(seen.desc, seen.provider, seen.module, seen.func, seen.name, seen.clause,
                       "\t1\tpid,args[2]\tpid_t,size_t\ttrue"), r.stdout
 
 
+def test_faults_and_drops_reach_their_callbacks(xdt):
+    r = lua(xdt, r'''
+local h = require("xdt").open()
+h:setopt("bufsize", "4k")
+-- the first firing faults, the others record (a fault before a probe's
+-- first record must not leave its probe table without the layout)
+h:compile[[fbt::read_zero:entry /execname == "dd"/ { n++; trace(n > 1 ? 7 : *(int *)8); }
+fbt::read_zero:entry /execname == "dd"/ { trace(args[2]); trace(execname); }]]
+h:go()
+os.execute("dd if=/dev/zero of=/dev/null bs=3 count=2000 2>/dev/null")
+local faults, what, fprobe, drops, kinds, recs, fields = 0, nil, nil, 0, {}, 0, {}
+local cb = {
+	fault = function(f) faults = faults + 1; what = f.what; fprobe = f.probe.desc end,
+	drop = function(kind, cpu, n) drops = drops + n; kinds[kind] = true end,
+	record = function(r) recs = recs + 1; fields[r.probe.clause] = table.concat(r.probe.fields, ",") end,
+}
+h:loop(setmetatable({ seconds = 1 }, { __index = cb }))
+h:stop(cb)
+local st = h:status()
+print(faults == 1, what, fprobe, drops > 0, kinds.principal, recs > 0,
+	fields[1] .. ";" .. fields[2],
+	st.errors >= faults, st.drops == drops)
+''')
+    assert r.ok, r
+    assert r.stdout.split("\t") == [
+        "true", "invalid address", "fbt:kernel:read_zero:entry", "true", "true",
+        "true", "n > 1 ? 7 : *(int *)8;args[2],execname", "true", "true\n"], r.stdout
+
+
 AGGPROG = ('fbt::read_zero:entry /execname == "dd"/ {'
            ' @c[execname, probefunc] = count(); @s = sum(args[2]);'
            ' @a = avg(args[2]); @m = max(args[2]);'

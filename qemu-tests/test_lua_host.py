@@ -59,3 +59,32 @@ print(h:exitstatus())''')
     assert r.stdout.splitlines() == [
         "1\t3\t3\thi\t44\t-1\tint,string,uint8_t,char,int\tdtrace:::BEGIN",
         "c\tcount\ta\t1", "c\tcount\tb\t2", "s\tsum\t\t-5", "7"], r.stdout
+
+
+def test_replay_reads_a_saved_json_run(tmp_path):
+    """dtrace -x oformat=json's saved output read back by the host's
+    xdt-lua (lua/lib/xdtjson.lua, examples/lua/replay.lua)."""
+    out = tmp_path / "run.json"
+    d = subprocess.run([DTRACE, "-x", "hostvm", "-x", "oformat=json", "-qn",
+                        'BEGIN { trace("q\\"\\\\"); @c["x", 3] = count(); '
+                        '@q = quantize(100); @q = quantize(3); } '
+                        'BEGIN { trace(1); } END { trace(2); }', "-o", str(out)],
+                       capture_output=True, text=True, timeout=60)
+    assert d.returncode == 0, d.stderr
+    env = dict(os.environ, XDT_LUA_PATH=os.path.join(xdtvm.TOP, "lua", "lib", "?.lua"))
+    r = subprocess.run([XDTLUA, os.path.join(xdtvm.TOP, "examples", "lua", "replay.lua"),
+                        str(out)], capture_output=True, text=True, timeout=60, env=env)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.splitlines() == [
+        "@c = count(), 1 entries", "  [x, 3] 1",
+        "@q = quantize(), 1 entries", "  [] {2:1 64:1}",
+        "       2 dtrace:::BEGIN", "       1 dtrace:::END", "0 faults, 0 drops"]
+    r = subprocess.run([XDTLUA, "-e", 'local j = require "xdtjson"\n'
+                        'local v = j.decode([[{"s": "a\\"\\u00e9\\ud83d\\ude00", '
+                        '"n": [-7, 2.5, true, null]}]])\n'
+                        'print(v.s, v.n[1], math.type(v.n[1]), v.n[2], v.n[3], v.n[4])\n'
+                        'print(pcall(j.decode, "[1, 2"))'],
+                       capture_output=True, text=True, timeout=60, env=env)
+    assert r.stdout.splitlines() == [
+        'a"\u00e9\U0001F600\t-7\tinteger\t2.5\ttrue\tnull',
+        "false\tjson: expected ',' or ']' at byte 6"], r.stdout
