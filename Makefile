@@ -13,6 +13,7 @@ BUILD := $(XDT_CACHE)/build
 ALL_ISAS := $(shell awk '!/^\#/ && NF { print $$1 }' arch/isas)
 ISAS ?= $(or $(XDT_ISAS),$(ALL_ISAS))
 comma := ,
+space := $(subst ,, )
 # ISAS may come from the command line, which no makefile assignment overrides.
 isas := $(subst $(comma), ,$(ISAS))
 PYTHON := /usr/bin/python3
@@ -27,7 +28,7 @@ isa_field = $(shell awk -v i=$(1) '$$1 == i { print $$$(2) }' arch/isas)
 cross = $(call isa_field,$(1),4)
 
 .PHONY: all deps kernels busybox guest modules xdt-ko host-dtrace libxdt host-libxdt host-xdt-lua test demo \
-	bench bench-quick bench-bpftrace study study-quick fuzz clean-cache
+	bench bench-quick bench-bpftrace bench-lua study study-quick fuzz clean-cache
 .NOTPARALLEL:
 # init binaries are inputs of the initramfs, not intermediates to delete.
 .SECONDARY:
@@ -218,6 +219,11 @@ bench: all
 
 bench-quick: all
 	@$(PYTHON) bench/run.py --quick
+
+# What a record costs the consumer: dtrace(1) against xdt-lua's callbacks
+# (bench/lua_consumer.py; docs/lua.md, "Cost").
+bench-lua: all
+	@$(PYTHON) bench/lua_consumer.py --isas $(subst $(space),$(comma),$(isas))
 
 # The kgdb probe-insertion study (docs/kgdb-study.md): what kgdb and QEMU's
 # gdbstub see of each probe mechanism, and a debugger breakpoint's cost per

@@ -20,6 +20,11 @@ def arch_layer(isa):
 
 @pytest.fixture
 def xdt(vm):
+    return load_xdt(vm)
+
+
+def load_xdt(vm):
+    """@vm with xdt.ko loaded (for fixtures of a wider scope than xdt)."""
     if not arch_layer(vm.isa):
         pytest.skip(f"{vm.isa}: no xdt arch layer yet (fbt there is issue 4)")
     if "xdt " not in vm.run(["cat", "/proc/modules"], check=True).stdout:
