@@ -1822,280 +1822,6 @@ void print_fake_aggs(const struct prog *p, char **ents, int nents)
 	free(buf);
 }
 
-/* ---- -x oformat=json (docs/json.md) -------------------------------------- */
-/* An integer record as its D type has it: sign- or zero-extended */
-static void json_int(struct jw *w, const char *k, const struct recval *r,
-		     const char *data)
-{
-	__u64 v;
-	unsigned sz = r->t && type_is_scalar(r->t) ? r->t->real->size : 8;
-	int sgn = r->t && type_is_int(r->t) ? r->t->real->sgn : 0;
-
-	memcpy(&v, data + r->off, 8);
-	if (sz < 8) {
-		v &= (1ULL << (8 * sz)) - 1;
-		if (sgn && (v >> (8 * sz - 1)) & 1)
-			v |= ~0ULL << (8 * sz);
-	}
-	if (sgn || sz == 8)
-		jw_int(w, k, (long long)v);
-	else
-		jw_uint(w, k, v);
-}
-
-static void json_stack(struct jw *w, const char *k, const char *p,
-		       unsigned nframes)
-{
-	char sym[1024];
-
-	jw_arr(w, k);
-	for (unsigned i = 0; i < nframes; i++) {
-		__u64 pc;
-
-		memcpy(&pc, p + 8 * i, 8);
-		if (!pc)
-			break;
-		ksyms_format(pc, sym, sizeof(sym));
-		jw_str(w, NULL, sym);
-	}
-	jw_end(w, 1);
-}
-
-/* A recorded value: number, string, stack (frames), memory (hex) */
-static void json_value(struct jw *w, const struct prog *p,
-		       const struct recval *r, const char *data)
-{
-	if (r->type == XDT_TYPE_STRING) {
-		jw_strn(w, NULL, data + r->off, p->strsize);
-	} else if (r->type == DT_TYPE_STACK) {
-		json_stack(w, NULL, data + r->off, r->nframes);
-	} else if (r->type == DT_TYPE_MEM) {
-		char *hex = xzalloc(2 * (size_t)r->nframes + 1);
-
-		for (unsigned i = 0; i < r->nframes; i++)
-			snprintf(hex + 2 * i, 3, "%02x",
-				 (unsigned char)data[r->off + i]);
-		jw_str(w, NULL, hex);
-		free(hex);
-	} else {
-		json_int(w, NULL, r, data);
-	}
-}
-
-static void json_aggs(const struct prog *p, const char *buf, size_t size,
-		      unsigned count, FILE *fp, const int *ids, int nids);
-
-/*
- * A record: its probe, its values in the order the clause recorded them,
- * and "output", the text DTrace prints for it (without the CPU/ID/probe
- * columns); printa() follows as aggregation objects.
- */
-static void json_record(struct dt_print *pr, const struct prog *p, int cl,
-			const struct xdt_eprobe *ep, int cpu, const char *data)
-{
-	const struct clause *c = &p->clauses[cl];
-	struct jw w = { OUT(pr), 0, { 0 } };
-	char *out = NULL;
-	size_t len = 0;
-	FILE *fp = open_memstream(&out, &len), *pf;
-	char *pas = NULL;		/* printa()'s objects, in order */
-	size_t paslen = 0;
-
-	pf = open_memstream(&pas, &paslen);
-	if (!fp || !pf)
-		dt_fatal("out of memory");
-	for (int i = 0; i < c->nouts; i++) {
-		const struct outst *o = &c->outs[i];
-		const struct recval *r = &c->recs[o->rec0];
-
-		if (print_data_out(pr, p, c, o, data, fp)) {
-			continue;
-		} else if (o->k == OUT_PRINTA) {
-			/* the totals now; written after this record's object */
-			char *want = xzalloc((size_t)p->naggs + 1), *buf;
-			size_t size;
-			unsigned count;
-
-			print_aggsort(&pr->sort);
-			for (int j = 0; j < o->naggids; j++) {
-				want[o->aggids[j]] = 1;
-				p->aggs[o->aggids[j]].printed = 1;
-			}
-			buf = aggtab_layout(pr->aggs, want, &size, &count, NULL);
-			json_aggs(p, buf, size, count, pf, o->aggids, o->naggids);
-			free(buf);
-			free(want);
-		} else if (o->k > OUT_PRINTA && o->k <= OUT_DENORMALIZE) {
-			agg_action(pr, p, o, r, data, fp);
-		} else if (o->k == OUT_SETOPT) {
-			if (pr->setopt && pr->setopt(pr->ctx, o->fmt, o->fmt2))
-				fprintf(stderr, "dtrace: couldn't set option \"%s\" to \"%s\"\n",
-					o->fmt, o->fmt2 ? o->fmt2 : "");
-		} else {
-			consumer_action(pr, p, c, o, data);
-		}
-	}
-	fclose(fp);
-	jw_obj(&w, NULL);
-	jw_str(&w, "type", "probe");
-	jw_int(&w, "cpu", cpu);
-	jw_uint(&w, "id", ep->probe);
-	jw_uint(&w, "epid", ep->epid);
-	jw_str(&w, "provider", ep->desc.prov);
-	jw_str(&w, "module", ep->desc.mod);
-	jw_str(&w, "function", ep->desc.func);
-	jw_str(&w, "name", ep->desc.name);
-	jw_arr(&w, "values");
-	for (int i = 0; i < c->nrecs; i++)
-		json_value(&w, p, &c->recs[i], data);
-	jw_end(&w, 1);
-	jw_strn(&w, "output", out ? out : "", len);
-	jw_end(&w, 0);
-	free(out);
-	fclose(pf);
-	fwrite(pas, 1, paslen, OUT(pr));
-	free(pas);
-}
-
-/* A distribution's buckets that hold anything: the row value DTrace
-   prints, and for the open ends which side of it ("below", "above") */
-static void json_buckets(struct jw *w, const struct agg *ag, const __s64 *v,
-			 unsigned nvals)
-{
-	jw_arr(w, "buckets");
-	for (unsigned i = 0; i < nvals; i++) {
-		long long val;
-		const char *bound = NULL;
-
-		if (!v[i])
-			continue;
-		if (ag->func == XDT_AGG_QUANTIZE) {
-			val = bucket_value((int)i);
-		} else if (ag->func == XDT_AGG_LQUANTIZE) {
-			long long base = XDT_LQ_BASE(ag->arg), st = XDT_LQ_STEP(ag->arg);
-
-			if (i == 0)
-				val = base, bound = "below";
-			else if (i == nvals - 1)
-				val = base + (long long)(nvals - 2) * st, bound = "above";
-			else
-				val = base + (long long)(i - 1) * st;
-		} else {
-			val = (long long)llq_value(ag->arg, (int)i);
-			bound = i == 0 ? "below" : i == nvals - 1 ? "above" : NULL;
-		}
-		jw_obj(w, NULL);
-		jw_int(w, "value", val);
-		if (bound)
-			jw_str(w, "bound", bound);
-		jw_int(w, "count", v[i] / agg_normal(ag));
-		jw_end(w, 0);
-	}
-	jw_end(w, 1);
-}
-
-/* An entry: its keys, and its value (or buckets) as DTrace prints it */
-static void json_entry(struct jw *w, const struct prog *p, const struct aent *e)
-{
-	const struct agg *ag = &p->aggs[e->e->aggid];
-	const __s64 *x = e->vals;
-	unsigned off = 0;
-
-	jw_obj(w, NULL);
-	jw_arr(w, "keys");
-	for (int k = 0; k < ag->nkeys; k++) {
-		if (ag->keytype[k] == XDT_TYPE_STRING) {
-			jw_strn(w, NULL, e->key + off, p->strsize);
-			off += (p->strsize + 7) & ~7u;
-		} else if (ag->keytype[k] == DT_TYPE_STACK) {
-			json_stack(w, NULL, e->key + off, ag->keyframes[k]);
-			off += 8 * ag->keyframes[k];
-		} else {
-			struct agg t;
-			const struct agg *ka = laid(ag, e->e, e->key, p->strsize, &t);
-			struct recval r = { XDT_TYPE_INT, ka->keyt[k], 0, 0, NULL };
-
-			json_int(w, NULL, &r, e->key + off);
-			off += 8;
-		}
-	}
-	jw_end(w, 1);
-	switch (ag->func) {
-	case XDT_AGG_QUANTIZE:
-	case XDT_AGG_LQUANTIZE:
-	case XDT_AGG_LLQUANTIZE:
-		json_buckets(w, ag, x, e->e->nvals);
-		break;
-	case XDT_AGG_AVG:
-		jw_int(w, "value", x[0] ? x[1] / agg_normal(ag) / x[0] : 0);
-		jw_int(w, "count", x[0]);
-		jw_int(w, "sum", x[1]);
-		break;
-	case XDT_AGG_STDDEV:
-		jw_uint(w, "value", e->e->nvals >= 4 ? agg_stddev(x, agg_normal(ag)) : 0);
-		jw_int(w, "count", x[0]);
-		jw_int(w, "sum", x[1]);
-		break;
-	default:
-		jw_int(w, "value", x[0] / agg_normal(ag));
-	}
-	jw_end(w, 0);
-}
-
-static void json_agghead(struct jw *w, const struct agg *ag)
-{
-	jw_obj(w, NULL);
-	jw_str(w, "type", "aggregation");
-	jw_str(w, "name", ag->name);
-	jw_str(w, "function", aggfunc_name(ag->func));
-	jw_arr(w, "entries");
-}
-
-/*
- * One object per aggregation, its entries in DTrace's order: those of
- * @ids (printa(), even an empty one), else every one with entries.
- */
-static void json_aggs(const struct prog *p, const char *buf, size_t size,
-		      unsigned count, FILE *fp, const int *ids, int nids)
-{
-	unsigned n, i;
-	struct aent *v = agg_sorted(p, buf, size, count, &n, 1);
-	struct jw w = { fp, 0, { 0 } };
-	int cur = -1;
-
-	for (int q = 0; q < nids; q++) {
-		json_agghead(&w, &p->aggs[ids[q]]);
-		for (i = 0; i < n; i++)
-			if ((int)v[i].e->aggid == ids[q])
-				json_entry(&w, p, &v[i]);
-		jw_end(&w, 1);
-		jw_end(&w, 0);
-	}
-	for (i = 0; !nids && i < n; i++) {
-		if ((int)v[i].e->aggid != cur) {
-			if (cur >= 0) {
-				jw_end(&w, 1);
-				jw_end(&w, 0);
-			}
-			cur = (int)v[i].e->aggid;
-			json_agghead(&w, &p->aggs[cur]);
-		}
-		json_entry(&w, p, &v[i]);
-	}
-	if (cur >= 0) {
-		jw_end(&w, 1);
-		jw_end(&w, 0);
-	}
-	free(v);
-}
-
-/* The end's aggregations, in JSON */
-void print_aggs_json(const struct prog *p, const char *buf, size_t size,
-		     unsigned count, FILE *fp)
-{
-	json_aggs(p, buf, size, count, fp, NULL, 0);
-}
-
 /* ---- typed values: libxdt's structured consumers (libxdt.h) ------------- */
 _Static_assert(XDT_AGG_MAXKEYS >= DT_MAXKEYS, "XDT_AGG_MAXKEYS");
 
@@ -2214,6 +1940,70 @@ static int entry_buckets(const struct agg *ag, const __s64 *v, unsigned nvals,
 	return n;
 }
 
+/*
+ * Entry @e decoded into @d: keys, value or buckets (@b, room for every
+ * bucket of the entry) as DTrace prints them.  What print_aggs_walk()
+ * hands out and what -x oformat=json writes.
+ */
+static void entry_decode(const struct prog *p, const struct aent *e,
+			 struct xdt_aggentry *d, struct xdt_aggbucket *b)
+{
+	const struct agg *ag = &p->aggs[e->e->aggid];
+	const __s64 *x = e->vals;
+	unsigned off = 0;
+
+	memset(d, 0, sizeof(*d));
+	d->aggid = (int)e->e->aggid;
+	d->name = ag->name;
+	d->func = aggfunc_name(ag->func);
+	d->nkeys = ag->nkeys;
+	for (int k = 0; k < ag->nkeys; k++) {
+		struct xdt_value *kv = &d->keys[k];
+
+		if (ag->keytype[k] == XDT_TYPE_STRING) {
+			kv->kind = XDT_VAL_STRING;
+			kv->type = "string";
+			kv->s = e->key + off;
+			kv->len = strnlen(kv->s, p->strsize);
+			off += (p->strsize + 7) & ~7u;
+		} else if (ag->keytype[k] == DT_TYPE_STACK) {
+			kv->kind = XDT_VAL_STACK;
+			kv->type = "stack";
+			kv->pcs = e->key + off;
+			kv->nframes = ag->keyframes[k];
+			off += 8 * ag->keyframes[k];
+		} else {
+			struct agg t;
+			const struct agg *ka = laid(ag, e->e, e->key, p->strsize, &t);
+
+			kv->kind = XDT_VAL_INT;
+			kv->type = ka->keyt[k] ? type_str(ka->keyt[k]) : "int64_t";
+			kv->i = typed_int(ka->keyt[k], e->key + off, &kv->uns);
+			off += 8;
+		}
+	}
+	switch (ag->func) {
+	case XDT_AGG_QUANTIZE:
+	case XDT_AGG_LQUANTIZE:
+	case XDT_AGG_LLQUANTIZE:
+		d->nbuckets = entry_buckets(ag, x, e->e->nvals, b);
+		d->buckets = b;
+		break;
+	case XDT_AGG_AVG:
+		d->value = x[0] ? x[1] / agg_normal(ag) / x[0] : 0;
+		d->count = x[0];
+		d->sum = x[1];
+		break;
+	case XDT_AGG_STDDEV:
+		d->value = (long long)(e->e->nvals >= 4 ? agg_stddev(x, agg_normal(ag)) : 0);
+		d->count = x[0];
+		d->sum = x[1];
+		break;
+	default:
+		d->value = x[0] / agg_normal(ag);
+	}
+}
+
 int print_aggs_walk(const struct prog *p, const char *buf, size_t size,
 		    unsigned count,
 		    int (*fn)(const struct xdt_aggentry *, void *), void *arg)
@@ -2223,67 +2013,239 @@ int print_aggs_walk(const struct prog *p, const char *buf, size_t size,
 	int stop = 0;
 
 	for (i = 0; i < n && !stop; i++) {
-		const struct aent *e = &v[i];
-		const struct agg *ag = &p->aggs[e->e->aggid];
-		const __s64 *x = e->vals;
-		struct xdt_aggbucket *b = NULL;
+		struct xdt_aggbucket *b = xzalloc((v[i].e->nvals + 1) * sizeof(*b));
 		struct xdt_aggentry d;
-		unsigned off = 0;
 
-		memset(&d, 0, sizeof(d));
-		d.aggid = (int)e->e->aggid;
-		d.name = ag->name;
-		d.func = aggfunc_name(ag->func);
-		d.nkeys = ag->nkeys;
-		for (int k = 0; k < ag->nkeys; k++) {
-			struct xdt_value *kv = &d.keys[k];
-
-			if (ag->keytype[k] == XDT_TYPE_STRING) {
-				kv->kind = XDT_VAL_STRING;
-				kv->type = "string";
-				kv->s = e->key + off;
-				kv->len = strnlen(kv->s, p->strsize);
-				off += (p->strsize + 7) & ~7u;
-			} else if (ag->keytype[k] == DT_TYPE_STACK) {
-				kv->kind = XDT_VAL_STACK;
-				kv->type = "stack";
-				kv->pcs = e->key + off;
-				kv->nframes = ag->keyframes[k];
-				off += 8 * ag->keyframes[k];
-			} else {
-				struct agg t;
-				const struct agg *ka = laid(ag, e->e, e->key, p->strsize, &t);
-
-				kv->kind = XDT_VAL_INT;
-				kv->type = ka->keyt[k] ? type_str(ka->keyt[k]) : "int64_t";
-				kv->i = typed_int(ka->keyt[k], e->key + off, &kv->uns);
-				off += 8;
-			}
-		}
-		switch (ag->func) {
-		case XDT_AGG_QUANTIZE:
-		case XDT_AGG_LQUANTIZE:
-		case XDT_AGG_LLQUANTIZE:
-			b = xzalloc((e->e->nvals + 1) * sizeof(*b));
-			d.nbuckets = entry_buckets(ag, x, e->e->nvals, b);
-			d.buckets = b;
-			break;
-		case XDT_AGG_AVG:
-			d.value = x[0] ? x[1] / agg_normal(ag) / x[0] : 0;
-			d.count = x[0];
-			d.sum = x[1];
-			break;
-		case XDT_AGG_STDDEV:
-			d.value = (long long)(e->e->nvals >= 4 ? agg_stddev(x, agg_normal(ag)) : 0);
-			d.count = x[0];
-			d.sum = x[1];
-			break;
-		default:
-			d.value = x[0] / agg_normal(ag);
-		}
+		entry_decode(p, &v[i], &d, b);
 		stop = fn(&d, arg);
 		free(b);
 	}
 	free(v);
 	return stop;
+}
+
+/* ---- -x oformat=json (docs/json.md) -------------------------------------- */
+/* An integer record as its D type has it: sign- or zero-extended */
+static void json_int(struct jw *w, const char *k, const struct recval *r,
+		     const char *data)
+{
+	int uns;
+
+	/* (zero-extended from fewer than 8 bytes, an unsigned value is below
+	   2^63; a uint64_t past it is written negative, as it always was) */
+	jw_int(w, k, typed_int(r->t, data + r->off, &uns));
+}
+
+static void json_stack(struct jw *w, const char *k, const char *p,
+		       unsigned nframes)
+{
+	char sym[1024];
+
+	jw_arr(w, k);
+	for (unsigned i = 0; i < nframes; i++) {
+		__u64 pc;
+
+		memcpy(&pc, p + 8 * i, 8);
+		if (!pc)
+			break;
+		ksyms_format(pc, sym, sizeof(sym));
+		jw_str(w, NULL, sym);
+	}
+	jw_end(w, 1);
+}
+
+/* A recorded value: number, string, stack (frames), memory (hex) */
+static void json_value(struct jw *w, const struct prog *p,
+		       const struct recval *r, const char *data)
+{
+	if (r->type == XDT_TYPE_STRING) {
+		jw_strn(w, NULL, data + r->off, p->strsize);
+	} else if (r->type == DT_TYPE_STACK) {
+		json_stack(w, NULL, data + r->off, r->nframes);
+	} else if (r->type == DT_TYPE_MEM) {
+		char *hex = xzalloc(2 * (size_t)r->nframes + 1);
+
+		for (unsigned i = 0; i < r->nframes; i++)
+			snprintf(hex + 2 * i, 3, "%02x",
+				 (unsigned char)data[r->off + i]);
+		jw_str(w, NULL, hex);
+		free(hex);
+	} else {
+		json_int(w, NULL, r, data);
+	}
+}
+
+static void json_aggs(const struct prog *p, const char *buf, size_t size,
+		      unsigned count, FILE *fp, const int *ids, int nids);
+
+/*
+ * A record: its probe, its values in the order the clause recorded them,
+ * and "output", the text DTrace prints for it (without the CPU/ID/probe
+ * columns); printa() follows as aggregation objects.
+ */
+static void json_record(struct dt_print *pr, const struct prog *p, int cl,
+			const struct xdt_eprobe *ep, int cpu, const char *data)
+{
+	const struct clause *c = &p->clauses[cl];
+	struct jw w = { OUT(pr), 0, { 0 } };
+	char *out = NULL;
+	size_t len = 0;
+	FILE *fp = open_memstream(&out, &len), *pf;
+	char *pas = NULL;		/* printa()'s objects, in order */
+	size_t paslen = 0;
+
+	pf = open_memstream(&pas, &paslen);
+	if (!fp || !pf)
+		dt_fatal("out of memory");
+	for (int i = 0; i < c->nouts; i++) {
+		const struct outst *o = &c->outs[i];
+		const struct recval *r = &c->recs[o->rec0];
+
+		if (print_data_out(pr, p, c, o, data, fp)) {
+			continue;
+		} else if (o->k == OUT_PRINTA) {
+			/* the totals now; written after this record's object */
+			char *want = xzalloc((size_t)p->naggs + 1), *buf;
+			size_t size;
+			unsigned count;
+
+			print_aggsort(&pr->sort);
+			for (int j = 0; j < o->naggids; j++) {
+				want[o->aggids[j]] = 1;
+				p->aggs[o->aggids[j]].printed = 1;
+			}
+			buf = aggtab_layout(pr->aggs, want, &size, &count, NULL);
+			json_aggs(p, buf, size, count, pf, o->aggids, o->naggids);
+			free(buf);
+			free(want);
+		} else if (o->k > OUT_PRINTA && o->k <= OUT_DENORMALIZE) {
+			agg_action(pr, p, o, r, data, fp);
+		} else if (o->k == OUT_SETOPT) {
+			if (pr->setopt && pr->setopt(pr->ctx, o->fmt, o->fmt2))
+				fprintf(stderr, "dtrace: couldn't set option \"%s\" to \"%s\"\n",
+					o->fmt, o->fmt2 ? o->fmt2 : "");
+		} else {
+			consumer_action(pr, p, c, o, data);
+		}
+	}
+	fclose(fp);
+	jw_obj(&w, NULL);
+	jw_str(&w, "type", "probe");
+	jw_int(&w, "cpu", cpu);
+	jw_uint(&w, "id", ep->probe);
+	jw_uint(&w, "epid", ep->epid);
+	jw_str(&w, "provider", ep->desc.prov);
+	jw_str(&w, "module", ep->desc.mod);
+	jw_str(&w, "function", ep->desc.func);
+	jw_str(&w, "name", ep->desc.name);
+	jw_arr(&w, "values");
+	for (int i = 0; i < c->nrecs; i++)
+		json_value(&w, p, &c->recs[i], data);
+	jw_end(&w, 1);
+	jw_strn(&w, "output", out ? out : "", len);
+	jw_end(&w, 0);
+	free(out);
+	fclose(pf);
+	fwrite(pas, 1, paslen, OUT(pr));
+	free(pas);
+}
+
+/* An entry, decoded (entry_decode()): its keys, and its value or, for a
+   distribution, the buckets that hold anything with the row value DTrace
+   prints and for the open ends which side of it ("below", "above") */
+static void json_entry(struct jw *w, const struct prog *p, const struct aent *e)
+{
+	struct xdt_aggbucket *b = xzalloc((e->e->nvals + 1) * sizeof(*b));
+	struct xdt_aggentry d;
+
+	entry_decode(p, e, &d, b);
+	jw_obj(w, NULL);
+	jw_arr(w, "keys");
+	for (int k = 0; k < d.nkeys; k++) {
+		const struct xdt_value *kv = &d.keys[k];
+
+		if (kv->kind == XDT_VAL_STRING)
+			jw_strn(w, NULL, kv->s, kv->len);
+		else if (kv->kind == XDT_VAL_STACK)
+			json_stack(w, NULL, kv->pcs, kv->nframes);
+		else
+			jw_int(w, NULL, kv->i);
+	}
+	jw_end(w, 1);
+	if (d.buckets) {
+		jw_arr(w, "buckets");
+		for (int i = 0; i < d.nbuckets; i++) {
+			jw_obj(w, NULL);
+			jw_int(w, "value", b[i].value);
+			if (b[i].bound)
+				jw_str(w, "bound", b[i].bound < 0 ? "below" : "above");
+			jw_int(w, "count", b[i].count);
+			jw_end(w, 0);
+		}
+		jw_end(w, 1);
+	} else if (!strcmp(d.func, "stddev")) {
+		jw_uint(w, "value", (unsigned long long)d.value);
+	} else {
+		jw_int(w, "value", d.value);
+	}
+	if (!strcmp(d.func, "avg") || !strcmp(d.func, "stddev")) {
+		jw_int(w, "count", d.count);
+		jw_int(w, "sum", d.sum);
+	}
+	jw_end(w, 0);
+	free(b);
+}
+
+static void json_agghead(struct jw *w, const struct agg *ag)
+{
+	jw_obj(w, NULL);
+	jw_str(w, "type", "aggregation");
+	jw_str(w, "name", ag->name);
+	jw_str(w, "function", aggfunc_name(ag->func));
+	jw_arr(w, "entries");
+}
+
+/*
+ * One object per aggregation, its entries in DTrace's order: those of
+ * @ids (printa(), even an empty one), else every one with entries.
+ */
+static void json_aggs(const struct prog *p, const char *buf, size_t size,
+		      unsigned count, FILE *fp, const int *ids, int nids)
+{
+	unsigned n, i;
+	struct aent *v = agg_sorted(p, buf, size, count, &n, 1);
+	struct jw w = { fp, 0, { 0 } };
+	int cur = -1;
+
+	for (int q = 0; q < nids; q++) {
+		json_agghead(&w, &p->aggs[ids[q]]);
+		for (i = 0; i < n; i++)
+			if ((int)v[i].e->aggid == ids[q])
+				json_entry(&w, p, &v[i]);
+		jw_end(&w, 1);
+		jw_end(&w, 0);
+	}
+	for (i = 0; !nids && i < n; i++) {
+		if ((int)v[i].e->aggid != cur) {
+			if (cur >= 0) {
+				jw_end(&w, 1);
+				jw_end(&w, 0);
+			}
+			cur = (int)v[i].e->aggid;
+			json_agghead(&w, &p->aggs[cur]);
+		}
+		json_entry(&w, p, &v[i]);
+	}
+	if (cur >= 0) {
+		jw_end(&w, 1);
+		jw_end(&w, 0);
+	}
+	free(v);
+}
+
+/* The end's aggregations, in JSON */
+void print_aggs_json(const struct prog *p, const char *buf, size_t size,
+		     unsigned count, FILE *fp)
+{
+	json_aggs(p, buf, size, count, fp, NULL, 0);
 }
