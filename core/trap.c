@@ -95,7 +95,9 @@ bool __xdt_probe xdt_own_text(unsigned long addr)
  * address at offsets isa.h gives.  Every load is fault-safe; the walk
  * stops at a zero or misaligned frame pointer, at one that does not move
  * up the stack (stacks grow down on all of xdt's ISAs, so a loop or a
- * corrupt record ends here), or at an address outside the kernel half.
+ * corrupt record ends here), at one the ISA says has left the kernel
+ * stack (xdt_arch_frame_next_ok: where the entry code leaves no record
+ * that ends the chain), or at an address outside the kernel half.
  * With @skip, return addresses in xdt.ko or in [lo, hi) are left out
  * until the first that is not (the firing's own frames).
  */
@@ -121,7 +123,7 @@ static unsigned int __xdt_probe walk(unsigned long fp, u64 *pcs,
 			skip = false;
 			pcs[n++] = ret;
 		}
-		if (next <= fp)
+		if (next <= fp || !xdt_arch_frame_next_ok(fp, next))
 			break;
 		fp = next;
 	}

@@ -65,6 +65,13 @@
  *                            where a frame record keeps the caller's frame
  *                            pointer and the return address, as byte
  *                            offsets from the frame pointer
+ *   xdt_arch_frame_next_ok(fp, next)
+ *                            probe context: may stack() walk on from the
+ *                            frame at @fp to its caller's at @next (already
+ *                            known to be above @fp)?  false where @next
+ *                            has left the kernel stack, e.g. the entry
+ *                            code's s0 on riscv64; true where the entry
+ *                            code's own record ends the chain
  */
 #ifndef XDT_ARCH_H
 #define XDT_ARCH_H

@@ -43,6 +43,17 @@ static inline bool xdt_arch_is_patch(xdt_patchval_t v)
 
 #define XDT_FRAME_NEXT		0
 #define XDT_FRAME_RET		8
+
+/*
+ * The walk needs no bound past the core's: the entry code leaves a final
+ * frame record (fp 0) in pt_regs, which ends the chain, and the irq stack
+ * chains into the task stack.
+ */
+static inline bool xdt_arch_frame_next_ok(unsigned long fp,
+					  unsigned long next)
+{
+	return true;
+}
 /*
  * fbtmode=ftrace: arm64's ftrace_caller saves x0-x8, x29, sp and the
  * caller's x30 (as regs[30]): all fbt reads, so no SAVE_REGS.

@@ -11,6 +11,7 @@
 #define XDT_ISA_H
 
 #include <linux/types.h>
+#include <linux/thread_info.h>
 
 #define XDT_ISA_NAME		"riscv64"
 typedef u32 xdt_patchval_t;
@@ -43,6 +44,27 @@ static inline bool xdt_arch_is_patch(xdt_patchval_t v)
 
 #define XDT_FRAME_NEXT		(-16)
 #define XDT_FRAME_RET		(-8)
+
+/*
+ * Where the frame chain leaves the kernel stack.  riscv64 6.1 has no
+ * frame record marking the kernel's entry: handle_exception loads s0 with
+ * the user sp, and handle_syscall then jumps to the system call through
+ * s0 (jalr s0), so the call's frame record holds, as its caller's s0, the
+ * address of the system call's own function (sys_read...) -- kernel
+ * text, above every stack, which the core's "moves up" test lets through, and
+ * the walk read two words of instructions as a frame (a garbage return
+ * address after ret_from_syscall).  The kernel's own walk_stackframe
+ * (arch/riscv/kernel/stacktrace.c, fp_is_valid) takes the next frame
+ * pointer only within the current stack: at least one record above the
+ * current one and at most the top of its THREAD_SIZE-aligned stack
+ * (6.1's riscv has no separate IRQ stacks: interrupts nest on the task
+ * stack).  The same criterion here.
+ */
+static inline bool xdt_arch_frame_next_ok(unsigned long fp,
+					  unsigned long next)
+{
+	return next >= fp + 16 && next <= ALIGN(fp, THREAD_SIZE);
+}
 /*
  * fbtmode=ftrace: riscv64's plain ftrace_caller saves an argument area
  * that is not a pt_regs; ftrace_regs_caller saves all of them.

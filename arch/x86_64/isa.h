@@ -39,6 +39,17 @@ static inline bool xdt_arch_is_patch(xdt_patchval_t v)
 
 #define XDT_FRAME_NEXT		0
 #define XDT_FRAME_RET		8
+
+/*
+ * The walk needs no bound past the core's: the entry code's frame ends the
+ * chain (x86's irq and exception stacks chain into the task stack, so
+ * a frame pointer may leave the current stack and still be right).
+ */
+static inline bool xdt_arch_frame_next_ok(unsigned long fp,
+					  unsigned long next)
+{
+	return true;
+}
 /*
  * fbtmode=ftrace: with DYNAMIC_FTRACE_WITH_ARGS, ftrace_caller saves the
  * argument registers, %rbp, and %rsp pointing at the return address --
