@@ -767,7 +767,8 @@ void btf_funcs(const char *glob, void (*cb)(const char *name, void *arg),
 /*
  * How far the running kernel's text is from where it was linked (KASLR):
  * its _text from /proc/kallsyms, which lists it near the top (after the
- * per-CPU symbols at most), against the table's.  -x vmlinux: none.
+ * per-CPU symbols at most), against the table's.  -x vmlinux: none; nor
+ * when kallsyms shows a consumer without CAP_SYSLOG zeroes.
  */
 static long long kvar_delta(unsigned long long link_text)
 {
@@ -786,7 +787,10 @@ static long long kvar_delta(unsigned long long link_text)
 	while (fgets(line, sizeof(line), f))
 		if (sscanf(line, "%llx %c %511s", &a, &type, sym) == 3 &&
 		    !strcmp(sym, "_text")) {
-			delta = (long long)(a - link_text);
+			/* 0: kallsyms hides addresses from this consumer
+			   (kptr_restrict; docs/privileges.md): assume none */
+			if (a)
+				delta = (long long)(a - link_text);
 			break;
 		}
 	fclose(f);

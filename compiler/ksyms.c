@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * ksyms.c - kernel addresses to names for stack(), from /proc/kallsyms
- * (the consumer runs as root, so the addresses are real), read the first
- * time a stack is printed.  The path is $XDT_KALLSYMS if set, or the one
+ * (real addresses for root, or CAP_SYSLOG; a consumer with CAP_PERFMON
+ * alone may see zeroes, which name nothing, and its stacks print as
+ * numbers: docs/privileges.md), read the first time a stack is printed.  The path is $XDT_KALLSYMS if set, or the one
  * -X kallsyms=PATH gives, so host tests can feed a fake one.
  *
  * Lines are "addr type name" with "\t[module]" after a module's symbols.

@@ -176,15 +176,19 @@ void __xdt_probe xdt_dif_fault(struct xdt_mstate *m, int kind, u64 addr,
 	m->ctx->fault_pc = pc * sizeof(u32);
 }
 
+/* A load: through xdt_read, which holds a CAP_PERFMON consumer to its own. */
 static int __xdt_probe load(struct xdt_mstate *m, u64 addr, void *dst,
 			    size_t n, u32 pc)
 {
+	int f;
+
 	if (!XDT_UNALIGNED_LOADS && (addr & (n - 1))) {
 		xdt_dif_fault(m, XDT_FAULT_BADALIGN, addr, pc);
 		return -EINVAL;
 	}
-	if (xdt_copy_nofault(dst, addr, n)) {
-		xdt_dif_fault(m, XDT_FAULT_BADADDR, addr, pc);
+	f = xdt_read(m, dst, addr, n);
+	if (f) {
+		xdt_dif_fault(m, f, addr, pc);
 		return -EFAULT;
 	}
 	return 0;

@@ -105,9 +105,11 @@ static int __xdt_probe run_clause(struct xdt_cpu *c, struct xdt_scpu *sc,
 	struct xdt_mstate m = { .ctx = ctx, .ecb = ecb,
 				.strsize = st->strsize, .vars = st->vars,
 				.vc = &st->vcpu[raw_smp_processor_id()],
-				.spec = st->spec, .sc = sc };
+				.spec = st->spec, .sc = sc,
+				.nokread = st->perfmon_only };
 	char *key = sc->keybuf;
 	u32 keylen = 0, i;
+	int f;
 	s64 incr = 1;			/* the next aggregation's increment */
 	struct xdt_rechdr *h;
 	char *rec = NULL;
@@ -167,9 +169,9 @@ static int __xdt_probe run_clause(struct xdt_cpu *c, struct xdt_scpu *sc,
 			WRITE_ONCE(st->exited, 1);
 			break;
 		case XDT_ACT_STRING:
-			if (xdt_strcpy_nofault(rec + a->off, v,
-					       st->strsize) < 0) {
-				act_fault(ctx, rec, XDT_FAULT_BADADDR, v);
+			f = (int)-xdt_readstr(&m, rec + a->off, v, st->strsize);
+			if (f > 0) {
+				act_fault(ctx, rec, f, v);
 				raise_error(c, sc, st, ecb, ctx, i + 1);
 				return -1;
 			}
@@ -186,9 +188,10 @@ static int __xdt_probe run_clause(struct xdt_cpu *c, struct xdt_scpu *sc,
 				keylen += a->arg1 * 8;
 			} else {
 				memset(key + keylen, 0, ALIGN(st->strsize, 8));
-				if (xdt_strcpy_nofault(key + keylen, v,
-						       st->strsize) < 0) {
-					act_fault(ctx, rec, XDT_FAULT_BADADDR, v);
+				f = (int)-xdt_readstr(&m, key + keylen, v,
+						      st->strsize);
+				if (f > 0) {
+					act_fault(ctx, rec, f, v);
 					raise_error(c, sc, st, ecb, ctx, i + 1);
 					return -1;
 				}
@@ -243,8 +246,9 @@ static int __xdt_probe run_clause(struct xdt_cpu *c, struct xdt_scpu *sc,
 			break;		/* ran for its stores */
 		case XDT_ACT_MEMREF:
 			/* tracemem(), trace()/print() of a struct or array */
-			if (xdt_copy_nofault(rec + a->off, v, a->arg0)) {
-				act_fault(ctx, rec, XDT_FAULT_BADADDR, v);
+			f = xdt_read(&m, rec + a->off, v, a->arg0);
+			if (f) {
+				act_fault(ctx, rec, f, v);
 				raise_error(c, sc, st, ecb, ctx, i + 1);
 				return -1;
 			}

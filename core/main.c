@@ -6,8 +6,11 @@
  * enables one program, runs it, and closing its file tears its part down;
  * consumers share only the probes (core/enable.c).  The device pins the
  * module, so `rmmod xdt` while tracing is refused by the kernel (module in
- * use) and can never pull text out from under a patched site.  Only
- * CAP_SYS_ADMIN may open it.
+ * use) and can never pull text out from under a patched site.
+ *
+ * Who may open it: docs/privileges.md.  In short, as perf_event_open() and
+ * BPF tracing on 6.1: CAP_PERFMON or CAP_SYS_ADMIN; destructive actions
+ * and D reads of kernel memory need CAP_SYS_ADMIN.
  */
 #include <linux/capability.h>
 #include <linux/fs.h>
@@ -15,23 +18,60 @@
 #include <linux/module.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
+#include <linux/user_namespace.h>
 #include <linux/vmalloc.h>
 
 #include "xdt_arch.h"
 
 
+/*
+ * The gate.  The node is 0666: what decides is the opener's capabilities,
+ * as for perf_event_open() and bpf(), which are gated by capability and not
+ * by a file's mode.  CAP_PERFMON or CAP_SYS_ADMIN (perfmon_capable()) may
+ * trace at all; only CAP_SYS_ADMIN may read kernel memory from D and use
+ * destructive actions.  The level is decided here, once, from the
+ * credentials of the task that opens (those that become f->f_cred): a
+ * descriptor passed to another process keeps its opener's level and the
+ * holder's own capabilities do not matter, as with a perf event's file.
+ * Capabilities count in the initial user namespace only (capable()): root
+ * in a container that does not have them there may not trace.
+ */
 static int xdt_open(struct inode *inode, struct file *f)
 {
 	struct xdt_state *st;
+	bool admin;
 
-	if (!capable(CAP_SYS_ADMIN))
+	if (!perfmon_capable())
 		return -EPERM;
+	/* a probe of the level, not a demand: no audit record when absent */
+	admin = ns_capable_noaudit(&init_user_ns, CAP_SYS_ADMIN);
 	st = kzalloc(sizeof(*st), GFP_KERNEL);
 	if (!st)
 		return -ENOMEM;
 	mutex_init(&st->ioc_lock);
+	st->perfmon_only = !admin;
 	f->private_data = st;
 	return 0;
+}
+
+/*
+ * dtrace -w from a CAP_PERFMON-only opener: refused whole, before the
+ * program is loaded, with the reason in the reply (the consumer prints
+ * it).  @blob is the kernel's own copy, the one the loader goes on to use,
+ * so the flags checked are the flags loaded.
+ */
+static int check_destructive(struct xdt_state *st, struct xdt_enable *req,
+			     const void *blob)
+{
+	const struct xdt_prog *p = blob;
+
+	if (!st->perfmon_only || req->size < sizeof(*p) ||
+	    !(p->flags & XDT_PROG_DESTRUCTIVE))
+		return 0;
+	snprintf(req->err, sizeof(req->err),
+		 "destructive actions (dtrace -w) need CAP_SYS_ADMIN; "
+		 "/dev/xdt was opened with CAP_PERFMON only");
+	return -EPERM;
 }
 
 static int xdt_release(struct inode *inode, struct file *f)
@@ -70,6 +110,11 @@ static long ioc_enable(struct xdt_state *st, void __user *uarg)
 	if (copy_from_user(blob, u64_to_user_ptr(req->prog), req->size)) {
 		kvfree(blob);
 		goto out;
+	}
+	ret = check_destructive(st, req, blob);
+	if (ret) {
+		kvfree(blob);
+		goto reply;
 	}
 	ret = xdt_enable(st, req, blob);	/* st owns blob now */
 	if (ret)
@@ -201,7 +246,7 @@ static struct miscdevice xdt_dev = {
 	.minor = MISC_DYNAMIC_MINOR,
 	.name = "xdt",
 	.fops = &xdt_fops,
-	.mode = 0600,
+	.mode = 0666,		/* xdt_open's capability check is the gate */
 };
 
 static int __init xdt_init(void)

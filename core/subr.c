@@ -11,7 +11,8 @@
  *
  * Strings.  A string argument is an address of kernel memory (a literal, a
  * variable, scratch, kernel data).  Each one is first copied into scratch
- * through the fault-safe string copy, at most strsize - 1 bytes: the
+ * through the fault-safe string copy (xdt_readstr, which also holds a
+ * consumer without CAP_SYS_ADMIN to memory of its own: vars.c, Reads), at most strsize - 1 bytes: the
  * computation then runs on plain memory, and a bad address is one clean
  * fault.  A string result is written to scratch (strsize bytes, reserved
  * before the argument copies), and the copies are released before
@@ -64,9 +65,9 @@ static char *__xdt_probe sarg(struct xdt_mstate *m, u64 addr, u32 pc,
 
 	if (!s)
 		return NULL;
-	n = xdt_strcpy_nofault(s, addr, m->strsize);
+	n = xdt_readstr(m, s, addr, m->strsize);
 	if (n < 0) {
-		fault(m, XDT_FAULT_BADADDR, addr, pc);
+		fault(m, (int)-n, addr, pc);
 		return NULL;
 	}
 	s[n] = '\0';
@@ -153,10 +154,13 @@ SUBR(COPYINTO)
 /* bcopy(src, dest, size): DTrace wants dest in scratch (alloca'd). */
 SUBR(BCOPY)
 {
+	int f;
+
 	if (!xdt_in_scratch(m, ARG(1), ARG(2)))
 		return fault(m, XDT_FAULT_BADADDR, ARG(1), pc);
-	if (xdt_copy_nofault((void *)(unsigned long)ARG(1), ARG(0), ARG(2)))
-		return fault(m, XDT_FAULT_BADADDR, ARG(0), pc);
+	f = xdt_read(m, (void *)(unsigned long)ARG(1), ARG(0), ARG(2));
+	if (f)
+		return fault(m, f, ARG(0), pc);
 	return 0;
 }
 
@@ -170,11 +174,13 @@ SUBR(COPYOUT)
 {
 	u32 mark = m->scratch_used;
 	char *b = scratch(m, ARG(2), pc);
+	int f;
 
 	if (!b)
 		return -EFAULT;
-	if (xdt_copy_nofault(b, ARG(0), ARG(2)))
-		return fault(m, XDT_FAULT_BADADDR, ARG(0), pc);
+	f = xdt_read(m, b, ARG(0), ARG(2));
+	if (f)
+		return fault(m, f, ARG(0), pc);
 	if (xdt_copyout_nofault(ARG(1), b, ARG(2)))
 		return fault(m, XDT_FAULT_BADADDR, ARG(1), pc);
 	m->scratch_used = mark;
@@ -717,13 +723,15 @@ static int __xdt_probe inet(struct xdt_mstate *m, u64 af, u64 addr,
 {
 	char *d = scratch(m, 48, pc), *p;	/* INET6_ADDRSTRLEN */
 	u8 a[16];
+	int f;
 
 	if (!d)
 		return -EFAULT;
 	if (af != AF_INET_LINUX && af != AF_INET6_LINUX)
 		return fault(m, XDT_FAULT_ILLOP, af, pc);
-	if (xdt_copy_nofault(a, addr, af == AF_INET_LINUX ? 4 : 16))
-		return fault(m, XDT_FAULT_BADADDR, addr, pc);
+	f = xdt_read(m, a, addr, af == AF_INET_LINUX ? 4 : 16);
+	if (f)
+		return fault(m, f, addr, pc);
 	p = af == AF_INET_LINUX ? put_quad(d, a) : put_ip6(d, a, v4only);
 	*p = '\0';
 	*rv = (unsigned long)d;

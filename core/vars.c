@@ -302,19 +302,23 @@ static int __xdt_probe fetch_byref(struct xdt_mstate *m,
 				   const struct xdt_var *x, u64 src, u32 pc)
 {
 	char *dst = m->vc->bounce;
+	int f;
 
 	if (x->flags & XDT_VF_STRING) {
-		long n = xdt_strcpy_nofault(dst, src, x->size);
+		long n = xdt_readstr(m, dst, src, x->size);
 
-		if (n < 0)
+		if (n < 0) {
+			f = (int)-n;
 			goto bad;
+		}
 		memset(dst + n, 0, x->size - n);
 		return 0;
 	}
-	if (!xdt_copy_nofault(dst, src, x->size))
+	f = xdt_read(m, dst, src, x->size);
+	if (!f)
 		return 0;
 bad:
-	xdt_dif_fault(m, XDT_FAULT_BADADDR, src, pc);
+	xdt_dif_fault(m, f, src, pc);
 	return -EFAULT;
 }
 
@@ -324,6 +328,7 @@ static int __xdt_probe build_key(struct xdt_mstate *m, struct xdt_tuple *t,
 {
 	char *key = m->vc->key;
 	u32 i, n = t->n, off = 0;
+	long len;
 
 	t->n = 0;
 	if (n != x->nkeys) {
@@ -343,8 +348,9 @@ static int __xdt_probe build_key(struct xdt_mstate *m, struct xdt_tuple *t,
 			continue;
 		}
 		memset(key + off, 0, ALIGN(m->strsize, 8));
-		if (xdt_strcpy_nofault(key + off, t->e[i].v, m->strsize) < 0) {
-			xdt_dif_fault(m, XDT_FAULT_BADADDR, t->e[i].v, pc);
+		len = xdt_readstr(m, key + off, t->e[i].v, m->strsize);
+		if (len < 0) {
+			xdt_dif_fault(m, (int)-len, t->e[i].v, pc);
 			return -EFAULT;
 		}
 		off += ALIGN(m->strsize, 8);
@@ -540,6 +546,113 @@ static bool __xdt_probe writable(struct xdt_mstate *m, u64 a, u64 n)
 	return false;
 }
 
+/*
+ * Reads.  Every read of memory a D program names -- a load (LDSB..LDX, a
+ * string compare), a by-reference value stored, a string key, a string or
+ * memory subroutine's source, a string or memory an action records --
+ * goes through xdt_read() or xdt_readstr(): the one place a consumer
+ * without the privilege to read kernel memory (it opened /dev/xdt with
+ * CAP_PERFMON, not CAP_SYS_ADMIN: docs/privileges.md) is held to memory
+ * of its own, as DTrace's dtrace_canload() holds one without dtrace_kernel.
+ * Such a consumer may read what D cannot work without and what tells it
+ * nothing about the kernel:
+ *   - what it may write (above): globals, this CPU's clause-locals and
+ *     scratch, dynamic variable values; and the zero area a missing
+ *     variable's load hands out;
+ *   - its string table (literals: SETS points there);
+ *   - the strings built-in variables hand out: execname (the current
+ *     task's comm: perf's samples carry it too) and probeprov, probemod,
+ *     probefunc, probename (what the probe listing shows anyway).
+ * Any other address is DTrace's DTRACEFLT_KPRIV, "invalid kernel access",
+ * raised before a byte is read -- whether or not the address is mapped,
+ * so the fault kind tells nothing about the kernel's layout either.
+ * Integer built-ins and arguments are values, not reads, and stack() is
+ * recorded by the core: neither passes here.  A privileged consumer pays
+ * one predicted branch; the checks are lock-free range compares.
+ */
+static u64 __xdt_probe area_left(u64 a, const void *base, u64 size)
+{
+	u64 b = (unsigned long)base;
+
+	return a >= b && a - b < size ? size - (a - b) : 0;
+}
+
+/* Probe and function names are at most KSYM_NAME_LEN; comm is 16. */
+#define BSTR_MAX	512
+
+/* Bytes from @a to the NUL of the built-in string @s, when @a is in it. */
+static u64 __xdt_probe bstr_left(u64 a, u64 s)
+{
+	const char *p = (const char *)(unsigned long)s;
+	u64 n = 0;
+
+	if (!s || a < s || a - s >= BSTR_MAX)
+		return 0;
+	while (n < BSTR_MAX - 1 && p[n])
+		n++;
+	return area_left(a, p, n + 1);
+}
+
+/* Bytes at @a that are @m's consumer's own to read, 0 if none. */
+static u64 __xdt_probe own_left(struct xdt_mstate *m, u64 a)
+{
+	static const u8 bstr[] = { DIF_VAR_EXECNAME, DIF_VAR_PROBEPROV,
+				   DIF_VAR_PROBEMOD, DIF_VAR_PROBEFUNC,
+				   DIF_VAR_PROBENAME };
+	struct xdt_vars *v = m->vars;
+	struct xdt_vcpu *vc = m->vc;
+	const struct xdt_state *st = m->ecb->st;
+	u64 n;
+	u32 i;
+
+	if ((n = area_left(a, v->globals, v->gsize)) ||
+	    (n = area_left(a, vc->locals, v->lsize)) ||
+	    (n = area_left(a, vc->scratch, v->scratchsize)) ||
+	    (n = area_left(a, v->vals, (u64)v->nchunks * v->valstride)) ||
+	    (n = area_left(a, v->zero, v->bouncesize)) ||
+	    (n = area_left(a, (const char *)st->blob + st->prog->strtab_off,
+			   st->prog->strtab_len)))
+		return n;
+	for (i = 0; i < ARRAY_SIZE(bstr); i++)
+		if ((n = bstr_left(a, xdt_dif_var(bstr[i], m))))
+			return n;
+	return 0;
+}
+
+int __xdt_probe xdt_read(struct xdt_mstate *m, void *dst, u64 src, size_t n)
+{
+	if (unlikely(m->nokread) && n && own_left(m, src) < n)
+		return XDT_FAULT_KPRIV;
+	return xdt_copy_nofault(dst, src, n) ? XDT_FAULT_BADADDR : 0;
+}
+
+/*
+ * As xdt_strcpy_nofault: the length, or @max for a string of @max bytes
+ * or more (unterminated); or minus the fault kind.  A string of its own
+ * that runs to the end of its area without a NUL would go on into memory
+ * that is not: KPRIV there.
+ */
+long __xdt_probe xdt_readstr(struct xdt_mstate *m, char *dst, u64 src,
+			     u32 max)
+{
+	long n;
+
+	if (unlikely(m->nokread) && max) {
+		u64 left = own_left(m, src);
+
+		if (!left)
+			return -XDT_FAULT_KPRIV;
+		if (left < max) {
+			n = xdt_strcpy_nofault(dst, src, (u32)left);
+			if (n < 0)
+				return -XDT_FAULT_BADADDR;
+			return (u64)n == left ? -XDT_FAULT_KPRIV : n;
+		}
+	}
+	n = xdt_strcpy_nofault(dst, src, max);
+	return n < 0 ? -XDT_FAULT_BADADDR : n;
+}
+
 int __xdt_probe xdt_mem_store(struct xdt_mstate *m, u64 addr, u64 val, u32 n,
 			      u32 pc)
 {
@@ -575,10 +688,10 @@ int __xdt_probe xdt_mem_copystr(struct xdt_mstate *m, u64 dst, u64 src, u64 n,
 		xdt_dif_fault(m, XDT_FAULT_BADADDR, dst, pc);
 		return -EFAULT;
 	}
-	len = n > U32_MAX ? -EFAULT :
-	      xdt_strcpy_nofault((char *)(unsigned long)dst, src, (u32)n);
+	len = n > U32_MAX ? -XDT_FAULT_BADADDR :
+	      xdt_readstr(m, (char *)(unsigned long)dst, src, (u32)n);
 	if (len < 0) {
-		xdt_dif_fault(m, XDT_FAULT_BADADDR, src, pc);
+		xdt_dif_fault(m, (int)-len, src, pc);
 		return -EFAULT;
 	}
 	if ((u64)len < n)
@@ -589,12 +702,15 @@ int __xdt_probe xdt_mem_copystr(struct xdt_mstate *m, u64 dst, u64 src, u64 n,
 int __xdt_probe xdt_mem_copy(struct xdt_mstate *m, u64 dst, u64 src, u64 n,
 			     u32 pc)
 {
+	int f;
+
 	if (!writable(m, dst, n)) {
 		xdt_dif_fault(m, XDT_FAULT_BADADDR, dst, pc);
 		return -EFAULT;
 	}
-	if (xdt_copy_nofault((void *)(unsigned long)dst, src, n)) {
-		xdt_dif_fault(m, XDT_FAULT_BADADDR, src, pc);
+	f = xdt_read(m, (void *)(unsigned long)dst, src, n);
+	if (f) {
+		xdt_dif_fault(m, f, src, pc);
 		return -EFAULT;
 	}
 	return 0;

@@ -352,6 +352,16 @@ struct xdt_state {
 					   until STOP */
 	u64 traps0, traps1;		/* machine's trap count at GO, STOP */
 	struct mutex ioc_lock;		/* its ioctls, one at a time */
+	/*
+	 * Set at open from the opener's capabilities (core/main.c) and kept
+	 * for the life of the file -- it sits after ioc_lock, which
+	 * xdt_state_reset does not clear.  true: CAP_PERFMON without
+	 * CAP_SYS_ADMIN, so its D programs may not read kernel memory
+	 * (xdt_read: KPRIV) nor be destructive (-w refused at enable).
+	 * false (and the host VM's zeroed state): no limits.
+	 * docs/privileges.md.
+	 */
+	bool perfmon_only;
 };
 
 enum { XDT_STATE_IDLE, XDT_STATE_ENABLED, XDT_STATE_RUNNING,
@@ -393,12 +403,24 @@ struct xdt_mstate {
 	struct xdt_vcpu *vc;		/* this CPU's part of @vars */
 	struct xdt_spec *spec;		/* speculation(): the consumer's */
 	struct xdt_scpu *sc;		/* ... and its counters on this CPU */
+	bool nokread;			/* the consumer's perfmon_only */
 };
 int xdt_dif_run(const struct xdt_difo_k *d, struct xdt_mstate *m, u64 *rv);
-/* The environment's (kernel: core/kmem.c; host VM: core/host/machine.c). */
+/*
+ * The environment's (kernel: core/kmem.c; host VM: core/host/machine.c).
+ * The core calls the two kernel-memory copies only through xdt_read and
+ * xdt_readstr, so that the privilege check there covers every read.
+ */
 long xdt_strcpy_nofault(char *dst, unsigned long src, u32 max);
 int xdt_copy_nofault(void *dst, unsigned long src, size_t n);
 u64 xdt_dif_var(u32 v, struct xdt_mstate *m);
+/*
+ * The core's one way to read memory a D program names (core/vars.c):
+ * 0 or the fault kind (XDT_FAULT_KPRIV, XDT_FAULT_BADADDR), which the
+ * caller raises; the string copy returns the length or minus the kind.
+ */
+int xdt_read(struct xdt_mstate *m, void *dst, u64 src, size_t n);
+long xdt_readstr(struct xdt_mstate *m, char *dst, u64 src, u32 max);
 /* User memory of the current task, never sleeping: 0 / length, or -EFAULT. */
 int xdt_copyin_nofault(void *dst, unsigned long uaddr, size_t n);
 long xdt_ustrcpy_nofault(char *dst, unsigned long uaddr, u32 max);

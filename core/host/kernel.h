@@ -54,6 +54,7 @@ typedef u64 xdt_patchval_t;		/* no patch sites on the host */
 #define min_t(t, a, b)		min((t)(a), (t)(b))
 #define max_t(t, a, b)		max((t)(a), (t)(b))
 #define clamp_t(t, v, lo, hi)	min_t(t, max_t(t, v, lo), hi)
+#define ARRAY_SIZE(a)		(sizeof(a) / sizeof((a)[0]))
 #define ALIGN(x, a)		(((x) + (a) - 1) & ~((__typeof__(x))(a) - 1))
 #define container_of(p, t, m)	((t *)((char *)(p) - offsetof(t, m)))
 #define u64_to_user_ptr(x)	((void *)(uintptr_t)(x))
