@@ -441,8 +441,10 @@ void print_stack(const __u64 *pcs, unsigned nframes, FILE *fp)
 
 void print_header(struct dt_print *pr)
 {
+	/* with the records, in -o's file (DTrace's oprintf to g_ofp) */
 	if (!pr->quiet && !pr->header_done)
-		printf("%3s %6s %32s\n", "CPU", "ID", "FUNCTION:NAME");
+		fprintf(pr->orig ? pr->orig : stdout, "%3s %6s %32s\n", "CPU", "ID",
+			"FUNCTION:NAME");
 	pr->header_done = 1;
 }
 
@@ -614,6 +616,7 @@ static unsigned long long agg_stddev(const __s64 *v, long long normal)
 {
 	unsigned __int128 sumsq, avgsq, sqavg, diff, lo, hi;
 	long long avg;
+	__u64 mag;
 
 	if (v[0] <= 0 || normal <= 0)
 		return 0;
@@ -621,9 +624,9 @@ static unsigned long long agg_stddev(const __s64 *v, long long normal)
 	sumsq = (unsigned __int128)(__u64)v[3] << 64 | (__u64)v[2];
 	avgsq = sumsq / (__u64)normal / (__u64)normal / (__u64)v[0];
 	avg = v[1] / normal / v[0];
-	if (avg < 0)
-		avg = -avg;
-	sqavg = (unsigned __int128)(__u64)avg * (__u64)avg;
+	/* |avg| in unsigned: an average of INT64_MIN has no long long negation */
+	mag = avg < 0 ? 0 - (__u64)avg : (__u64)avg;
+	sqavg = (unsigned __int128)mag * mag;
 	diff = avgsq > sqavg ? avgsq - sqavg : 0;
 	/* the largest r with r * r <= diff */
 	for (lo = 0, hi = (unsigned __int128)1 << 64; hi - lo > 1; ) {

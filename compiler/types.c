@@ -25,6 +25,15 @@ struct tnode {
 };
 static struct tnode *names;
 
+/* Enum constants share the identifier namespace of D variables. */
+struct econst {
+	char *name;
+	long long v;
+	struct dtype *t;
+	struct econst *next;
+};
+static struct econst *econsts;
+
 static struct dtype *tnew(enum tkind k, const char *name, unsigned size, int sgn)
 {
 	struct dtype *t = xzalloc(sizeof(*t));
@@ -147,7 +156,14 @@ void types_init(unsigned strsize)
 	};
 	struct dtype *t;
 
+	/*
+	 * A new handle's table starts over, its enumerators too: kept, a
+	 * second handle in the process found the first's (its script's
+	 * `enum { A }` was "identifier redeclared: A"), and AF_INET and
+	 * AF_INET6 piled up, two more per handle, on every lookup's path.
+	 */
 	names = NULL;
+	econsts = NULL;
 	for (size_t i = 0; i < sizeof(ints) / sizeof(ints[0]); i++)
 		bind(ints[i].n, TK_VOID, tnew(TK_INT, ints[i].n, ints[i].size,
 					       ints[i].sgn));
@@ -446,15 +462,6 @@ const char *type_str(const struct dtype *t)
 {
 	return t ? t->name : "?";
 }
-
-/* Enum constants share the identifier namespace of D variables. */
-struct econst {
-	char *name;
-	long long v;
-	struct dtype *t;
-	struct econst *next;
-};
-static struct econst *econsts;
 
 void type_enumconst_add(const char *name, long long v, struct dtype *t)
 {

@@ -501,8 +501,9 @@ static __inline__ void xdt_agg_merge(__u32 func, __s64 *dst, const __s64 *src,
 	} else if (func == XDT_AGG_STDDEV && n >= 4) {
 		__u64 lo = (__u64)dst[2] + (__u64)src[2];
 
-		dst[0] += src[0];
-		dst[1] += src[1];
+		/* sums wrap as the kernel's do (not C's undefined overflow) */
+		dst[0] = (__s64)((__u64)dst[0] + (__u64)src[0]);
+		dst[1] = (__s64)((__u64)dst[1] + (__u64)src[1]);
 		dst[3] = (__s64)((__u64)dst[3] + (__u64)src[3] +
 				 (lo < (__u64)dst[2]));
 		dst[2] = (__s64)lo;
