@@ -288,6 +288,13 @@ int xdt_go(struct xdt_state *st)
 
 		if (switches_probe(&st->ecbs[i]) && p->prov->ops->enable)
 			ret = p->prov->ops->enable(p);
+		/*
+		 * An enable() may patch text (a tracepoint's static call:
+		 * text_poke_bp() and its IPIs); rawtp::: is hundreds of them,
+		 * tens of seconds under TCG, and without a resched point the
+		 * non-preemptible kernel reports an RCU stall (make soak).
+		 */
+		cond_resched();
 	}
 	r = commit_all(st);	/* even after a failed enable: see above */
 	if (!ret)
@@ -323,6 +330,7 @@ static void stop_locked(struct xdt_state *st)
 		if (!switches_probe(&st->ecbs[i]) || !p->prov->ops->disable)
 			continue;
 		p->prov->ops->disable(p);
+		cond_resched();		/* as in xdt_go()'s enable() loop */
 		if (!p->prov->ops->quiesce)
 			continue;
 		for (j = 0; j < nq && quiesce[j] != p->prov; j++)
