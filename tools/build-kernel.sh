@@ -2,10 +2,13 @@
 # Build Linux 6.1 for one ISA from Debian's linux-source-6.1:
 #   tinyconfig + arch/common.config + arch/<dir>/kernel.config, with
 #   arch/common.patch and arch/<dir>/kernel.patch applied to a private copy
-#   of the source.
-# The tree is cached under $XDG_CACHE_HOME/xdt/kernel/<isa>-<key> (key: hash of
-# source version, fragments, patch, toolchain and RECIPE) and left in place so
-# out-of-tree modules build against it; <isa>.current points at the live one.
+#   of the source.  XDT_KVARIANT=NAME adds arch/variants/NAME.config (and
+#   arch/<dir>/NAME.config where the ISA needs its own lines): the debug
+#   and kcsan kernels, from the same source.
+# The tree is cached under $XDG_CACHE_HOME/xdt/kernel/[NAME/]<isa>-<key> (key:
+# hash of source version, fragments, patch, toolchain and RECIPE) and left in
+# place so out-of-tree modules build against it; <isa>.current points at the
+# live one.
 set -euo pipefail
 . "$(dirname "$0")/isa.sh"
 
@@ -16,6 +19,19 @@ isa=${1:?usage: build-kernel.sh ISA}
 xdt_isa "$isa"
 frag_common=$XDT_TOP/arch/common.config
 frag_isa=$XDT_TOP/arch/$ISA_DIR/kernel.config
+frags=("$frag_common" "$frag_isa")
+if [[ -n $XDT_KVARIANT ]]; then
+	frags+=("$XDT_TOP/arch/variants/$XDT_KVARIANT.config")
+	v=$XDT_TOP/arch/$ISA_DIR/$XDT_KVARIANT.config
+	if [[ -f $v ]]; then
+		# An ISA's fragment may say the variant cannot exist there.
+		if why=$(sed -n 's/^# xdt: unsupported -- //p' "$v") && [[ -n $why ]]; then
+			echo "xdt: kernel $isa has no $XDT_KVARIANT variant: $why" >&2
+			exit 2
+		fi
+		frags+=("$v")
+	fi
+fi
 patches=("$XDT_TOP/arch/common.patch" "$XDT_TOP/arch/$ISA_DIR/kernel.patch")
 tarball=/usr/src/linux-source-6.1.tar.xz
 [[ -r $tarball ]] || { echo "xdt: $tarball missing (run make deps)" >&2; exit 1; }
@@ -26,18 +42,19 @@ key=$( {
 	"${CROSS}gcc" --version | head -n1
 	"${CROSS}ld" --version | head -n1
 	pahole --version
-	cat "$frag_common" "$frag_isa" "${patches[@]}"
+	cat "${frags[@]}" "${patches[@]}"
 } | sha256sum | cut -c1-16)
-out=$XDT_CACHE/kernel/$isa-$key
-link=$XDT_CACHE/kernel/$isa.current
+out=$XDT_KDIR/$isa-$key
+link=$XDT_KDIR/$isa.current
+name="kernel $isa${XDT_KVARIANT:+ ($XDT_KVARIANT)}"
 
 # One builder per tree: a second `make` (another shell, a test building a
 # module) waits here and then finds the tree done, instead of wiping it
 # half-way through the first build.
-mkdir -p "$XDT_CACHE/kernel"
+mkdir -p "$XDT_KDIR"
 exec 9>"$out.lock"
 if ! flock -n 9; then
-	echo "kernel $isa: another build of $out is running; waiting for it"
+	echo "$name: another build of $out is running; waiting for it"
 	flock 9
 fi
 
@@ -46,7 +63,7 @@ if [[ -f $out/.xdt-done ]]; then
 	exit 0
 fi
 
-echo "kernel $isa: cold build into $out (about 5-10 minutes on 2 cores)"
+echo "$name: cold build into $out (about 5-10 minutes on 2 cores${XDT_KVARIANT:+, more for a variant})"
 start=$SECONDS
 rm -rf "$out"
 mkdir -p "$out"
@@ -61,7 +78,7 @@ done
 km=(make -C "$out" -s ARCH="$KARCH" CROSS_COMPILE="$CROSS")
 "${km[@]}" tinyconfig >/dev/null
 "$out/scripts/kconfig/merge_config.sh" -m -O "$out" "$out/.config" \
-	"$frag_common" "$frag_isa" >/dev/null
+	"${frags[@]}" >/dev/null
 "${km[@]}" olddefconfig >/dev/null
 
 # Every option the fragments ask for must have survived olddefconfig; an
@@ -73,9 +90,9 @@ while read -r line; do
 	elif [[ $line =~ ^CONFIG_ ]]; then
 		grep -qxF "$line" "$out/.config" || bad+="$line"$'\n'
 	fi
-done < <(cat "$frag_common" "$frag_isa")
+done < <(cat "${frags[@]}")
 if [[ -n $bad ]]; then
-	echo "xdt: kernel $isa: these options did not survive olddefconfig" \
+	echo "xdt: $name: these options did not survive olddefconfig" \
 		"(unmet dependencies?):" >&2
 	printf '%s' "$bad" >&2
 	exit 1
@@ -84,21 +101,21 @@ fi
 log=$out/build.log
 "${km[@]}" -j"$(nproc)" all >"$log" 2>&1 &
 pid=$!
-xdt_progress "kernel $isa" "$pid" "find '$out' -name '*.o' | wc -l" &
+xdt_progress "$name" "$pid" "find '$out' -name '*.o' | wc -l" &
 mon=$!
 if ! wait "$pid"; then
 	kill "$mon" 2>/dev/null || true
-	echo "xdt: kernel $isa build failed; last lines of $log:" >&2
+	echo "xdt: $name build failed; last lines of $log:" >&2
 	grep -E 'error|Error' "$log" | tail -n 20 >&2 || tail -n 30 "$log" >&2
 	exit 1
 fi
 kill "$mon" 2>/dev/null || true
-echo "kernel $isa: built in $((SECONDS - start)) s;" \
+echo "$name: built in $((SECONDS - start)) s;" \
 	"$(stat -c %s "$out/$KIMAGE") byte image," \
 	"$(stat -c %s "$out/vmlinux") byte vmlinux"
 touch "$out/.xdt-done"
 ln -sfn "$out" "$link"
 # Keep one tree per ISA: older keys are dead weight (a few GiB each).
-for old in "$XDT_CACHE/kernel/$isa"-*; do
+for old in "$XDT_KDIR/$isa"-*; do
 	[[ $old == "$out" || $old == "$out.lock" ]] || rm -rf "$old"
 done

@@ -4,6 +4,18 @@
 XDT_TOP=${XDT_TOP:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}
 XDT_CACHE=${XDG_CACHE_HOME:-$HOME/.cache}/xdt
 
+# XDT_KVARIANT selects a kernel variant (arch/variants/NAME.config on top
+# of the normal configuration: debug = the kernel's own checkers, kcsan =
+# the data-race detector).  Its kernel trees live apart, under
+# $XDT_CACHE/kernel/NAME/, so the normal kernels stay as they are.
+XDT_KVARIANT=${XDT_KVARIANT:-}
+if [[ -n $XDT_KVARIANT && ! -f $XDT_TOP/arch/variants/$XDT_KVARIANT.config ]]; then
+	echo "xdt: unknown kernel variant '$XDT_KVARIANT'; valid:" \
+		"$(cd "$XDT_TOP/arch/variants" && ls -- *.config | sed 's/\.config$//' | tr '\n' ' ')" >&2
+	exit 1
+fi
+XDT_KDIR=$XDT_CACHE/kernel${XDT_KVARIANT:+/$XDT_KVARIANT}
+
 xdt_isas() { awk '!/^#/ && NF { print $1 }' "$XDT_TOP/arch/isas"; }
 
 xdt_isa() {
