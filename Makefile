@@ -6,10 +6,25 @@
 #   make demo       boot each ISA and show what xdt sees of a kernel function
 #   make study      the kgdb probe-insertion study, per ISA (docs/kgdb-study.md)
 #   make ISAS=riscv64 test     restrict to some ISAs (or XDT_ISAS=... in env)
+#   make test-debug the guest tests on the debug kernels (KASAN, UBSAN,
+#                   KFENCE, lockdep, kmemleak...; docs/reliability.md)
+#   make XDT_KVARIANT=debug kernels   any target, on a kernel variant
+#                   (arch/variants/NAME.config: debug, kcsan)
 
 SHELL := /bin/bash
 XDT_CACHE ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/xdt
-BUILD := $(XDT_CACHE)/build
+# A kernel variant's trees and everything built against them (xdt.ko, the
+# test modules, the initramfs that carries them) live apart from the normal
+# ones, so switching variants rebuilds nothing of the other's.
+XDT_KVARIANT ?=
+export XDT_KVARIANT
+ifneq ($(XDT_KVARIANT),)
+ifeq ($(wildcard arch/variants/$(XDT_KVARIANT).config),)
+$(error unknown kernel variant '$(XDT_KVARIANT)'; valid: $(basename $(notdir $(wildcard arch/variants/*.config))))
+endif
+endif
+BUILD := $(XDT_CACHE)/build$(if $(XDT_KVARIANT),-$(XDT_KVARIANT))
+KCACHE := $(XDT_CACHE)/kernel$(if $(XDT_KVARIANT),/$(XDT_KVARIANT))
 ALL_ISAS := $(shell awk '!/^\#/ && NF { print $$1 }' arch/isas)
 ISAS ?= $(or $(XDT_ISAS),$(ALL_ISAS))
 comma := ,
@@ -27,7 +42,7 @@ endif
 isa_field = $(shell awk -v i=$(1) '$$1 == i { print $$$(2) }' arch/isas)
 cross = $(call isa_field,$(1),4)
 
-.PHONY: all deps kernels busybox guest modules xdt-ko host-dtrace libxdt host-libxdt host-xdt-lua test demo \
+.PHONY: test-debug all deps kernels busybox guest modules xdt-ko host-dtrace libxdt host-libxdt host-xdt-lua test demo \
 	bench bench-quick bench-bpftrace bench-lua study study-quick fuzz clean-cache
 .NOTPARALLEL:
 # init binaries are inputs of the initramfs, not intermediates to delete.
@@ -57,7 +72,8 @@ $(BUILD)/%/init: guest/init.c guest/agent.h | deps
 # built for the host (fast compiler tests) and for every guest, and dtrace,
 # its thin CLI.  libxdt carries the host VM (core/host/hostvm.h): the
 # portable core of xdt.ko built for user space, compiled as kernel C is
-# (GNU C, without the warnings kernel style does not heed).
+# (GNU C, without the warnings kernel style does not heed, and with the
+# kernel's -fno-strict-overflow: DIF's arithmetic wraps, in the host VM too).
 DTRACE_SRCS := $(wildcard compiler/*.c)
 LIBXDT_SRCS := $(filter-out compiler/main.c,$(DTRACE_SRCS))
 VM_SRCS := core/dif.c core/vars.c core/subr.c core/firing.c core/buf.c core/spec.c \
@@ -67,7 +83,7 @@ DTRACE_HDRS := $(wildcard compiler/*.h) core/uapi/xdt.h core/uapi/dif.h \
 DTRACE_CFLAGS := -std=c11 -O2 -Wall -Wextra -Werror -Icore/uapi -Icore/host \
 	-Icompiler
 VM_CFLAGS := -std=gnu11 -O2 -Wall -Wextra -Wno-unused-parameter \
-	-Wno-sign-compare -Werror -Icore
+	-Wno-sign-compare -Werror -fno-strict-overflow -Icore
 abs_flags = $(patsubst -I%,-I$(CURDIR)/%,$(1))
 
 # $(call build_libxdt,CROSS-PREFIX,ARCHIVE)
@@ -99,6 +115,11 @@ guest_dtrace = $(if $(DTRACE_SRCS),$(BUILD)/$(1)/dtrace)
 guest_xdtko = $(wildcard $(BUILD)/$(1)/xdt/xdt.ko)
 
 $(BUILD)/%/xdt-rawprog: guest/xdt-rawprog.c core/uapi/xdt.h core/uapi/dif.h | deps
+	@mkdir -p $(@D)
+	$(call cross,$*)gcc $(DTRACE_CFLAGS) -static -o $@ $<
+
+# Runs a command as a uid with exactly some capabilities (test_privileges.py).
+$(BUILD)/%/xdt-runas: guest/xdt-runas.c | deps
 	@mkdir -p $(@D)
 	$(call cross,$*)gcc $(DTRACE_CFLAGS) -static -o $@ $<
 
@@ -140,6 +161,25 @@ $(BUILD)/%/xdt-fuzz: guest/xdt-fuzz.c core/uapi/xdt.h core/uapi/dif.h | deps
 	@mkdir -p $(@D)
 	$(call cross,$*)gcc $(DTRACE_CFLAGS) -static -o $@ $<
 
+# The D-level fuzzer (guest/xdt-dfuzz.c): random D programs through libxdt,
+# in the host VM (-V) on the host and through xdt.ko in the guests.
+.PHONY: host-dfuzz
+host-dfuzz: $(BUILD)/host/xdt-dfuzz
+$(BUILD)/host/xdt-dfuzz: guest/xdt-dfuzz.c compiler/libxdt.h $(BUILD)/host/libxdt.a
+	gcc $(DTRACE_CFLAGS) -o $@ $< $(BUILD)/host/libxdt.a
+
+$(BUILD)/%/xdt-dfuzz: guest/xdt-dfuzz.c compiler/libxdt.h $(BUILD)/%/libxdt.a | deps
+	@mkdir -p $(@D)
+	$(call cross,$*)gcc $(DTRACE_CFLAGS) -static -o $@ $< $(BUILD)/$*/libxdt.a
+
+# fail-nth over every fault-injection site of each step of an enabling
+# (make soak, guest/xdt-failnth.c): libxdt's system calls on /dev/xdt are
+# wrapped so the helper can aim fail-nth at exactly one of them.
+$(BUILD)/%/xdt-failnth: guest/xdt-failnth.c compiler/libxdt.h $(BUILD)/%/libxdt.a | deps
+	@mkdir -p $(@D)
+	$(call cross,$*)gcc $(DTRACE_CFLAGS) -static \
+	  -Wl,--wrap=ioctl,--wrap=open,--wrap=close -o $@ $< $(BUILD)/$*/libxdt.a
+
 # The D library (translators to DTrace's stable types), where dtrace looks
 # for it by default (compiler/libxdt.c, XDT_LIBDIR).
 DLIB := $(wildcard dlib/*.d)
@@ -152,25 +192,29 @@ $(BUILD)/host/xdt-kvars: tools/xdt-kvars.c | deps
 	@mkdir -p $(@D)
 	gcc -std=gnu11 -O2 -Wall -Wextra -Werror -o $@ $< -ldw -lelf
 
-$(XDT_CACHE)/kernel/%.current/vmlinux.vars: $(XDT_CACHE)/kernel/%.current/vmlinux \
+$(KCACHE)/%.current/vmlinux.vars: $(KCACHE)/%.current/vmlinux \
 		$(BUILD)/host/xdt-kvars
 	@$(BUILD)/host/xdt-kvars $< | LC_ALL=C sort -u >$@.tmp && mv $@.tmp $@
 
 .SECONDEXPANSION:
 $(BUILD)/%/initramfs.cpio: $(BUILD)/%/init $$(call guest_dtrace,$$*) \
-		$$(call guest_xdtko,$$*) $(BUILD)/%/xdt-rawprog $(BUILD)/%/xdt-fuzz \
+		$$(call guest_xdtko,$$*) $(BUILD)/%/xdt-rawprog $(BUILD)/%/xdt-runas $(BUILD)/%/xdt-fuzz \
+		$(BUILD)/%/xdt-dfuzz $(BUILD)/%/xdt-failnth \
 		$(BUILD)/%/xdt-bpfbench $(BUILD)/%/xdt-lua lua/xdt-watch $(WATCH_PROFILES) $(LUA_LIBS) \
 		$(LUA_EXAMPLES) tools/mkinitramfs.py busybox mcpp $(DLIB) \
-		$(XDT_CACHE)/kernel/%.current/vmlinux.vars
+		$(KCACHE)/%.current/vmlinux.vars
 	@$(PYTHON) tools/mkinitramfs.py $@ --init $< \
 		--busybox $(XDT_CACHE)/busybox/$*.current \
 		$(call guest_mcpp,$*) $(call guest_lua,$*) \
 		--file $(BUILD)/$*/xdt-rawprog:/usr/bin/xdt-rawprog \
+		--file $(BUILD)/$*/xdt-runas:/usr/bin/xdt-runas \
 		--file $(BUILD)/$*/xdt-fuzz:/usr/bin/xdt-fuzz \
+		--file $(BUILD)/$*/xdt-dfuzz:/usr/bin/xdt-dfuzz \
+		--file $(BUILD)/$*/xdt-failnth:/usr/bin/xdt-failnth \
 		--file $(BUILD)/$*/xdt-bpfbench:/usr/bin/xdt-bpfbench \
 		$(if $(DTRACE_SRCS),--file $(BUILD)/$*/dtrace:/usr/sbin/dtrace) \
 		$(foreach f,$(DLIB),--file $(f):/usr/lib/xdt/$(notdir $(f))) \
-		--file $(XDT_CACHE)/kernel/$*.current/vmlinux.vars:/usr/lib/xdt/vmlinux.vars \
+		--file $(KCACHE)/$*.current/vmlinux.vars:/usr/lib/xdt/vmlinux.vars \
 		$(if $(call guest_xdtko,$*),--file $(BUILD)/$*/xdt/xdt.ko:/lib/modules/xdt.ko)
 
 guest: $(foreach i,$(isas),$(BUILD)/$(i)/initramfs.cpio)
@@ -208,6 +252,14 @@ xdt-ko: kernels
 
 test: all
 	@tools/run-tests
+
+# The guest tests again on the debug kernels (arch/variants/debug.config):
+# any KASAN, UBSAN, KFENCE, lockdep, RCU, BUG, WARNING or sleep-in-atomic
+# report on the console during a test fails it (tools/xdtvm.py OOPS_RE).
+# Host-only tests do not depend on the kernel and are not run again.
+test-debug:
+	@$(MAKE) --no-print-directory XDT_KVARIANT=debug all
+	@XDT_KVARIANT=debug tools/run-tests
 
 demo: all
 	@tools/xdt-vm demo
@@ -250,6 +302,17 @@ fuzz: all
 	     if dmesg | grep -E "BUG|Oops|WARNING"; then exit 1; fi' || \
 	    exit 1; \
 	done
+
+# The soak (issue 32; bench/soak.py): on the debug kernels, per ISA, 10^6
+# fuzzed program objects, 10^5 fuzzed D programs, every-probe enablings,
+# SIGKILLed consumers, module cycles, CPU hotplug, 1000 start/stop cycles
+# under kmemleak, fail-nth and failslab/fail_page_alloc on xdt.ko's
+# allocations.  Hours per ISA under TCG; SOAK_ARGS=--quick is ~100x less.
+.PHONY: soak
+SOAK_ARGS ?=
+soak:
+	@$(MAKE) --no-print-directory XDT_KVARIANT=debug all
+	@XDT_KVARIANT=debug $(PYTHON) bench/soak.py --isas $(subst $(space),$(comma),$(isas)) $(SOAK_ARGS)
 
 clean-cache:
 	rm -rf $(BUILD)

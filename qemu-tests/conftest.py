@@ -29,8 +29,73 @@ def selected_isas():
     return isas
 
 
+def pytest_configure(config):
+    # An expected output is a claim about D, written by a person who read
+    # the diff; CI blessing would turn every failure into a pass.
+    if os.environ.get("XDT_BLESS") and os.environ.get("CI"):
+        raise pytest.UsageError(
+            "XDT_BLESS is refused when CI is set: expected outputs are "
+            "rewritten by hand, never by a CI run")
+
+
+def blessing():
+    """True when XDT_BLESS=1 asks to rewrite expected outputs from what ran
+    (refused under CI by pytest_configure)."""
+    return bool(os.environ.get("XDT_BLESS"))
+
+
+def check_expected(actual, path, what=None):
+    """Compare @actual with the expected file @path (rewriting it first
+    under XDT_BLESS); the failure names the file and shows what ran."""
+    if blessing():
+        with open(path, "w") as f:
+            f.write(actual)
+    with open(path) as f:
+        want = f.read()
+    assert actual == want, (f"{what or os.path.basename(path)} differs from "
+                            f"{os.path.basename(path)}:\n{actual}")
+
+
+def missing(what):
+    """A prerequisite of a test is not there.  `make test` builds and
+    installs everything the tests use before it runs them, so this is a
+    failure, never a skip: a skipped check is a check that did not run and
+    a green run that hid it."""
+    pytest.fail(f"missing prerequisite: {what} (make test builds and "
+                "installs it; run make)", pytrace=False)
+
+
 def pytest_report_header(config):
-    return [f"xdt ISAs: {' '.join(selected_isas())}; console logs: {LOGDIR}"]
+    v = f"; kernel variant: {xdtvm.KVARIANT}" if xdtvm.KVARIANT else ""
+    return [f"xdt ISAs: {' '.join(selected_isas())}{v}; console logs: {LOGDIR}"]
+
+
+def _boots(item):
+    """Whether @item needs a booted guest: the session's (the vm fixture)
+    or one of its own (the isa fixture, session-scoped, without vm; or
+    the boots marker)."""
+    names = getattr(item, "fixturenames", ())
+    if item.get_closest_marker("boots"):
+        return True
+    return "vm" in names or ("isa" in names and
+                             item.get_closest_marker("host") is None)
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(config, items):
+    """Host-only tests first, so that a compiler failure shows in seconds
+    rather than after the guests (the order among the guest tests, which
+    pytest groups per ISA so that one guest boots once, is kept).  On a
+    kernel variant (make test-debug) only the tests that boot a guest run:
+    the host-only ones test nothing the variant changes."""
+    host = [it for it in items if not _boots(it)]
+    guest = [it for it in items if _boots(it)]
+    if xdtvm.KVARIANT:
+        if host:
+            config.hook.pytest_deselected(items=host)
+        items[:] = guest
+    else:
+        items[:] = host + guest
 
 
 @pytest.fixture(scope="session", params=selected_isas())

@@ -24,6 +24,10 @@ import time
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CACHE = os.path.join(os.environ.get("XDG_CACHE_HOME")
                      or os.path.expanduser("~/.cache"), "xdt")
+# The kernel variant the guests boot (XDT_KVARIANT: "" for the normal
+# kernels, "debug", "kcsan"; arch/variants/).  Its kernel trees and what is
+# built against them live apart (tools/isa.sh, the Makefile).
+KVARIANT = os.environ.get("XDT_KVARIANT", "")
 
 
 class XdtError(Exception):
@@ -63,14 +67,17 @@ def check_isa(isa):
 def kernel_dir(isa):
     """The cached kernel build tree for @isa (built by tools/build-kernel.sh)."""
     check_isa(isa)
-    d = os.path.join(CACHE, "kernel", f"{isa}.current")
+    d = os.path.join(CACHE, "kernel", KVARIANT, f"{isa}.current")
     if not os.path.isfile(os.path.join(d, ".xdt-done")):
-        raise XdtError(f"no kernel built for {isa} (run: make kernels)")
+        v = f"XDT_KVARIANT={KVARIANT} " if KVARIANT else ""
+        raise XdtError(f"no {KVARIANT + ' ' if KVARIANT else ''}kernel built "
+                       f"for {isa} (run: make {v}kernels)")
     return os.path.realpath(d)
 
 
 def build_dir(isa):
-    return os.path.join(CACHE, "build", isa)
+    return os.path.join(CACHE, "build" + (f"-{KVARIANT}" if KVARIANT else ""),
+                        isa)
 
 
 def initramfs(isa):
@@ -202,6 +209,11 @@ TRAP_INSNS = {
 # the panic=-1 of our own command line.
 OOPS_RE = re.compile(r"\bOops\b|\bBUG:|Kernel BUG \[|(?<![\w=])panic(?![=\w])"
                      r"|WARNING:"
+                     # the debug kernels' checkers (arch/variants/debug.config):
+                     # KASAN, KFENCE, KCSAN and lockdep's reports start with
+                     # BUG: or WARNING:, UBSAN's and kmemleak's do not
+                     r"|UBSAN:|kmemleak: \d+ new suspected"
+                     r"|sleeping function called from invalid context"
                      r"|Unable to handle kernel|general protection fault"
                      r"|Call Trace:|\bsoft lockup\b|hung_task"
                      r"|rcu: INFO: .*detected stall")
@@ -954,6 +966,38 @@ def gdb_read(port, addr, length):
     return got
 
 
+def gdb_read_many(port, ranges):
+    """Read each (addr, length) of @ranges in one gdb session (one attach
+    instead of one per range: a test comparing the text of dozens of
+    functions before and after tracing spent most of its time starting
+    gdb).  Returns a list of bytes in the same order.  Like gdb_read, a
+    range read empty (a riscv64 vCPU caught in OpenSBI) is tried again
+    from the other vCPU, a few rounds."""
+    got = [None] * len(ranges)
+    out = ""
+    for _ in range(4):
+        for thread in (1, 2):
+            todo = [i for i, g in enumerate(got) if g is None]
+            if not todo:
+                return got
+            cmds = [f"thread {thread}"]
+            for i in todo:
+                a, n = ranges[i]
+                cmds += [f"echo @@xdt {i}\\n", f"x/{n}xb {a:#x}"]
+            out = gdb_batch(port, cmds, timeout=60 + len(todo))
+            parts = re.split(r"^@@xdt (\d+)$", out, flags=re.M)
+            for k in range(1, len(parts) - 1, 2):
+                i = int(parts[k])
+                b = _gdb_bytes(parts[k + 1])
+                if len(b) == ranges[i][1]:
+                    got[i] = b
+    if any(g is None for g in got):
+        bad = [ranges[i] for i, g in enumerate(got) if g is None]
+        raise XdtError(f"gdb could not read {len(bad)} ranges, first "
+                       f"{bad[0][0]:#x}+{bad[0][1]}:\n{out[-2000:]}")
+    return got
+
+
 def gdb_disassemble(port, addr, count, vmlinux=None):
     # An instruction follows the "<sym+off>:" tab; a failed read leaves
     # "[Inferior 1 ... detached]" there.
@@ -986,6 +1030,105 @@ class Gdb:
     def disassemble(self, where, count):
         a = self.addr(where) if isinstance(where, str) else where
         return gdb_disassemble(self.vm.gdb_port, a, count, vmlinux=self.vmlinux)
+
+    def addrs(self, symbols):
+        """{symbol: address} for many symbols, one read of kallsyms."""
+        want = set(symbols)
+        out = self.vm.run(["cat", "/proc/kallsyms"], timeout=120).stdout
+        found = {}
+        for ln in out.splitlines():
+            f = ln.split()
+            if len(f) >= 3 and f[2] in want and f[2] not in found:
+                found[f[2]] = int(f[0], 16)
+        missing = want - set(found)
+        if missing:
+            raise XdtError(f"{self.vm.isa}: not in /proc/kallsyms: "
+                           f"{sorted(missing)[:5]}")
+        return found
+
+    def read_many(self, sizes):
+        """{symbol: bytes} for {symbol: length}: every read in one gdb."""
+        names = list(sizes)
+        at = self.addrs(names)
+        got = gdb_read_many(self.vm.gdb_port,
+                            [(at[n], sizes[n]) for n in names])
+        return dict(zip(names, got))
+
+
+def fbt_entry_written(isa, mech, before, during):
+    """Whether @during (bytes at a function's entry while fbt's entry probe
+    is in) is what mechanism @mech writes over @before, and nothing else:
+    the ISA's breakpoint at its patch offset (XDT_PATCH), or for ftrace and
+    xdt's trampoline a call at the ftrace site -- x86_64 `call` (e8) at +0,
+    arm64 `bl` at +4, riscv64 `auipc t0` at +0 (with its jalr at +4)."""
+    off, patch, _ = XDT_PATCH[isa]
+    if mech == "breakpoint":
+        return during[off:off + len(patch)] == patch and \
+            during[:off] + during[off + len(patch):] == \
+            before[:off] + before[off + len(patch):]
+    if mech not in ("ftrace", "trampoline"):
+        return False
+    if isa == "x86_64":
+        return during[0] == 0xe8 and during[5:] == before[5:]
+    if isa == "aarch64":
+        w = int.from_bytes(during[4:8], "little")
+        return w & 0xfc000000 == 0x94000000 and during[8:] == before[8:] \
+            and during[:4] == before[:4]
+    w = int.from_bytes(during[0:4], "little")
+    return w & 0xfff == 0x297 and during[8:] == before[8:]
+
+
+def fbt_patch_view(vm, gdb, func, mode=None, ninsn=3, timeout=300):
+    """What fbt::@func:entry really writes, as gdb on QEMU's gdbstub sees
+    it: dtrace enables the probe (under -x fbtmode=@mode, or the default
+    mechanism) and holds it in with a gated -c command -- the bytes are
+    read once the command runs, which dtrace starts only after GO, so no
+    sleep has to outlast the enabling however slow the host.  Returns a
+    dict: before/during/after (16 bytes each), mech (the mechanism
+    `dtrace -l -v` says is in use), dis (gdb's x/@ninsn i while it is in)
+    and problems (a list, empty when the probe wrote exactly what its
+    mechanism writes and the original came back)."""
+    addr = gdb.addr(func)
+    before = gdb.read(addr, 16)
+    vm.run(["rm", "-f", "/tmp/pv.started", "/tmp/pv.go", "/tmp/pv.out"],
+           check=True)
+    vm.put(b"touch /tmp/pv.started\n"
+           b"while [ ! -e /tmp/pv.go ]; do sleep 0.1; done\n",
+           "/tmp/pv.sh", mode="755")
+    opt = f"-x fbtmode={mode} " if mode else ""
+    vm.run(f"dtrace {opt}-qn 'fbt::{func}:entry {{ @ = count(); }}' "
+           "-c 'sh /tmp/pv.sh' > /tmp/pv.out 2>&1 &", check=True)
+    try:
+        r = vm.run("while [ ! -e /tmp/pv.started ]; do "
+                   "pidof dtrace >/dev/null || exit 3; sleep 0.1; done",
+                   timeout=timeout)
+        if not r.ok:
+            raise XdtError(f"{vm.isa}: dtrace ended before fbt::{func}:entry "
+                           "was in: " + vm.run(["cat", "/tmp/pv.out"]).stdout)
+        during = gdb.read(addr, 16)
+        dis = gdb.disassemble(addr, ninsn)
+        lv = vm.run(["dtrace", "-l", "-v", "-n", f"fbt::{func}:entry"],
+                    timeout=timeout).stdout
+    finally:
+        vm.run(["touch", "/tmp/pv.go"])
+    vm.run("while pidof dtrace >/dev/null; do sleep 0.2; done",
+           timeout=timeout, check=True)
+    after = gdb.read(addr, 16)
+    m = re.search(r"in use: (\w+)", lv)
+    mech = m.group(1) if m else None
+    problems = []
+    if mech is None:
+        problems.append("dtrace -l -v names no mechanism in use:\n" + lv)
+    elif mode and mech != mode:
+        problems.append(f"asked for {mode}, dtrace -l -v says {mech} is in use")
+    if during == before:
+        problems.append(f"nothing changed at {func} while the probe was in")
+    elif mech and not fbt_entry_written(vm.isa, mech, before, during):
+        problems.append(f"the bytes at {func} are not what {mech} writes")
+    if after != before:
+        problems.append(f"the original bytes of {func} did not come back")
+    return dict(addr=addr, before=before, during=during, after=after,
+                mech=mech, dis=dis, problems=problems)
 
 
 # ---- kgdb: gdb on the guest kernel's own debugger stub ---------------------
