@@ -41,6 +41,11 @@ static int load_module(char *why, size_t len)
 	if (ret < 0 && errno == EEXIST)
 		snprintf(why, len, "xdt is loaded but %s is missing (is devtmpfs "
 			 "mounted on /dev?)", XDT_DEVICE);
+	else if (ret < 0 && errno == EPERM)
+		/* tracing privileges do not extend to loading modules */
+		snprintf(why, len, "loading %s: %s (loading a kernel module "
+			 "needs CAP_SYS_MODULE: have root load it)", path,
+			 strerror(errno));
 	else if (ret < 0)
 		snprintf(why, len, "loading %s: %s", path, strerror(errno));
 	close(fd);
@@ -64,7 +69,13 @@ static int open_dev_err(char *msg, size_t len)
 		fd = open(XDT_DEVICE, O_RDWR | O_CLOEXEC);
 		err = errno;
 	}
-	if (fd < 0)
+	if (fd < 0 && (err == EPERM || err == EACCES))
+		/* EPERM: xdt.ko's check (docs/privileges.md); EACCES: the
+		   node's mode, as an older xdt.ko made it (0600) */
+		snprintf(msg, len, "failed to open %s: %s (tracing needs "
+			 "CAP_PERFMON or CAP_SYS_ADMIN)", XDT_DEVICE,
+			 strerror(err));
+	else if (fd < 0)
 		snprintf(msg, len, "failed to open %s: %s", XDT_DEVICE, strerror(err));
 	return fd;
 }
@@ -118,11 +129,11 @@ static void list_argtypes(const struct xdt_probedesc *d)
 	printf("\n");
 }
 
-int list_probes(const struct xdt_probedesc *m, int verbose)
+/* One description's probes; 1 if it matched none. */
+static int list_one(int fd, const struct xdt_probedesc *m, int verbose)
 {
 	struct xdt_probe_query q = { .match = *m };
 	struct xdt_probeinfo *pi = NULL;
-	int fd = open_dev();
 	__u32 cap = 1024, i;
 
 	q.flags = verbose ? XDT_PQ_REFUSED : 0;
@@ -136,7 +147,6 @@ int list_probes(const struct xdt_probedesc *m, int verbose)
 			break;
 		cap = q.count + 64;
 	}
-	printf("%5s %10s %17s %33s %s\n", "ID", "PROVIDER", "MODULE", "FUNCTION", "NAME");
 	for (i = 0; i < q.count; i++) {
 		const struct xdt_probedesc *d = &pi[i].desc;
 
@@ -156,7 +166,7 @@ int list_probes(const struct xdt_probedesc *m, int verbose)
 		}
 	}
 	free(pi);
-	close(fd);
+	fflush(stdout);
 	if (!q.count && q.err[0]) {
 		fprintf(stderr, "dtrace: failed to match %s:%s:%s:%s: %.*s\n",
 			m->prov, m->mod, m->func, m->name, (int)sizeof(q.err), q.err);
@@ -168,6 +178,22 @@ int list_probes(const struct xdt_probedesc *m, int verbose)
 		return 1;
 	}
 	return 0;
+}
+
+/*
+ * dtrace -l: the header once, then each description's probes in the order
+ * given; one that matches nothing says so and makes the exit status 1, and
+ * the others are still listed.
+ */
+int list_probes(const struct xdt_probedesc *m, int n, int verbose)
+{
+	int fd = open_dev(), ret = 0;
+
+	printf("%5s %10s %17s %33s %s\n", "ID", "PROVIDER", "MODULE", "FUNCTION", "NAME");
+	for (int i = 0; i < n; i++)
+		ret |= list_one(fd, &m[i], verbose);
+	close(fd);
+	return ret;
 }
 
 /* ---- running a program (libxdt's execution half) ------------------------- */
@@ -447,6 +473,10 @@ int xdt_go(xdt_hdl_t *h)
 	en.size = (__u32)size;
 	en.unmatched = -1;
 	if (dev_ioctl(h, XDT_IOC_ENABLE, &en) < 0 && en.unmatched < 0) {
+		/* -w from a CAP_PERFMON-only consumer: the kernel says why */
+		if (errno == EPERM && en.err[0])
+			return HERR(h, "could not enable tracing: %.*s",
+				    (int)sizeof(en.err), en.err);
 		if (errno == EINVAL)
 			return HERR(h, "failed to enable '%s': %.*s", p->srcdesc[0],
 				    (int)sizeof(en.err), en.err);
@@ -630,7 +660,7 @@ static int agg_snap(xdt_hdl_t *h, int force, const struct xdt_consumer *c)
 	struct timespec ts;
 	long long now;
 	char *buf = NULL;
-	__u64 *drops = xzalloc((size_t)h->ncpus * sizeof(*drops));
+	__u64 *drops;
 
 	if (!h->p.naggs || !h->pr.aggs)
 		return 0;
@@ -639,6 +669,8 @@ static int agg_snap(xdt_hdl_t *h, int force, const struct xdt_consumer *c)
 	if (!force && h->lastagg_ns && now - h->lastagg_ns < h->o.aggrate_us * 1000LL)
 		return 0;
 	h->lastagg_ns = now;
+	/* only now: the returns above took it with them (a leak per work()) */
+	drops = xzalloc((size_t)h->ncpus * sizeof(*drops));
 	for (;;) {
 		buf = xrealloc(buf, h->aggcap);
 		memset(&a, 0, sizeof(a));

@@ -690,7 +690,7 @@ struct dt_opts {
 	int hostvm;		/* -x hostvm: run in the host VM, not /dev/xdt */
 	int destructive;	/* -w: destructive actions allowed */
 };
-int list_probes(const struct xdt_probedesc *m, int verbose);
+int list_probes(const struct xdt_probedesc *m, int n, int verbose);
 
 /* A whole file, NUL-terminated (malloc'd), or NULL with errno set. */
 char *dt_readfile(const char *path);

@@ -273,11 +273,20 @@ int main(int argc, char **argv)
 	xdt_set_cpp(h, cpp, cppargs, ncpp);
 
 	if (list) {
-		if (nsrc > 1 || (nsrc && src[0].file))
-			dt_fatal("-l takes at most one -n probe description");
-		if (nsrc)
-			desc_fill(&lmatch, src[0].s);
-		return list_probes(&lmatch, verbose);
+		/* each -n is a description of its own, listed in turn (as
+		   DTrace's -l does); -P/-m/-f make one when there is no -n */
+		struct xdt_probedesc ld[64];
+
+		for (int i = 0; i < nsrc; i++) {
+			if (src[i].file)
+				dt_fatal("-l lists probe descriptions (-n, -P, -m, -f), "
+					 "not programs (-s)");
+			ld[i] = lmatch;
+			desc_fill(&ld[i], src[i].s);
+		}
+		if (!nsrc)
+			ld[nsrc++] = lmatch;
+		return list_probes(ld, nsrc, verbose);
 	}
 	if (!nsrc)
 		usage();

@@ -21,6 +21,8 @@ import subprocess
 
 import pytest
 
+from conftest import missing
+
 import xdtvm
 
 N = 1000
@@ -291,7 +293,7 @@ def bench_xdt(bench):
     if "xdt " not in bench.run(["cat", "/proc/modules"], check=True).stdout:
         ko = os.path.join(xdtvm.build_dir(bench.isa), "xdt", "xdt.ko")
         if not os.path.isfile(ko):
-            pytest.skip("xdt.ko not built")
+            missing(ko)
         bench.put(ko, "/tmp/xdt.ko")
         bench.run(["insmod", "/tmp/xdt.ko"], check=True, timeout=300)
     return bench

@@ -31,6 +31,8 @@ import pytest
 import xdtvm
 from conftest import selected_isas
 
+pytestmark = pytest.mark.boots
+
 sys.path.insert(0, os.path.join(xdtvm.TOP, "bench"))
 import run as bench  # noqa: E402
 

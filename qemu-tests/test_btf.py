@@ -13,6 +13,8 @@ import subprocess
 
 import pytest
 
+from conftest import missing
+
 import xdtvm
 from test_compiler import dtrace  # noqa: F401 (fixture)
 from test_xdt_kernel import xdt  # noqa: F401 (fixture)
@@ -25,7 +27,7 @@ CACHE = os.path.join(os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.
 def vmlinux(isa):
     path = os.path.join(CACHE, f"{isa}.current", "vmlinux")
     if not os.path.exists(path):
-        pytest.skip(f"{isa} kernel not built yet ({path}): run make")
+        missing(f"{isa} kernel ({path})")
     return path
 
 
@@ -141,7 +143,7 @@ def test_kernel_variables(dtrace, isa):  # noqa: F811
     """`name: typed from the build's vmlinux.vars, addressed from System.map;
     an unknown one is an error naming it at line:column."""
     if not os.path.exists(vmlinux(isa) + ".vars"):
-        pytest.skip(f"no {vmlinux(isa)}.vars yet: run make")
+        missing(f"{vmlinux(isa)}.vars")
     r = compile_e(dtrace, isa, "BEGIN { trace(`jiffies_64 + vmlinux`nr_cpu_ids); "
                   "trace(stringof(`init_task.comm)); trace(`init_uts_ns.name.release[0]); }")
     assert r.returncode == 0, r.stderr

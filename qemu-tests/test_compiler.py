@@ -13,6 +13,8 @@ import subprocess
 
 import pytest
 
+from conftest import check_expected
+
 TOP = os.path.realpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 TESTS = os.path.join(TOP, "compiler", "tests")
 pytestmark = pytest.mark.host
@@ -41,12 +43,7 @@ def _args(path):
 
 
 def _check(actual, expected_path):
-    if os.environ.get("XDT_BLESS"):
-        with open(expected_path, "w") as f:
-            f.write(actual)
-    with open(expected_path) as f:
-        expected = f.read()
-    assert actual == expected, f"{os.path.basename(expected_path)} differs"
+    check_expected(actual, expected_path)
 
 
 def _rel(path):

@@ -13,6 +13,8 @@ import tempfile
 
 import pytest
 
+from conftest import check_expected
+
 import xdtvm
 
 TOP = os.path.realpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
@@ -56,11 +58,7 @@ def run(driver, src, name, *args, cwd=DIR, env=None, text=True):
 
 
 def check(actual, expected_path):
-    if os.environ.get("XDT_BLESS"):
-        with open(expected_path, "w") as f:
-            f.write(actual)
-    with open(expected_path) as f:
-        assert actual == f.read(), os.path.basename(expected_path) + " differs"
+    check_expected(actual, expected_path)
 
 
 def body(out):

@@ -29,6 +29,8 @@ import time
 
 import pytest
 
+from conftest import missing
+
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "..", "tools"))
 import xdtvm  # noqa: E402
@@ -55,7 +57,7 @@ def check_tool(tmp_path_factory):
     for hdr in ("capstone/capstone.h", "gelf.h"):
         if not any(os.path.exists(os.path.join(d, hdr))
                    for d in ("/usr/include", "/usr/local/include")):
-            pytest.skip(f"{hdr} missing: install libcapstone-dev libelf-dev")
+            missing(f"{hdr} (libcapstone-dev libelf-dev)")
     subprocess.run(["gcc", *CFLAGS, "-I" + CORE,
                     "-I" + os.path.join(TOP, "arch"), "-o", out, CHECK_SRC,
                     *(os.path.join(ARCH_DIRS[i], "decode.c")
@@ -468,7 +470,7 @@ def deliberate_divergence(c, dec_len, dec_cls, od_text):
 
 def test_random_encodings_match_objdump(check_tool, tmp_path):
     if not shutil.which(OBJDUMP):
-        pytest.skip(f"{OBJDUMP} not installed (binutils-x86-64-linux-gnu)")
+        missing(f"{OBJDUMP} (binutils-x86-64-linux-gnu)")
     cases = random_encodings(40000, seed=20240601)
     got = decode_many(check_tool, [c.hex() for c in cases])
     blob = tmp_path / "blob.bin"
@@ -782,7 +784,7 @@ def test_cases_are_what_objdump_says(tmp_path, isa, objdump, machine):
     BAD case disassembles, and every BAD one is (bad)/unknown to objdump
     (BAD ones are not checked: objdump prints some reserved encodings)."""
     if not shutil.which(objdump):
-        pytest.skip(f"{objdump} not installed")
+        missing(objdump)
     cases = A64_CASES if isa == "aarch64" else RV_CASES
     blob, offs = bytearray(), []
     for hx, cls, _, _ in cases:
@@ -816,7 +818,7 @@ def test_cases_are_what_objdump_says(tmp_path, isa, objdump, machine):
 
 def stable_vmlinux(dest_dir, isa="x86_64", wait_s=900):
     """Copy @isa's vmlinux to @dest_dir.  A kernel rebuild may swap the
-    tree underneath; wait for it and retry.  Skip if none was ever built."""
+    tree underneath; wait for it and retry.  Fail if none was ever built."""
     deadline = time.monotonic() + wait_s
     while True:
         try:
@@ -827,12 +829,12 @@ def stable_vmlinux(dest_dir, isa="x86_64", wait_s=900):
         except xdtvm.XdtError as e:
             if not os.path.isdir(os.path.join(xdtvm.CACHE, "kernel")) or \
                     time.monotonic() > deadline:
-                pytest.skip(f"no {isa} vmlinux: {e}")
+                missing(f"{isa} vmlinux: {e}")
             if not _rebuild_running(isa):
-                pytest.skip(f"no {isa} vmlinux: {e}")
+                missing(f"{isa} vmlinux: {e}")
         except (FileNotFoundError, OSError) as e:
             if time.monotonic() > deadline:
-                pytest.skip(f"{isa} vmlinux kept disappearing: {e}")
+                missing(f"{isa} vmlinux kept disappearing: {e}")
         time.sleep(10)
 
 
@@ -846,7 +848,7 @@ def _rebuild_running(isa):
 @pytest.fixture(scope="module")
 def vmlinux_copy(tmp_path_factory):
     if not shutil.which(OBJDUMP):
-        pytest.skip(f"{OBJDUMP} not installed (binutils-x86-64-linux-gnu)")
+        missing(f"{OBJDUMP} (binutils-x86-64-linux-gnu)")
     return stable_vmlinux(str(tmp_path_factory.mktemp("vmlinux")))
 
 
@@ -1040,7 +1042,7 @@ def isa_vmlinux(request, tmp_path_factory):
     isa = request.param
     tool = REF_TOOL.get(isa)
     if tool and not shutil.which(tool):
-        pytest.skip(f"{tool} not installed (the riscv64 reference)")
+        missing(f"{tool} (the riscv64 reference)")
     d = tmp_path_factory.mktemp(f"vmlinux-{isa}")
     return isa, stable_vmlinux(str(d), isa)
 
@@ -1177,9 +1179,9 @@ def test_decoder_builds_as_kernel_code(tmp_path, isa):
     try:
         kdir = xdtvm.kernel_dir(isa)
     except xdtvm.XdtError as e:
-        pytest.skip(str(e))
+        missing(str(e))
     if not os.path.isfile(os.path.join(kdir, "Module.symvers")):
-        pytest.skip(f"{kdir}: no Module.symvers (kernel build unfinished)")
+        missing(f"{kdir}/Module.symvers (kernel build unfinished)")
     d = tmp_path / "mod"
     d.mkdir()
     for f in ("decode.c", "decode.h"):
@@ -1199,7 +1201,7 @@ def test_decoder_builds_as_kernel_code(tmp_path, isa):
                         f"CROSS_COMPILE={info['cross']}", "modules"],
                        capture_output=True, text=True)
     if r.returncode and not os.path.isdir(kdir):
-        pytest.skip(f"{kdir} vanished during the build (kernel rebuild)")
+        missing(f"{kdir} (vanished during the build: a kernel rebuild)")
     assert r.returncode == 0, r.stdout + r.stderr
     assert (d / "xdtdec.ko").is_file()
     warn = [ln for ln in (r.stdout + r.stderr).splitlines()

@@ -21,6 +21,8 @@ import subprocess
 
 import pytest
 
+from conftest import check_expected
+
 from test_compiler import dtrace  # noqa: F401 (fixture)
 from test_d import header
 
@@ -47,12 +49,7 @@ def _run(dtrace, script):
 def test_vm(dtrace, script):
     r = _run(dtrace, script)
     assert r.returncode == 0, r.stderr
-    out = script + ".out"
-    if os.environ.get("XDT_BLESS"):
-        with open(out, "w") as f:
-            f.write(r.stdout)
-    with open(out) as f:
-        assert r.stdout == f.read(), f"stdout differs:\n{r.stdout}\n{r.stderr}"
+    check_expected(r.stdout, script + ".out", f"stdout ({r.stderr})")
 
 
 @pytest.mark.parametrize("script", GUEST, ids=os.path.basename)

@@ -15,9 +15,12 @@ import subprocess
 
 import pytest
 
+from conftest import missing
+
 import xdtvm
 from test_btf import vmlinux
 from test_compiler import dtrace  # noqa: F401 (fixture)
+from test_dtrace_guest import BEGUN
 from test_providers import sysc  # noqa: F401 (fixture)
 from test_xdt_kernel import xdt  # noqa: F401 (fixture)
 
@@ -146,7 +149,7 @@ def test_io_start_counts_direct_io(xdt, sysc):  # noqa: F811
     of 4096 bytes each (O_DIRECT: no page cache, no readahead, no merging of
     requests the reader waits for one at a time)."""
     if xdt.run(["test", "-b", "/dev/vda"]).code:
-        pytest.skip("no /dev/vda in this guest (the lab's virtio disk)")
+        missing("/dev/vda in the guest (the lab's virtio disk)")
     r = xdt.run(["dtrace", "-q", "-n",
                  'io:::start /args[1]->dev_statname == "vda" && args[0]->b_flags & B_READ/ '
                  '{ @n[args[1]->dev_name, args[1]->dev_pathname, args[0]->b_bcount] = count(); } '
@@ -184,14 +187,19 @@ def test_kprobe_and_fbt_site_exclude_each_other(xdt):  # noqa: F811
                 timeout=120)
     assert r.code == 1 and busy in r.stderr, r
     # another consumer holds the kprobe: fbt there is refused
-    r = xdt.run("dtrace -q -n 'sched:::on-cpu { @ = count(); }' >/dev/null 2>&1 & "
-                f"sleep 3; dtrace -q {bp} -n 'fbt::finish_task_switch*:entry "
+    r = xdt.run("dtrace -q -n 'BEGIN { printf(\"go\\n\"); } "
+                "sched:::on-cpu { @ = count(); }' >/tmp/h.out 2>&1 & "
+                f"{BEGUN.format(out='/tmp/h.out', pid='$!')}"
+                f"dtrace -q {bp} -n 'fbt::finish_task_switch*:entry "
                 "{ @ = count(); } tick-1s { exit(0); }'; s=$?; kill -INT %1; wait; "
                 "exit $s", timeout=120)
     assert r.code == 1 and busy in r.stderr, r
     # another consumer holds the fbt site: the kprobe is refused
-    r = xdt.run(f"dtrace -q {bp} -n 'fbt::enqueue_task_fair:entry {{ @ = count(); }}' "
-                ">/dev/null 2>&1 & sleep 3; dtrace -q -n 'sched:::enqueue { @ = count(); } "
+    r = xdt.run(f"dtrace -q {bp} -n 'BEGIN {{ printf(\"go\\n\"); }} "
+                "fbt::enqueue_task_fair:entry { @ = count(); }' "
+                ">/tmp/h.out 2>&1 & "
+                f"{BEGUN.format(out='/tmp/h.out', pid='$!')}"
+                "dtrace -q -n 'sched:::enqueue { @ = count(); } "
                 "tick-1s { exit(0); }'; s=$?; kill -INT %1; wait; exit $s", timeout=120)
     assert r.code == 1 and busy in r.stderr, r
     for prog in ("sched:::on-cpu { @ = count(); } tick-2s { exit(0); }",

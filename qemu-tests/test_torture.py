@@ -17,6 +17,8 @@ import subprocess
 
 import pytest
 
+from conftest import missing
+
 import xdtvm
 from test_dtrace_guest import dtrace, script
 from test_xdt_kernel import xdt  # noqa: F401  (fixture)
@@ -152,7 +154,7 @@ def disassemble(isa):
     function cut at its ELF size (padding after it is not its own)."""
     objdump = xdtvm.ISAS[isa]["cross"] + "objdump"
     if not shutil.which(objdump):
-        pytest.skip(f"{objdump} not installed")
+        missing(objdump)
     args = [objdump, "-d", ko_path(isa)]
     if isa == "riscv64":
         args[1:1] = ["-M", "no-aliases"]
