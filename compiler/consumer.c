@@ -484,10 +484,18 @@ int xdt_go(xdt_hdl_t *h)
 	}
 	if (en.unmatched >= 0 && en.unmatched < p->nclauses) {
 		const struct xdt_probedesc *d = &p->clauses[en.unmatched].desc;
+		int src = p->clauses[en.unmatched].src;
 
+		/*
+		 * A script is named by its file, as DTrace does: its whole
+		 * text in the message filled errmsg and cut off the reason
+		 * (seen with a 250-clause kinst script).
+		 */
+		if (p->srcfile[src])
+			return HERR(h, "failed to compile script %s: probe description %s:%s:%s:%s does not match any probes",
+				    p->srcdesc[src], d->prov, d->mod, d->func, d->name);
 		return HERR(h, "invalid probe specifier %s: probe description %s:%s:%s:%s does not match any probes",
-			    p->srctext[p->clauses[en.unmatched].src],
-			    d->prov, d->mod, d->func, d->name);
+			    p->srctext[src], d->prov, d->mod, d->func, d->name);
 	}
 	/* dtrace(1)'s notice()s: -q or the quiet option silences them */
 	for (i = 0; i < p->nsrc && !h->o.quiet; i++)

@@ -53,6 +53,37 @@ static struct fbt_range ranges[] = {
 	{ "__cpuidle_text_start", "__cpuidle_text_end", "cpuidle text" },
 };
 
+/*
+ * The checkers' runtimes, on the debug kernels: the compiler calls KASAN's,
+ * UBSAN's and KCSAN's hooks from every instrumented access -- xdt.ko's own
+ * probe context included -- and lockdep's from every lock operation.  The
+ * kernel builds them without ftrace's hook for that reason.  A probe there
+ * fires from inside every other firing (counted and skipped by the busy
+ * flag) and traps on nearly every instruction the kernel runs:
+ * fbt:::entry did not finish in 15 minutes on the x86_64 debug kernel.
+ * By name, because kallsyms keeps no file; the normal kernels have none
+ * of these.
+ */
+static const char *const checker_prefix[] = {
+	"__asan_", "__kasan_", "kasan_", "__hwasan_", "__ubsan_", "ubsan_",
+	"__tsan_", "__kcsan_", "kcsan_", "__sanitizer_", "kmsan_", "__msan_",
+	"lockdep_hardirq", "lockdep_softirq", "lockdep_init_map",
+	"lockdep_rcu", "__lock_acquire", "lock_acquire", "lock_release",
+	"lock_acquired", "lock_contended", "lock_is_held", "lock_pin_lock",
+	"lock_repin_lock", "lock_unpin_lock", "lock_sync",
+};
+
+static bool checker_runtime(const char *name)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(checker_prefix); i++)
+		if (!strncmp(name, checker_prefix[i],
+			     strlen(checker_prefix[i])))
+			return true;
+	return false;
+}
+
 static unsigned long text_lo, text_hi;
 static struct fbt_func **funcs;
 static u32 nfuncs, funcs_cap;
@@ -147,6 +178,8 @@ const char *xdt_text_excluded(const char *name, unsigned long addr,
 		return "xdt's own kernel hook";
 	if (within_kprobe_blacklist(addr))
 		return "kprobes blacklist";
+	if (checker_runtime(name))
+		return "kernel checker's runtime (called from probe context)";
 	return NULL;
 }
 

@@ -93,9 +93,25 @@ def pytest_collection_modifyitems(config, items):
     if xdtvm.KVARIANT:
         if host:
             config.hook.pytest_deselected(items=host)
-        items[:] = guest
+        items[:] = _kgdb_last(guest)
     else:
         items[:] = host + guest
+
+
+def _kgdb_last(items):
+    """Each ISA's kgdb tests after its other tests.  On x86_64's debug
+    kernel kgdb's own breakpoint write makes lockdep report (a known
+    kernel report, xdtvm.KERNEL_REPORTS), and lockdep turns itself off
+    after its first report: every later test of that boot would run
+    unchecked."""
+    groups, key, group = {}, {}, 0
+    for n, it in enumerate(items):
+        cs = getattr(it, "callspec", None)
+        isa = cs.params.get("isa") if cs else None
+        if isa is not None:
+            group = groups.setdefault(isa, len(groups))
+        key[it] = (group, "test_kgdb" in it.nodeid, n)
+    return sorted(items, key=lambda it: key[it])
 
 
 @pytest.fixture(scope="session", params=selected_isas())
@@ -156,6 +172,18 @@ def pytest_runtest_makereport(item, call):
         rep.sections.append((f"{guest.isa} console", guest.console_tail(60)))
 
 
+def pytest_runtest_logreport(report):
+    """Each failure's report goes to LOGDIR/failures.txt the moment it
+    happens, beside the console logs: a long run (make test-debug, hours
+    on the debug kernels) that is interrupted or times out keeps what it
+    found -- pytest itself prints the details only at the end."""
+    if report.failed:
+        os.makedirs(LOGDIR, exist_ok=True)
+        with open(os.path.join(LOGDIR, "failures.txt"), "a") as f:
+            f.write(f"==== {report.nodeid} ({report.when})\n"
+                    f"{report.longreprtext}\n")
+
+
 @pytest.fixture
 def gdb(vm):
     """gdb-multiarch attached (per command, batch mode) to @vm's gdbstub."""
@@ -175,6 +203,9 @@ REPORT = []
 def pytest_terminal_summary(terminalreporter):
     for line in REPORT:
         terminalreporter.write_line(line)
+    for line in sorted(set(xdtvm.KNOWN_SEEN)):
+        terminalreporter.write_line(
+            f"known kernel report (docs/reliability.md): {line}")
     if BOOT_TIMES:
         terminalreporter.write_line(
             "xdt boot to agent (TCG): " + ", ".join(

@@ -182,6 +182,15 @@ def test_probing_what_the_trap_path_calls(xdt):
 def test_every_entry_probe_at_once(xdt, gdb):
     """fbt:::entry on all ~17k functions: patched in one batch, the kernel
     keeps running under a workload, and the text is restored after."""
+    if xdtvm.KVARIANT:
+        # Measured on the x86_64 debug kernel: no answer after 10 min.
+        # Every allocation there saves a stack (KASAN, slab debugging)
+        # through unwinder functions that are probes now, under TCG.
+        # Broad enablings on the debug kernels: make soak's every-probe
+        # stage.
+        pytest.skip(f"fbt:::entry on the {xdtvm.KVARIANT} kernel takes more "
+                    "than 10 minutes under TCG (a stack saved through "
+                    "probed unwinder functions at every allocation)")
     before = {f: gdb.read(f, 8) for f in ("vfs_read", "schedule", "read_zero")}
     r = dtrace(xdt, "-qn", "fbt:::entry { @ = count(); }", "-c", "ls /sys/kernel/tracing /proc",
                timeout=300)

@@ -89,6 +89,21 @@ def test_other_probes_match_nothing(dtrace):
     assert "does not match any probes" in r.stderr, r.stderr
 
 
+def test_unmatched_probe_in_a_script_names_the_file(dtrace, tmp_path):
+    """In a script the message names the file and the description, as
+    DTrace's does: the script's whole text in it once filled the message
+    buffer and cut the reason off."""
+    d = tmp_path / "big.d"
+    d.write_text("".join(f"BEGIN /{i} == 0/ {{ trace({i}); }}\n"
+                         for i in range(200)) + "fbt::nosuch:entry { }\n")
+    r = subprocess.run([dtrace, "-x", "hostvm", "-q", "-s", str(d)],
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode != 0
+    assert r.stderr.strip() == (
+        f"dtrace: failed to compile script {d}: probe description "
+        "fbt::nosuch:entry does not match any probes"), r.stderr
+
+
 def test_setenv_unsetenv(dtrace):
     """-x setenv/unsetenv shape the environment commands start with
     (system() here, -c in a guest); from a #pragma they are refused with

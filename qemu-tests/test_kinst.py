@@ -389,6 +389,9 @@ HOT = ["vfs_read", "ksys_read", "rw_verify_area", "__fdget_pos",
        "complete_walk", "terminate_walk", "may_open", "do_open"]
 
 
+XOL_BUDGET = 7000
+
+
 def test_hot_functions_every_instruction_under_load(xdt, gdb):
     """Every instruction of vfs_read and 20+ other hot functions, enabled
     while `cat` reads files in a loop: no oops (the console
@@ -399,7 +402,7 @@ def test_hot_functions_every_instruction_under_load(xdt, gdb):
     isa = xdt.isa
     vml = xdtvm.vmlinux(isa)
     sizes = xdtvm.elf_function_sizes(vml)
-    fns, exits = [], {}
+    fns, exits, nsites = [], {}, 0
     listed = kinst_list_many(xdt, [f for f in HOT if f in sizes])
     for f in HOT:
         if f not in sizes:
@@ -411,9 +414,18 @@ def test_hot_functions_every_instruction_under_load(xdt, gdb):
         insns = objdump_insns(isa, vml, f, addr, size)
         exits[f] = {o for o, _, m, ops in insns
                     if leaves_function(isa, f, m, ops)}
-        if not exits[f] - set(probes):
-            fns.append(f)
-    assert "vfs_read" in fns and len(fns) >= 21, fns
+        if exits[f] - set(probes):
+            continue
+        # xdt.ko has 8192 out-of-line slots (core/xol.c); the debug
+        # kernel's KASAN makes these functions 3.5x longer, so there the
+        # set stops where the slots would run out (a clean refusal, tested
+        # elsewhere); the normal kernels' ~4-5k sites all fit.
+        if nsites + len(probes) > XOL_BUDGET:
+            continue
+        nsites += len(probes)
+        fns.append(f)
+    assert "vfs_read" in fns, fns
+    assert len(fns) >= (8 if xdtvm.KVARIANT else 21), fns
     before = gdb.read_many({f: sizes[f] for f in fns})
     prog = " ".join(f"kinst:kernel:{f}: /execname == \"cat\"/ "
                     "{ @[probefunc, probename] = count(); }" for f in fns)
@@ -532,11 +544,13 @@ def test_traps_per_firing(xdt):
 
 def test_fraction_of_kernel_instructions_probeable(xdt):
     """Provide kinst probes for a deterministic sample of the kernel's
-    functions (every 40th in kallsyms order) and report the fraction of
-    their instruction boundaries that got a probe, with the refusal
-    reasons.  The kernel must stay up while it decodes them all."""
+    functions (every 80th in kallsyms order: 200-280 functions, 11-14k
+    instructions; every 40th cost 17-28 s per ISA) and report the
+    fraction of their instruction boundaries that got a probe, with the
+    refusal reasons.  The kernel
+    must stay up while it decodes them all."""
     ks = xdt.run("grep ' [tT] ' /proc/kallsyms | grep -v '\\[' "
-                 "| awk 'NR % 40 == 0 { print $3 }'", check=True).stdout
+                 "| awk 'NR % 80 == 0 { print $3 }'", check=True).stdout
     fns = [f for f in ks.split() if not f.startswith(("__pfx", "$", ".L"))]
     # One dtrace -l per 60 functions, not one per function (its start-up
     # was most of the time); every function's lines are still there.
@@ -561,7 +575,7 @@ def test_fraction_of_kernel_instructions_probeable(xdt):
     assert ok > 1000, r.stdout[-2000:]
     top = ", ".join(f"{w} {n}" for w, n in
                     sorted(why.items(), key=lambda x: -x[1])[:6])
-    REPORT.append(f"kinst coverage {xdt.isa} (every 40th function, "
+    REPORT.append(f"kinst coverage {xdt.isa} (every 80th function, "
                   f"{len(fns)}): {ok}/{ok + refused} instructions "
                   f"probeable ({100.0 * ok / max(ok + refused, 1):.1f}%); "
                   f"refused: {top}; whole functions refused: "

@@ -16,7 +16,7 @@
  *
  * 6.1's direct_multi API takes a whole ftrace_ops (a filter of functions)
  * and cannot shrink or grow one while registered, so each batch that goes
- * in is a group with its own ops; a batch that goes out takes whole
+ * in is one or more groups (TRAMP_GROUP below), each with its own ops; a batch that goes out takes whole
  * groups out, and a group only part of which goes (two consumers sharing
  * some probes) is rebuilt without those functions: unregistered, then
  * registered again with the rest.  Between the two, those remaining
@@ -24,6 +24,7 @@
  * exact; 6.5's update_ftrace_direct_* would remove it.
  */
 #include <linux/ftrace.h>
+#include <linux/sched.h>
 #include <linux/slab.h>
 
 #include "xdt_arch.h"
@@ -91,9 +92,39 @@ bool xdt_arch_tramp_ok(unsigned long site)
 	return true;
 }
 
+/*
+ * A batch goes in as groups of at most TRAMP_GROUP sites, with a
+ * reschedule between them.  ftrace adds a group's functions one at a time
+ * (an allocation each, to the filter and then to its direct-call hash)
+ * and patches them in one text_poke batch, none of it rescheduling: with
+ * fbt:::entry's 16k functions in one group the debug kernel (KASAN and
+ * slab debugging saving a stack per allocation through unwinder functions
+ * whose breakpoint sites are already live: ~60 ms an allocation under
+ * TCG) held the CPU past RCU's 65 s stall timeout in each of the three,
+ * and groups of 1024 still did in the direct-call hash.  The price: a
+ * registration per group, each walking ftrace's records once.
+ */
+#define TRAMP_GROUP	256
+
 int xdt_arch_tramp_on(struct xdt_site **sites, unsigned int n)
 {
-	return PTR_ERR_OR_ZERO(group_new(sites, n));
+	struct group *g;
+	unsigned int i, k, made = 0;
+
+	for (i = 0; i < n; i += k) {
+		k = min_t(unsigned int, n - i, TRAMP_GROUP);
+		g = group_new(sites + i, k);
+		if (IS_ERR(g)) {
+			/* the batch is all or nothing: the newest go first */
+			while (made--)
+				group_free(list_first_entry(&groups,
+							    struct group, node));
+			return PTR_ERR(g);
+		}
+		made++;
+		cond_resched();
+	}
+	return 0;
 }
 
 /* @sites are live and marked going (live == 3); the rest stay. */
@@ -119,6 +150,7 @@ void xdt_arch_tramp_off(struct xdt_site **sites, unsigned int n)
 			pr_err("xdt: trampoline probes lost rebuilding a "
 			       "group of %u\n", nk);
 		kvfree(keep);
+		cond_resched();
 	}
 }
 
@@ -126,6 +158,8 @@ void xdt_arch_tramp_exit(void)
 {
 	struct group *g, *tmp;
 
-	list_for_each_entry_safe(g, tmp, &groups, node)
+	list_for_each_entry_safe(g, tmp, &groups, node) {
 		group_free(g);
+		cond_resched();
+	}
 }
