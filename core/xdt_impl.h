@@ -242,7 +242,8 @@ struct xdt_site {
 	u8 via;				/* XDT_VIA_*: how it is reached */
 	u8 live;			/* via FTRACE/TRAMP: in place */
 	unsigned long aux;		/* arch's: e.g. a branch target */
-	unsigned long xol;		/* kinst: trampoline slot, or 0 */
+	unsigned long xol;		/* kinst (ool): trampoline slot, or 0;
+					 * fbt via TRAMP: the ISA's own (tramp.c) */
 	unsigned long resume;		/* kinst: after a trap in the slot */
 	xdt_patchval_t orig;		/* bytes the patch displaces (isa.h) */
 	xdt_patchval_t patch;

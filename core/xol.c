@@ -86,7 +86,12 @@ static void xol_free(struct xdt_site *s)
 {
 	unsigned long i;
 
-	if (!s->xol)
+	/*
+	 * Only an out-of-line site's xol is a slot: x86_64's trampoline
+	 * mechanism keeps its group there for fbt sites, and a release
+	 * handed such a site would clear a bit far outside used[].
+	 */
+	if (!s->ool || !s->xol)
 		return;
 	i = (s->xol - (unsigned long)xdt_xol_area) / XDT_XOL_SLOT;
 	WRITE_ONCE(owner[i], NULL);

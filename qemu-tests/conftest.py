@@ -158,6 +158,14 @@ def _kernel_watch(request):
     if not guest.console_sync() and guest.proc.poll() is None:
         time.sleep(0.2)
     excerpt = guest.oopses(guest._checked)
+    if excerpt and "kmemleak:" in excerpt and guest.proc.poll() is None:
+        # kmemleak prints only a count; what leaked, with its allocation
+        # stack, is in debugfs (and is cleared so the next test starts
+        # clean).
+        r = guest.run("cat /sys/kernel/debug/kmemleak; "
+                      "echo clear > /sys/kernel/debug/kmemleak",
+                      timeout=120, watch=False)
+        excerpt += "\n--- /sys/kernel/debug/kmemleak ---\n" + r.stdout[-6000:]
     if excerpt:
         pytest.fail(f"{guest.isa}: kernel problem on the console:\n{excerpt}",
                     pytrace=False)

@@ -360,7 +360,8 @@ def test_fbt_coverage_and_refusals(xdt):
              "xdt's own kernel hook", "ftrace owns the entry site",
              "no ftrace NOP", "no ftrace nops", "text not readable",
              "too small or misaligned", "too many sites",
-             "first instruction does not decode", "no patchable site")
+             "first instruction does not decode", "no patchable site",
+             "kernel checker's runtime")
     odd = [w for w in refused if not w.startswith(known)]
     assert odd == [], odd
     top = ", ".join(f"{w} {n}" for w, n in refused.most_common(4))

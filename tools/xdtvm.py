@@ -28,6 +28,12 @@ CACHE = os.path.join(os.environ.get("XDG_CACHE_HOME")
 # kernels, "debug", "kcsan"; arch/variants/).  Its kernel trees and what is
 # built against them live apart (tools/isa.sh, the Makefile).
 KVARIANT = os.environ.get("XDT_KVARIANT", "")
+# Guest command timeouts are written for the normal kernels; the debug
+# kernels run several times slower under TCG (KASAN on every access, a
+# stack saved at every allocation: insmod xdt.ko took over two minutes on
+# aarch64's), so VM.run scales every timeout on a variant.
+TIMEOUT_SCALE = float(os.environ.get("XDT_TIMEOUT_SCALE")
+                      or (5 if KVARIANT else 1))
 
 
 class XdtError(Exception):
@@ -702,6 +708,7 @@ class VM:
         argv = ["sh", "-c", cmd] if isinstance(cmd, str) else list(cmd)
         if isinstance(stdin, str):
             stdin = stdin.encode()
+        timeout *= TIMEOUT_SCALE
         body = struct.pack("<II", int(timeout * 1000), len(argv))
         body += b"".join(a.encode() + b"\0" for a in argv)
         body += struct.pack("<I", len(stdin)) + stdin

@@ -12,19 +12,22 @@
  * (the cost xdt pays is only the trampoline's); with other ftrace users
  * on the same function, ftrace calls them and then jumps to the
  * trampoline with the same stack.  And the patching is ftrace's batch
- * (text_poke_bp_batch: three syncs for any number of sites).
+ * (text_poke_bp_batch: three syncs per group, whatever its size).
  *
  * 6.1's direct_multi API takes a whole ftrace_ops (a filter of functions)
  * and cannot shrink or grow one while registered, so each batch that goes
- * in is one or more groups (TRAMP_GROUP below), each with its own ops; a batch that goes out takes whole
- * groups out, and a group only part of which goes (two consumers sharing
- * some probes) is rebuilt without those functions: unregistered, then
- * registered again with the rest.  Between the two, those remaining
- * probes miss their firings -- the one case where this mechanism is not
- * exact; 6.5's update_ftrace_direct_* would remove it.
+ * in is one or more groups (xdt_arch_tramp_on), each with its own ops; a
+ * batch that goes out takes whole groups out, and a group only part of
+ * which goes (two consumers sharing some probes) is rebuilt without those
+ * functions: unregistered, then registered again with the rest.  Between
+ * the two, those remaining probes miss their firings -- the one case where
+ * this mechanism is not exact; 6.5's update_ftrace_direct_* would remove
+ * it.
  */
 #include <linux/ftrace.h>
+#include <linux/math64.h>
 #include <linux/sched.h>
+#include <linux/timekeeping.h>
 #include <linux/slab.h>
 
 #include "xdt_arch.h"
@@ -93,26 +96,34 @@ bool xdt_arch_tramp_ok(unsigned long site)
 }
 
 /*
- * A batch goes in as groups of at most TRAMP_GROUP sites, with a
- * reschedule between them.  ftrace adds a group's functions one at a time
- * (an allocation each, to the filter and then to its direct-call hash)
- * and patches them in one text_poke batch, none of it rescheduling: with
- * fbt:::entry's 16k functions in one group the debug kernel (KASAN and
- * slab debugging saving a stack per allocation through unwinder functions
- * whose breakpoint sites are already live: ~60 ms an allocation under
- * TCG) held the CPU past RCU's 65 s stall timeout in each of the three,
- * and groups of 1024 still did in the direct-call hash.  The price: a
- * registration per group, each walking ftrace's records once.
+ * A batch goes in as several groups, with a reschedule between them.
+ * ftrace adds a group's functions one at a time (an allocation each, to
+ * the filter and then to its direct-call hash) and patches them in one
+ * text_poke batch, none of it rescheduling: with fbt:::entry's 16k
+ * functions in one group, the debug kernel (KASAN and slab debugging save
+ * a stack per allocation through unwinder functions whose breakpoint
+ * sites are already live: ~60 ms an allocation under TCG) held the CPU
+ * past RCU's 65 s stall timeout in each of the three, and groups of 1024
+ * still did.  But each registration also walks all of ftrace's records
+ * and syncs the CPUs, so fixed groups of 256 made fbt:::entry's GO and
+ * STOP on the normal x86_64 kernel 15 s slower under TCG (64 groups).
+ * So the size adapts: the first group is TRAMP_GROUP_FIRST, each next one
+ * as many as the last one's rate says fit in TRAMP_GROUP_MS.
  */
-#define TRAMP_GROUP	256
+#define TRAMP_GROUP_FIRST	256
+#define TRAMP_GROUP_MIN		32
+#define TRAMP_GROUP_MS		2000
 
 int xdt_arch_tramp_on(struct xdt_site **sites, unsigned int n)
 {
+	unsigned int i, k, made = 0, size = TRAMP_GROUP_FIRST;
 	struct group *g;
-	unsigned int i, k, made = 0;
+	s64 ms;
+	u64 t0;
 
 	for (i = 0; i < n; i += k) {
-		k = min_t(unsigned int, n - i, TRAMP_GROUP);
+		k = min(n - i, size);
+		t0 = ktime_get_ns();
 		g = group_new(sites + i, k);
 		if (IS_ERR(g)) {
 			/* the batch is all or nothing: the newest go first */
@@ -122,6 +133,9 @@ int xdt_arch_tramp_on(struct xdt_site **sites, unsigned int n)
 			return PTR_ERR(g);
 		}
 		made++;
+		ms = max_t(s64, div_u64(ktime_get_ns() - t0, NSEC_PER_MSEC), 1);
+		size = clamp_t(u64, div64_u64((u64)k * TRAMP_GROUP_MS, ms),
+			       TRAMP_GROUP_MIN, U32_MAX);
 		cond_resched();
 	}
 	return 0;
