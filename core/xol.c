@@ -87,9 +87,10 @@ static void xol_free(struct xdt_site *s)
 	unsigned long i;
 
 	/*
-	 * Only an out-of-line site's xol is a slot: x86_64's trampoline
-	 * mechanism keeps its group there for fbt sites, and a release
-	 * handed such a site would clear a bit far outside used[].
+	 * Only an out-of-line site's xol is a slot: an fbt site reached by
+	 * an ISA's trampoline keeps the ISA's own bookkeeping there
+	 * (xdt_impl.h), and a release handed such a site would clear a bit
+	 * far outside used[].
 	 */
 	if (!s->ool || !s->xol)
 		return;
