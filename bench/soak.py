@@ -38,11 +38,7 @@ DFUZZ_RE = re.compile(r"xdt-dfuzz: programs (\d+) compiled (\d+) refused (\d+)"
                       r" ran (\d+) faults (\d+) failures (\d+)")
 FAILNTH_RE = re.compile(r"xdt-failnth: trials (\d+) injected (\d+) failed (\d+)"
                         r" absorbed (\d+) clean (\d+) bad (\d+)")
-# What an injected allocation failure prints by design (warn_alloc's
-# report and stack, the fault-injection notice): expected while faults are
-# injected, and only then.
-ALLOC_FAIL_RE = re.compile(r"page allocation failure|vmalloc error:|"
-                           r"FAULT_INJECTION: forcing|Huh VM_FAULT_OOM")
+ALLOC_FAIL_RE = xdtvm.ALLOC_FAIL_RE
 # The kernel's report of a CPU hotplug is not a problem (smpboot's
 # "CPU1 is up" and friends); listed so nothing that matches OOPS_RE is.
 KMEMLEAK = "/sys/kernel/debug/kmemleak"
@@ -493,17 +489,7 @@ class Soak:
 
     # ---- 8. fault injection ---------------------------------------------
     def fault_setup(self):
-        d = "/sys/kernel/debug"
-        cmds = []
-        for fa in ("failslab", "fail_page_alloc", "fail_usercopy"):
-            cmds += [f"echo 0 > {d}/{fa}/verbose", f"echo 0 > {d}/{fa}/probability",
-                     f"echo 1 > {d}/{fa}/interval", f"echo -1 > {d}/{fa}/times",
-                     f"echo Y > {d}/{fa}/task-filter"]
-        cmds += [f"echo N > {d}/failslab/ignore-gfp-wait",
-                 f"echo N > {d}/fail_page_alloc/ignore-gfp-wait",
-                 f"echo N > {d}/fail_page_alloc/ignore-gfp-highmem",
-                 f"echo 0 > {d}/fail_page_alloc/min-order"]
-        r = self.g("; ".join(f"{c} || exit 1" for c in cmds))
+        r = self.g(xdtvm.fault_setup_cmd())
         return r.ok, (r.stdout + r.stderr).strip()
 
     def fault_nth(self, found):
@@ -544,9 +530,9 @@ class Soak:
         return ("fail-nth on each system call of a libxdt consumer on "
                 "/dev/xdt (" + ", ".join(f"{p} {s}" for p, s in sites) +
                 " sites); each injected run then a clean enabling"), \
-            (f"{tr} injected runs: {fail} failed ("
+            (f"{inj} injected runs ({tr} trials): {fail} failed ("
              + ", ".join(f"{k} {v}" for k, v in sorted(errs.items())) +
-             f"), {absd} absorbed, {clean} clean enablings after; slab "
+             f"), {absd} absorbed, {clean} clean enablings; slab "
              f"{before} -> {after} kB; {leak}")
 
     PROB_PROG = ("syscall::getppid:entry,syscall::read:entry { @c[probefunc] = "

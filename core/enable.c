@@ -347,9 +347,15 @@ static void stop_locked(struct xdt_state *st)
 	if (st->unpatched)		/* GO's patch failed: nothing went in */
 		st->nsites = 0;
 	ret = xdt_sites_patch(st->sites, st->nsites, false);
-	if (ret)
+	if (ret) {
 		pr_err("xdt: could not restore kernel text (%d): sites left "
 		       "patched are still emulated\n", ret);
+		/* Their slots stay too: only the restored ones go back. */
+		for (i = j = 0; i < st->nsites; i++)
+			if (!READ_ONCE(st->sites[i]->enabled))
+				st->sites[j++] = st->sites[i];
+		st->nsites = j;
+	}
 	/*
 	 * Breakpoint handlers run as RCU readers: after this, none is left,
 	 * and (non-preemptible kernel, calls never run out of line) no CPU
@@ -360,8 +366,7 @@ static void stop_locked(struct xdt_state *st)
 	 * a STOP's ~50 ms under TCG; the price is one IPI per CPU.
 	 */
 	synchronize_rcu_expedited();
-	if (!ret)
-		xdt_xol_release(st->sites, st->nsites);
+	xdt_xol_release(st->sites, st->nsites);
 	xdt_bufs_end(st);
 	xdt_ctx_init(&ctx, xdt_probe_end);
 	ctx.only = st;

@@ -84,31 +84,58 @@ bool xdt_fentry_traceable(unsigned long addr)
 	return !ftrace_set_filter_ip(&probe_ops, addr, 0, 1);
 }
 
-/* The queue of one GO or STOP; xdt_lock. */
+/*
+ * The queue of one GO or STOP, and the addresses commit() hands ftrace;
+ * xdt_lock.  A GO makes room for its sites plus every site already live,
+ * so a STOP -- which queues only live sites -- never allocates here: a
+ * STOP that failed for memory would leave functions calling into xdt
+ * with no consumer behind them (make soak's fail-nth).
+ */
 static struct xdt_site **queue;
+static unsigned long *qips;
 static u32 nqueue, qcap;
+static u32 nsites;			/* sites with live == 1 */
+static bool qfailed;			/* a GO's queue could not grow */
+
+static bool queue_room(u32 need)
+{
+	struct xdt_site **n;
+	unsigned long *ips;
+	u32 ncap;
+
+	if (need <= qcap)
+		return true;
+	ncap = max3(need, qcap * 2, 64u);
+	n = kvmalloc_array(ncap, sizeof(*n), GFP_KERNEL);
+	ips = kvmalloc_array(ncap, sizeof(*ips), GFP_KERNEL);
+	if (!n || !ips) {
+		kvfree(n);
+		kvfree(ips);
+		return false;
+	}
+	if (queue)
+		memcpy(n, queue, nqueue * sizeof(*n));
+	kvfree(queue);
+	kvfree(qips);
+	queue = n;
+	qips = ips;
+	qcap = ncap;
+	return true;
+}
 
 void xdt_fentry_want(struct xdt_site *s, bool on)
 {
-	if (nqueue == qcap) {
-		u32 ncap = qcap ? qcap * 2 : 64;
-		struct xdt_site **n = kvmalloc_array(ncap, sizeof(*n),
-						     GFP_KERNEL);
-
-		if (!n) {
-			/* commit() sees the short queue and fails */
-			qcap = U32_MAX;
-			return;
-		}
-		if (queue)
-			memcpy(n, queue, nqueue * sizeof(*n));
-		kvfree(queue);
-		queue = n;
-		qcap = ncap;
+	if (!on && s->live != 1) {
+		/* never went in (its GO failed): nothing to take out */
+		WRITE_ONCE(s->live, 0);
+		return;
 	}
-	if (qcap != U32_MAX)
-		queue[nqueue++] = s;
-	s->live = on ? 2 : 3;		/* 2, 3: queued on / off */
+	if (on && (qfailed || !queue_room(nqueue + nsites + 1))) {
+		qfailed = true;		/* commit() fails the batch */
+		return;
+	}
+	queue[nqueue++] = s;
+	WRITE_ONCE(s->live, on ? 2 : 3);	/* 2, 3: queued on / off */
 }
 
 /* ftrace's filter takes addresses; @ips is filled from the queue. */
@@ -222,18 +249,15 @@ static int tramp_commit(struct xdt_site **sites)
 
 int xdt_fentry_commit(void)
 {
-	unsigned long *ips = NULL;
 	int rf = -ENOMEM, rt = -ENOMEM;
 	u32 i;
 
-	if (!nqueue)
+	if (!nqueue && !qfailed)
 		return 0;
-	if (qcap != U32_MAX)
-		ips = kvmalloc_array(nqueue, sizeof(*ips), GFP_KERNEL);
-	if (ips) {
+	if (!qfailed) {
 		/* trampolines first: what they cannot take goes by ftrace */
-		rt = tramp_commit((struct xdt_site **)ips);
-		rf = ftrace_commit(ips);
+		rt = tramp_commit((struct xdt_site **)qips);
+		rf = ftrace_commit(qips);
 	}
 	/*
 	 * Sites go live only once their batch is in, so a STOP after a
@@ -243,15 +267,14 @@ int xdt_fentry_commit(void)
 		struct xdt_site *s = queue[i];
 		int r = s->via == XDT_VIA_TRAMP ? rt : rf;
 
+		if (s->live == 3)
+			nsites--;
+		else if (!r)
+			nsites++;
 		WRITE_ONCE(s->live, s->live == 2 && !r ? 1 : 0);
 	}
 	nqueue = 0;
-	if (qcap == U32_MAX) {
-		qcap = 0;
-		kvfree(queue);
-		queue = NULL;
-	}
-	kvfree(ips);
+	qfailed = false;
 	return rf ?: rt;
 }
 
@@ -333,8 +356,11 @@ void xdt_fentry_exit(void)
 		unregister_ftrace_function(&fops);
 	registered = false;
 	kvfree(queue);
+	kvfree(qips);
 	queue = NULL;
-	nqueue = qcap = 0;
+	qips = NULL;
+	nqueue = qcap = nsites = 0;
+	qfailed = false;
 }
 
 #else	/* no ftrace with registers: fbt offers the breakpoint only */

@@ -520,10 +520,11 @@ static bool site_shared(struct xdt_site *s)
 }
 
 /*
- * Write the patch (@on) or the original back at @n sites.  First every site
- * is checked to hold what the other state left there; if any does not
- * (ftrace, kprobes or a debugger owns it now) nothing is written and the
- * call fails with -EBUSY.  Then the ISA writes them in chunks: tens of
+ * Write the patch (@on) or the original back at @n sites.  Going in, every
+ * site is first checked to hold the instruction xdt decoded; if any does
+ * not (ftrace, kprobes or a debugger owns it now) nothing is written and
+ * the call fails with -EBUSY.  Going out, each site on its own (see
+ * sites_write_off).  The ISA writes them in chunks: tens of
  * thousands of sites at once would hold the text lock and the CPUs for
  * tens of seconds (an RCU stall on this non-preemptible kernel under
  * TCG).  Every site is valid on its own, so a half-done batch is a
@@ -531,64 +532,114 @@ static bool site_shared(struct xdt_site *s)
  */
 #define XDT_POKE_CHUNK	512
 
-static int sites_write(struct xdt_site **sites, unsigned int n, bool on)
+/*
+ * The chunk being written, in static memory (xdt_lock serialises every
+ * GO and STOP): restoring the text must not depend on an allocation, or a
+ * STOP that met memory pressure would leave breakpoints behind it, owned
+ * by no consumer, and refuse every later enabling there (make soak's
+ * fail-nth found exactly that).  8 KiB of .bss buys it.
+ */
+static unsigned long poke_addrs[XDT_POKE_CHUNK];
+static xdt_patchval_t poke_vals[XDT_POKE_CHUNK];
+
+/* Write the patch (@on) or the original at @sites[0..@k). */
+static int poke_chunk(struct xdt_site **sites, unsigned int k, bool on)
 {
-	unsigned long *addrs;
-	xdt_patchval_t *vals;
+	unsigned int j;
+
+	lockdep_assert_held(&xdt_lock);
+	for (j = 0; j < k; j++) {
+		poke_addrs[j] = sites[j]->addr;
+		poke_vals[j] = on ? sites[j]->patch : sites[j]->orig;
+	}
+	return xdt_arch_poke(poke_addrs, poke_vals, k);
+}
+
+/* Does @s's text hold @want? */
+static bool site_holds(const struct xdt_site *s, xdt_patchval_t want)
+{
+	xdt_patchval_t cur = 0;
+
+	return !copy_from_kernel_nofault(&cur, (void *)s->addr,
+					 XDT_PATCH_LEN(s->orig)) &&
+	       cur == want;
+}
+
+static int sites_write_on(struct xdt_site **sites, unsigned int n)
+{
 	unsigned int i, k;
 	int ret = 0;
 
-	addrs = kvmalloc_array(n, sizeof(*addrs), GFP_KERNEL);
-	vals = kvmalloc_array(n, sizeof(*vals), GFP_KERNEL);
-	if (!addrs || !vals) {
-		ret = -ENOMEM;
-		goto out;
-	}
 	for (i = 0; i < n; i++) {
 		struct xdt_site *s = sites[i];
-		xdt_patchval_t cur = 0, want = on ? s->orig : s->patch;
+		xdt_patchval_t cur = 0;
 
-		if (on && site_shared(s)) {
+		if (site_shared(s)) {
 			pr_err("xdt: %ps: two probes on one instruction (fbt "
 			       "and kinst): not patching\n", (void *)s->addr);
-			ret = -EBUSY;
-			goto out;
+			return -EBUSY;
 		}
-
 		if (copy_from_kernel_nofault(&cur, (void *)s->addr,
 					     XDT_PATCH_LEN(s->orig)) ||
-		    cur != want) {
+		    cur != s->orig) {
 			pr_err("xdt: %ps: found %#llx, expected %#llx; "
 			       "not patching\n", (void *)s->addr, (u64)cur,
-			       (u64)want);
-			ret = -EBUSY;
-			goto out;
+			       (u64)s->orig);
+			return -EBUSY;
 		}
-		addrs[i] = s->addr;
-		vals[i] = on ? s->patch : s->orig;
 	}
 	for (i = 0; i < n; i += k) {
 		k = min_t(unsigned int, n - i, XDT_POKE_CHUNK);
-		ret = xdt_arch_poke(addrs + i, vals + i, k);
+		ret = poke_chunk(sites + i, k, true);
 		if (ret)
 			break;
 		cond_resched();
 	}
-	if (ret && on && i) {
+	if (ret && i) {
 		/*
 		 * Take back what went in: a breakpoint left behind a site
 		 * marked disabled would reach the kernel as a stray trap.
 		 */
-		for (i = 0; i < n; i++)
-			vals[i] = sites[i]->orig;
 		for (i = 0; i < n; i += k) {
 			k = min_t(unsigned int, n - i, XDT_POKE_CHUNK);
-			WARN_ON(xdt_arch_poke(addrs + i, vals + i, k));
+			WARN_ON(poke_chunk(sites + i, k, false));
 		}
 	}
-out:
-	kvfree(addrs);
-	kvfree(vals);
+	return ret;
+}
+
+/*
+ * Going out, each site is restored on its own: one site whose text
+ * someone else changed (a debugger's breakpoint over xdt's) must not keep
+ * every other breakpoint of the batch in the kernel with no consumer
+ * behind it.  That site is left as it is, said in the log, and stays
+ * enabled so a trap there is still xdt's to emulate.
+ */
+static int sites_write_off(struct xdt_site **sites, unsigned int n)
+{
+	unsigned int i, k = 0;
+	int ret = 0, r;
+
+	lockdep_assert_held(&xdt_lock);
+	for (i = 0; i < n; i++) {
+		struct xdt_site *s = sites[i];
+
+		if (!site_holds(s, s->patch)) {
+			pr_err("xdt: %ps: xdt's patch is no longer there: "
+			       "left as it is\n", (void *)s->addr);
+			ret = -EBUSY;
+		} else {
+			poke_addrs[k] = s->addr;
+			poke_vals[k++] = s->orig;
+		}
+		if (k == XDT_POKE_CHUNK || (k && i == n - 1)) {
+			r = xdt_arch_poke(poke_addrs, poke_vals, k);
+			if (r && !ret)
+				ret = r;
+			k = 0;
+			cond_resched();
+		}
+	}
 	return ret;
 }
 
@@ -608,19 +659,20 @@ int xdt_sites_patch(struct xdt_site **sites, unsigned int n, bool on)
 	if (on) {
 		/* a stable probe's kprobe there: one of the two must yield */
 		for (i = 0; i < n; i++)
-			if (xdt_stable_claimed(sites[i]->addr))
+			if (xdt_stable_claimed(sites[i]->addr) ||
+			    sites[i]->enabled)	/* a STOP could not restore it */
 				return -EBUSY;
 		for (i = 0; i < n; i++)
 			WRITE_ONCE(sites[i]->enabled, 1);
-		ret = sites_write(sites, n, true);
+		ret = sites_write_on(sites, n);
 		if (ret)
 			for (i = 0; i < n; i++)
 				WRITE_ONCE(sites[i]->enabled, 0);
 		return ret;
 	}
-	ret = sites_write(sites, n, false);
-	if (!ret)
-		for (i = 0; i < n; i++)
+	ret = sites_write_off(sites, n);
+	for (i = 0; i < n; i++)
+		if (!ret || site_holds(sites[i], sites[i]->orig))
 			WRITE_ONCE(sites[i]->enabled, 0);
 	return ret;
 }

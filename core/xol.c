@@ -94,6 +94,9 @@ static void xol_free(struct xdt_site *s)
 	 */
 	if (!s->ool || !s->xol)
 		return;
+	/* a site a STOP could not restore may still trap into its slot */
+	if (READ_ONCE(s->enabled))
+		return;
 	i = (s->xol - (unsigned long)xdt_xol_area) / XDT_XOL_SLOT;
 	WRITE_ONCE(owner[i], NULL);
 	__clear_bit(i, used);

@@ -221,6 +221,7 @@ static int xdt_refs(void)
 static int consumer(char *msg, size_t len, int *naggs)
 {
 	struct xdt_cerror err;
+	struct xdt_status st;
 	xdt_hdl_t *h = xdt_open();
 	char buf[64];
 	unsigned i;
@@ -256,6 +257,15 @@ static int consumer(char *msg, size_t len, int *naggs)
 		close(rfd);
 	}
 	if (xdt_work(h, NULL) == XDT_WORK_ERROR) {
+		snprintf(msg, len, "%s", xdt_errmsg(h));
+		goto out;
+	}
+	/*
+	 * xdt_work() asks for the status only every statusrate, which a
+	 * short run may never reach: ask once, as dtrace's drop report does,
+	 * so the STATUS phase is always swept.
+	 */
+	if (xdt_status(h, &st) < 0) {
 		snprintf(msg, len, "%s", xdt_errmsg(h));
 		goto out;
 	}

@@ -158,6 +158,7 @@ def _kernel_watch(request):
     if not guest.console_sync() and guest.proc.poll() is None:
         time.sleep(0.2)
     excerpt = guest.oopses(guest._checked)
+    guest.expect_alloc_failures = False
     if excerpt and "kmemleak:" in excerpt and guest.proc.poll() is None:
         # kmemleak prints only a count; what leaked, with its allocation
         # stack, is in debugfs (and is cleared so the next test starts

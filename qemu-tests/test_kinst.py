@@ -498,6 +498,50 @@ def test_gdb_sees_the_patch_mid_function(xdt, gdb):
                   "while enabled, original after")
 
 
+def test_stop_restores_every_site_when_one_was_changed(xdt, gdb):
+    """A STOP restores each site on its own: one whose text someone else
+    changed meanwhile (here gdb, as a debugger would) is left as it is
+    and said in the log, and every other breakpoint of the batch still
+    goes (it used to refuse the whole batch, leaving breakpoints that no
+    consumer owned, and every later enabling there was refused as
+    'already patched')."""
+    isa = xdt.isa
+    _, patch, _ = xdtvm.XDT_PATCH[isa]
+    addr, size = vmlinux_func(isa, "read_zero")
+    insns = objdump_insns(isa, xdtvm.vmlinux(isa), "read_zero", addr, size)
+    probes, _, _ = kinst_list(xdt, "kinst::read_zero:")
+    mids = [o for o, n, *_ in insns if o in probes and o > 0 and
+            (isa == "x86_64" or n == len(patch))]
+    o1, o2 = mids[len(mids) // 3], mids[2 * len(mids) // 3]
+    func = gdb.addr("read_zero")
+    before = gdb.read(func, size)
+    spec = f"kinst::read_zero:{o1},kinst::read_zero:{o2}"
+    xdt.run("dmesg -c > /dev/null", check=True)
+    xdt.run(f"dtrace -qn '{spec} {{ @ = count(); }}' "
+            f"-c '{gated(xdt, 'onesite')}' > /tmp/onesite.out 2>&1 &",
+            check=True)
+    try:
+        wait_started(xdt, "onesite")
+        during = gdb.read(func, size)
+        assert during[o1:o1 + len(patch)] == patch, during.hex()
+        assert during[o2:o2 + len(patch)] == patch, during.hex()
+        # another tool puts the original back at o1 behind xdt's back
+        gdb.write(func + o1, before[o1:o1 + len(patch)])
+    finally:
+        open_gate(xdt, "onesite")
+    xdt.run("while pidof dtrace >/dev/null; do sleep 0.2; done",
+            timeout=120, check=True)
+    assert gdb.read(func, size) == before, "a breakpoint was left behind"
+    log = xdt.run(["dmesg"]).stdout
+    assert "xdt's patch is no longer there: left as it is" in log, log
+    # and both sites enable again (o2 is not left patched: no refusal)
+    r = dtrace(xdt, "-qn", f"{spec} {{ @ = count(); }}",
+               "-c", "dd if=/dev/zero of=/dev/null bs=1 count=3",
+               timeout=120)
+    assert r.ok and "already patched" not in r.stderr, r.stderr
+    assert gdb.read(func, size) == before
+
+
 # ---- traps per firing -------------------------------------------------------------
 
 def test_traps_per_firing(xdt):

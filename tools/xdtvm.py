@@ -81,6 +81,19 @@ def kernel_dir(isa):
     return os.path.realpath(d)
 
 
+def variant_cmdline(isa):
+    """Boot arguments the kernel variant needs on @isa: the lines of
+    arch/<dir>/<variant>.cmdline that are not comments (each says why)."""
+    if not KVARIANT:
+        return ""
+    p = os.path.join(TOP, "arch", ISAS[isa]["dir"], f"{KVARIANT}.cmdline")
+    if not os.path.isfile(p):
+        return ""
+    with open(p) as f:
+        return " ".join(ln.strip() for ln in f
+                        if ln.strip() and not ln.startswith("#"))
+
+
 def build_dir(isa):
     return os.path.join(CACHE, "build" + (f"-{KVARIANT}" if KVARIANT else ""),
                         isa)
@@ -223,6 +236,31 @@ OOPS_RE = re.compile(r"\bOops\b|\bBUG:|Kernel BUG \[|(?<![\w=])panic(?![=\w])"
                      r"|Unable to handle kernel|general protection fault"
                      r"|Call Trace:|\bsoft lockup\b|hung_task"
                      r"|rcu: INFO: .*detected stall")
+# What an injected allocation failure prints by design (warn_alloc's
+# report and stack, the fault-injection notice): expected while faults are
+# injected (VM.expect_alloc_failures), and only then.
+ALLOC_FAIL_RE = re.compile(r"page allocation failure|vmalloc error:|"
+                           r"FAULT_INJECTION: forcing|Huh VM_FAULT_OOM")
+# Fault injection set up for fail-nth and probability runs aimed at one
+# task (make soak, test_faults.py): every attempt counts, none is printed
+# (the consumer reports), sleeping allocations and order-0 pages included.
+FAULT_DEBUGFS = "/sys/kernel/debug"
+
+
+def fault_setup_cmd():
+    d = FAULT_DEBUGFS
+    cmds = []
+    for fa in ("failslab", "fail_page_alloc", "fail_usercopy"):
+        cmds += [f"echo 0 > {d}/{fa}/verbose", f"echo 0 > {d}/{fa}/probability",
+                 f"echo 1 > {d}/{fa}/interval", f"echo -1 > {d}/{fa}/times",
+                 f"echo Y > {d}/{fa}/task-filter"]
+    cmds += [f"echo N > {d}/failslab/ignore-gfp-wait",
+             f"echo N > {d}/fail_page_alloc/ignore-gfp-wait",
+             f"echo N > {d}/fail_page_alloc/ignore-gfp-highmem",
+             f"echo 0 > {d}/fail_page_alloc/min-order"]
+    return "; ".join(f"{c} || exit 1" for c in cmds)
+
+
 HOW = {0: "exited", 1: "signaled", 2: "timeout", 3: "noexec"}
 
 # Reports the debug kernels' checkers make about the kernel itself, with xdt
@@ -385,6 +423,8 @@ class VM:
         self._console = bytearray()
         self._console_lock = threading.Lock()
         self._checked = 0
+        # set while a test injects allocation failures (oopses())
+        self.expect_alloc_failures = False
         self.proc = None
         self.sock = None
         self._pump = None
@@ -397,7 +437,8 @@ class VM:
         kdir = kernel_dir(self.isa)
         m = MACHINES[self.isa]
         cmdline = (f"console={m['console']} nokaslr panic=-1 "
-                   f"kgdboc={m['console']} {self.append}").strip()
+                   f"kgdboc={m['console']} {variant_cmdline(self.isa)} "
+                   f"{self.append}").strip()
         argv = [self.spec["qemu"], *m["args"], "-smp", str(self.smp),
                 "-m", self.mem, "-nodefaults", "-no-reboot",
                 "-display", "none", "-monitor", "none",
@@ -612,6 +653,10 @@ class VM:
         i = 0
         while i < len(text):
             if not OOPS_RE.search(text[i]):
+                i += 1
+                continue
+            if self.expect_alloc_failures and any(
+                    ALLOC_FAIL_RE.search(c) for c in text[max(0, i - 10):i + 1]):
                 i += 1
                 continue
             end = self._known_report(text, i)
@@ -1015,6 +1060,24 @@ def gdb_read(port, addr, length):
     return got
 
 
+def gdb_write(port, addr, data):
+    """Write @data into guest virtual memory at @addr through gdb (the
+    gdbstub writes past the text's read-only mapping, as a hardware
+    debugger would), and read it back; each vCPU in turn, as
+    _gdb_in_kernel does."""
+    sets = [f"set {{unsigned char}}{addr + i:#x} = {b:#x}"
+            for i, b in enumerate(data)]
+    out = ""
+    for _ in range(4):
+        for thread in (1, 2):
+            out = gdb_batch(port, [f"thread {thread}", *sets,
+                                   f"x/{len(data)}xb {addr:#x}"])
+            if _gdb_bytes(out) == bytes(data):
+                return
+    raise XdtError(f"gdb could not write {len(data)} bytes at {addr:#x}:"
+                   f"\n{out}")
+
+
 def gdb_read_many(port, ranges):
     """Read each (addr, length) of @ranges in one gdb session (one attach
     instead of one per range: a test comparing the text of dozens of
@@ -1075,6 +1138,10 @@ class Gdb:
     def read(self, where, length):
         a = self.addr(where) if isinstance(where, str) else where
         return gdb_read(self.vm.gdb_port, a, length)
+
+    def write(self, where, data):
+        a = self.addr(where) if isinstance(where, str) else where
+        gdb_write(self.vm.gdb_port, a, data)
 
     def disassemble(self, where, count):
         a = self.addr(where) if isinstance(where, str) else where

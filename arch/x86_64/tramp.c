@@ -74,7 +74,8 @@ static struct group *group_new(struct xdt_site **sites, u32 n)
 	return g;
 }
 
-static void group_free(struct group *g)
+/* Out of ftrace; @g's memory (and its site list) stays until kfree. */
+static void group_unregister(struct group *g)
 {
 	u32 i;
 
@@ -86,6 +87,11 @@ static void group_free(struct group *g)
 		if (g->sites[i]->xol == (unsigned long)g)
 			g->sites[i]->xol = 0;
 	list_del(&g->node);
+}
+
+static void group_free(struct group *g)
+{
+	group_unregister(g);
 	kfree(g);
 }
 
@@ -141,11 +147,17 @@ int xdt_arch_tramp_on(struct xdt_site **sites, unsigned int n)
 	return 0;
 }
 
-/* @sites are live and marked going (live == 3); the rest stay. */
+/*
+ * @sites are live and marked going (live == 3); the rest stay.  The group
+ * is taken out before anything is allocated, so its functions' calls go
+ * whatever memory is left; the sites staying are gathered in the old
+ * group's own list for the new one.  Only that rebuild can fail (ftrace
+ * allocates its filter), and then it is the staying probes -- another
+ * consumer's -- that stop firing, said in the log, never a call left in.
+ */
 void xdt_arch_tramp_off(struct xdt_site **sites, unsigned int n)
 {
 	struct group *g, *tmp;
-	struct xdt_site **keep;
 	unsigned int i;
 	u32 j, nk;
 
@@ -154,16 +166,14 @@ void xdt_arch_tramp_off(struct xdt_site **sites, unsigned int n)
 			;
 		if (i == n)
 			continue;
-		keep = kvmalloc_array(g->n, sizeof(*keep), GFP_KERNEL);
-		nk = 0;
-		for (j = 0; keep && j < g->n; j++)
+		group_unregister(g);
+		for (j = nk = 0; j < g->n; j++)
 			if (g->sites[j]->live == 1)
-				keep[nk++] = g->sites[j];
-		group_free(g);
-		if (nk && IS_ERR(group_new(keep, nk)))
+				g->sites[nk++] = g->sites[j];
+		if (nk && IS_ERR(group_new(g->sites, nk)))
 			pr_err("xdt: trampoline probes lost rebuilding a "
 			       "group of %u\n", nk);
-		kvfree(keep);
+		kfree(g);
 		cond_resched();
 	}
 }
