@@ -80,3 +80,71 @@ def test_guest_init_builds_warning_clean_natively():
         subprocess.run(["gcc", "-std=gnu11", "-O2", "-Wall", "-Wextra",
                         "-Werror", "-c", "-o", os.path.join(d, "init.o"),
                         os.path.join(TOP, "guest", "init.c")], check=True)
+
+
+# A riscv64 lockdep report as the console prints it: no "</TASK>" and no
+# "end trace" line, the report ends with its backtrace.
+RISCV_LOCKDEP = """\
+======================================================
+WARNING: possible circular locking dependency detected
+6.1.192 #1 Tainted: G           O
+------------------------------------------------------
+xdt-bpfbench/51 is trying to acquire lock:
+ffffffff80f4ebb0 (cpu_hotplug_lock){++++}-{0:0}, at: stop_machine+0x24/0x4c
+
+but task is already holding lock:
+ffffffff80f7e968 (text_mutex){+.+.}-{3:3}, at: ftrace_arch_code_modify_prepare+0x1c/0x66
+
+the existing dependency chain (in reverse order) is:
+
+-> #1 (text_mutex){+.+.}-{3:3}:
+       lock_acquire+0x31c/0x934
+       mutex_lock_nested+0x20/0x28
+       register_kprobe+0xb34/0x1978
+
+-> #0 (cpu_hotplug_lock){++++}-{0:0}:
+       cpus_read_lock+0x48/0x242
+       stop_machine+0x24/0x4c
+       arch_ftrace_update_code+0x76/0x88
+
+stack backtrace:
+CPU: 1 PID: 51 Comm: xdt-bpfbench Tainted: G           O       6.1.192 #1
+Hardware name: riscv-virtio,qemu (DT)
+Call Trace:
+[<ffffffff8000ba06>] dump_backtrace+0x28/0x30
+[<ffffffff8021e18c>] stop_machine+0x24/0x4c
+[<ffffffff8023c094>] arch_ftrace_update_code+0x76/0x88
+[<ffffffff80006372>] ret_from_syscall+0x0/0x2
+"""
+LATER_BUG = "BUG: KASAN: slab-out-of-bounds in xdt_vm_run+0x10/0x20 [xdt]\n"
+
+
+def _console_vm(text):
+    vm = xdtvm.VM.__new__(xdtvm.VM)
+    vm.isa = "riscv64"
+    vm.expect_alloc_failures = False
+    vm.console = lambda since: text
+    return vm
+
+
+def test_known_kernel_report_is_skipped_whole_and_only_it():
+    """A report written down in KERNEL_REPORTS is named, not failed, up to
+    its last backtrace line even where the ISA prints no end marker; a
+    report after it still fails, and the same report with an xdt frame in
+    it is not the kernel's."""
+    seen = len(xdtvm.KNOWN_SEEN)
+    assert _console_vm(RISCV_LOCKDEP).oopses(0) is None
+    assert len(xdtvm.KNOWN_SEEN) == seen + 1
+    got = _console_vm(RISCV_LOCKDEP + LATER_BUG).oopses(0)
+    assert got and "BUG: KASAN" in got and "circular" not in got, got
+    theirs = RISCV_LOCKDEP.replace("register_kprobe", "xdt_fbt_enable")
+    got = _console_vm(theirs).oopses(0)
+    assert got and "circular locking" in got, got
+    # warn_alloc's report counts only while faults are injected
+    alloc = ("dd: vmalloc error: size 4096, vm_struct allocation failed\n"
+             "Call Trace:\n <TASK>\n dump_stack+0x10/0x12\n </TASK>\n")
+    assert _console_vm(alloc).oopses(0)
+    vm = _console_vm(alloc)
+    vm.expect_alloc_failures = True
+    assert vm.oopses(0) is None
+    del xdtvm.KNOWN_SEEN[seen:]  # not reports of this run's kernels

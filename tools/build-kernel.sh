@@ -82,15 +82,27 @@ km=(make -C "$out" -s ARCH="$KARCH" CROSS_COMPILE="$CROSS")
 "${km[@]}" olddefconfig >/dev/null
 
 # Every option the fragments ask for must have survived olddefconfig; an
-# "is not set" line holds when the option is absent or unset.
-bad=
+# "is not set" line holds when the option is absent or unset.  A later
+# fragment overrides an earlier one (an ISA's variant lines come after the
+# variant's own), as merge_config.sh does: only the last word counts.
+declare -A want=()
+order=()
 while read -r line; do
-	if [[ $line =~ ^#\ (CONFIG_[A-Za-z0-9_]+)\ is\ not\ set$ ]]; then
-		! grep -q "^${BASH_REMATCH[1]}=" "$out/.config" || bad+="$line"$'\n'
-	elif [[ $line =~ ^CONFIG_ ]]; then
-		grep -qxF "$line" "$out/.config" || bad+="$line"$'\n'
+	if [[ $line =~ ^#\ (CONFIG_[A-Za-z0-9_]+)\ is\ not\ set$ ]] ||
+	   [[ $line =~ ^(CONFIG_[A-Za-z0-9_]+)= ]]; then
+		[[ -v want[${BASH_REMATCH[1]}] ]] || order+=("${BASH_REMATCH[1]}")
+		want[${BASH_REMATCH[1]}]=$line
 	fi
 done < <(cat "${frags[@]}")
+bad=
+for opt in "${order[@]}"; do
+	line=${want[$opt]}
+	if [[ $line == "#"* ]]; then
+		! grep -q "^$opt=" "$out/.config" || bad+="$line"$'\n'
+	else
+		grep -qxF "$line" "$out/.config" || bad+="$line"$'\n'
+	fi
+done
 if [[ -n $bad ]]; then
 	echo "xdt: $name: these options did not survive olddefconfig" \
 		"(unmet dependencies?):" >&2

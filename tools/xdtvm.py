@@ -279,6 +279,15 @@ KERNEL_REPORTS = [
              "{INITIAL USE} -> {IN-NMI}",
          title=r"WARNING: inconsistent lock state",
          frames=["text_poke_kgdb", "kgdb_arch_set_breakpoint"]),
+    dict(name="riscv-ftrace-stop-machine-under-text-mutex",
+         why="riscv64's ftrace holds text_mutex across its stop_machine() "
+             "(ftrace_arch_code_modify_prepare, arch_ftrace_update_code), "
+             "which takes cpu_hotplug_lock, while register_kprobe() takes "
+             "text_mutex under cpu_hotplug_lock: the kernel's own order, "
+             "met by the first kprobe on an ftrace site",
+         title=r"WARNING: possible circular locking dependency detected",
+         frames=["ftrace_arch_code_modify_prepare", "arch_ftrace_update_code",
+                 "stop_machine", "register_kprobe"]),
 ]
 KNOWN_SEEN = []
 
@@ -675,6 +684,18 @@ class VM:
             end = next((j for j in range(i, min(len(text), i + 200))
                         if "</TASK>" in text[j] or "end trace" in text[j]),
                        None)
+            if end is None:
+                # riscv64's and arm64's lockdep reports end with their
+                # backtrace, one "[<addr>] func+off" line per frame
+                ct = next((j for j in range(i, min(len(text), i + 200))
+                           if "Call trace:" in text[j]
+                           or "Call Trace:" in text[j]), None)
+                if ct is not None:
+                    end = ct
+                    while end + 1 < len(text) and re.match(
+                            r"\s*(\[<[0-9a-f]+>\] )?\S+\+0x[0-9a-f]+/0x",
+                            text[end + 1]):
+                        end += 1
             if end is None:
                 continue
             body = "\n".join(text[i:end + 1])
