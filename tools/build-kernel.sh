@@ -33,6 +33,11 @@ if [[ -n $XDT_KVARIANT ]]; then
 	fi
 fi
 patches=("$XDT_TOP/arch/common.patch" "$XDT_TOP/arch/$ISA_DIR/kernel.patch")
+# A variant may need the kernel changed where the checker itself is wrong
+# on an ISA (arch/<dir>/<variant>.patch: each hunk says why).
+if [[ -n $XDT_KVARIANT && -f $XDT_TOP/arch/$ISA_DIR/$XDT_KVARIANT.patch ]]; then
+	patches+=("$XDT_TOP/arch/$ISA_DIR/$XDT_KVARIANT.patch")
+fi
 tarball=/usr/src/linux-source-6.1.tar.xz
 [[ -r $tarball ]] || { echo "xdt: $tarball missing (run make deps)" >&2; exit 1; }
 

@@ -83,15 +83,19 @@ def kernel_dir(isa):
 
 def variant_cmdline(isa):
     """Boot arguments the kernel variant needs on @isa: the lines of
-    arch/<dir>/<variant>.cmdline that are not comments (each says why)."""
+    arch/variants/<variant>.cmdline and arch/<dir>/<variant>.cmdline that
+    are not comments (each says why)."""
     if not KVARIANT:
         return ""
-    p = os.path.join(TOP, "arch", ISAS[isa]["dir"], f"{KVARIANT}.cmdline")
-    if not os.path.isfile(p):
-        return ""
-    with open(p) as f:
-        return " ".join(ln.strip() for ln in f
-                        if ln.strip() and not ln.startswith("#"))
+    args = []
+    for p in (os.path.join(TOP, "arch", "variants", f"{KVARIANT}.cmdline"),
+              os.path.join(TOP, "arch", ISAS[isa]["dir"],
+                           f"{KVARIANT}.cmdline")):
+        if os.path.isfile(p):
+            with open(p) as f:
+                args += [ln.strip() for ln in f
+                         if ln.strip() and not ln.startswith("#")]
+    return " ".join(args)
 
 
 def build_dir(isa):
