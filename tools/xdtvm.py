@@ -275,6 +275,25 @@ HOW = {0: "exited", 1: "signaled", 2: "timeout", 3: "noexec"}
 # @frames appears in it; it ends at its "</TASK>" or "end trace" line.
 # Nothing here may name an xdt function: a report with xdt on the stack is
 # xdt's to fix.
+# An xdt frame (xdt.ko's, or a function xdt's kernel patches add) in a
+# report makes it xdt's to fix, except in lockdep's history of how a lock
+# order came to be ("-> #1" and deeper: whoever took the usual order first).
+XDT_FRAME_RE = re.compile(r"\[xdt\]|\bxdt_\w+\+0x")
+
+
+def _without_history(body):
+    out, skip = [], False
+    for ln in body.splitlines():
+        m = re.match(r"-> #(\d+) ", ln.strip())
+        if m:
+            skip = m.group(1) != "0"
+        elif not ln.strip():
+            skip = False
+        if not skip:
+            out.append(ln)
+    return "\n".join(out)
+
+
 KERNEL_REPORTS = [
     dict(name="kgdb-text-poke-lockdep",
          why="kgdb's software breakpoint write (text_poke_kgdb) takes the "
@@ -286,12 +305,14 @@ KERNEL_REPORTS = [
     dict(name="riscv-ftrace-stop-machine-under-text-mutex",
          why="riscv64's ftrace holds text_mutex across its stop_machine() "
              "(ftrace_arch_code_modify_prepare, arch_ftrace_update_code), "
-             "which takes cpu_hotplug_lock, while register_kprobe() takes "
-             "text_mutex under cpu_hotplug_lock: the kernel's own order, "
-             "met by the first kprobe on an ftrace site",
+             "which takes cpu_hotplug_lock, against the order kprobes "
+             "(register_kprobe) and every stop_machine text patcher, xdt's "
+             "included, take them in: met by the first ftrace update "
+             "after either",
          title=r"WARNING: possible circular locking dependency detected",
+         # the #0 chain, ftrace's; #1 is whoever took the usual order first
          frames=["ftrace_arch_code_modify_prepare", "arch_ftrace_update_code",
-                 "stop_machine", "register_kprobe"]),
+                 "stop_machine", "-> #0 (cpu_hotplug_lock)"]),
 ]
 KNOWN_SEEN = []
 
@@ -703,7 +724,8 @@ class VM:
             if end is None:
                 continue
             body = "\n".join(text[i:end + 1])
-            if all(f in body for f in k["frames"]):
+            if all(f in body for f in k["frames"]) and \
+                    not XDT_FRAME_RE.search(_without_history(body)):
                 KNOWN_SEEN.append(f"{self.isa}: {k['name']}: {k['why']}")
                 return end
         return None
