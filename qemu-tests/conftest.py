@@ -143,18 +143,6 @@ def vm(isa):
         guest.kill()
 
 
-def _kmemleak_details(guest, excerpt):
-    """kmemleak prints only a count on the console; what leaked, with its
-    allocation stack, is in debugfs (read, then cleared so the next test
-    starts clean)."""
-    if excerpt and "kmemleak:" in excerpt and guest.proc.poll() is None:
-        r = guest.run("cat /sys/kernel/debug/kmemleak; "
-                      "echo clear > /sys/kernel/debug/kmemleak",
-                      timeout=120, watch=False)
-        excerpt += "\n--- /sys/kernel/debug/kmemleak ---\n" + r.stdout[-6000:]
-    return excerpt
-
-
 @pytest.fixture(autouse=True)
 def _kernel_watch(request):
     """Fail the test during which the kernel complained on the console."""
@@ -170,7 +158,7 @@ def _kernel_watch(request):
     if early:
         pytest.fail(f"{guest.isa}: kernel problem on the console before this "
                     f"test, since the last one checked:\n"
-                    + _kmemleak_details(guest, early), pytrace=False)
+                    + guest.kmemleak_details(early), pytrace=False)
     yield
     # Let the console catch up with what the kernel logged during the test,
     # however slowly the guest prints: otherwise a late Oops would be blamed
@@ -180,7 +168,7 @@ def _kernel_watch(request):
     excerpt = guest.oopses(guest._checked)
     guest._checked = guest.console_mark()
     guest.expect_alloc_failures = False
-    excerpt = _kmemleak_details(guest, excerpt)
+    excerpt = guest.kmemleak_details(excerpt)
     if excerpt:
         pytest.fail(f"{guest.isa}: kernel problem on the console:\n{excerpt}",
                     pytrace=False)

@@ -737,7 +737,20 @@ class VM:
         self._checked = mark
         if excerpt:
             raise XdtError(f"{self.isa}: kernel problem on the console:\n"
-                           + excerpt)
+                           + self.kmemleak_details(excerpt))
+
+    def kmemleak_details(self, excerpt):
+        """kmemleak prints only a count on the console; what leaked, with
+        its allocation stack, is in debugfs: appended to @excerpt (and
+        cleared, so the next report is only what is new)."""
+        if not excerpt or "kmemleak:" not in excerpt or \
+                self.proc is None or self.proc.poll() is not None:
+            return excerpt
+        r = self.run("cat /sys/kernel/debug/kmemleak; "
+                     "echo clear > /sys/kernel/debug/kmemleak",
+                     timeout=120, watch=False)
+        return excerpt + "\n--- /sys/kernel/debug/kmemleak ---\n" + \
+            r.stdout[-6000:]
 
     # ---- agent ---------------------------------------------------------
     def _send(self, kind, payload):
