@@ -231,6 +231,17 @@ static int collect_sites(struct xdt_state *st)
 	return 0;
 }
 
+/*
+ * How many consumers are tracing: GO done, STOP not begun.  Read-only in
+ * /sys/module/xdt/parameters/tracing, for an operator asking "is anyone
+ * tracing?" and for a script that must start its workload only once the
+ * probes are in (a consumer's open pins the module before it compiles).
+ * Changed under xdt_lock.
+ */
+static int xdt_tracing;
+module_param_named(tracing, xdt_tracing, int, 0444);
+MODULE_PARM_DESC(tracing, "consumers tracing now (GO done, STOP not begun)");
+
 int xdt_go(struct xdt_state *st)
 {
 	struct xdt_ctx ctx;
@@ -300,8 +311,12 @@ int xdt_go(struct xdt_state *st)
 	if (!ret)
 		ret = r;
 	/* Still locked: no other consumer sees the half-switched probes. */
-	if (ret)
+	if (ret) {
 		stop_locked(st);
+	} else {
+		st->counted = true;
+		WRITE_ONCE(xdt_tracing, xdt_tracing + 1);
+	}
 	mutex_unlock(&xdt_lock);
 	return ret;
 }
@@ -322,6 +337,10 @@ static void stop_locked(struct xdt_state *st)
 	u32 i, j, nq = 0;
 	int ret;
 
+	if (st->counted) {
+		st->counted = false;
+		WRITE_ONCE(xdt_tracing, xdt_tracing - 1);
+	}
 	/* From here on no firing runs st's clauses (END excepted). */
 	WRITE_ONCE(st->running, 0);
 	for (i = 0; i < st->necbs; i++) {

@@ -346,6 +346,7 @@ struct xdt_state {
 					   consumer had enabled) */
 	u32 nsites, sitecap;
 	bool unpatched;			/* GO's patch failed as a whole */
+	bool counted;			/* in xdt_tracing (enable.c) */
 	struct xdt_vars *vars;		/* D variables, scratch (vars.c) */
 	struct xdt_vcpu *vcpu;		/* [nr_cpu_ids]: vars' per-CPU parts */
 	struct xdt_scpu *cpu;		/* [nr_cpu_ids]: buffers, aggregations */

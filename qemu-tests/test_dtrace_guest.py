@@ -124,6 +124,21 @@ def test_module_functions_get_probes_and_stay_pinned(xdt):
     assert r.code == 1 and "No probe matches description" in r.stderr, r
 
 
+def test_tracing_parameter_counts_consumers_between_go_and_stop(xdt):
+    """/sys/module/xdt/parameters/tracing: 0 idle, 1 while one dtrace
+    traces, still 1 after an enabling that never reached GO, 0 once the
+    tracer stopped (scripts wait on it: test_lua.STARTED)."""
+    def tracing_now():
+        return xdt.run(["cat", "/sys/module/xdt/parameters/tracing"],
+                       check=True).stdout.strip()
+    assert tracing_now() == "0"
+    with tracing(xdt, "fbt::vfs_read:entry { @ = count(); }", "count1"):
+        assert tracing_now() == "1"
+        r = dtrace(xdt, "-n", "fbt::no_such_function_xdt:entry")
+        assert r.code != 0 and tracing_now() == "1", r
+    assert tracing_now() == "0"
+
+
 def assert_pinned_while_traced(vm, desc, module):
     """While a dtrace enabling of @desc is running (held on by a gated
     command), rmmod @module is refused: the enabling pins it."""

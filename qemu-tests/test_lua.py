@@ -370,9 +370,10 @@ def test_watch_default_count_and_errors(xdt):
 
 # ---- the examples a researcher copies --------------------------------------
 
-# xdt.ko is pinned from the open of /dev/xdt on; go() follows at once
-STARTED = ('while [ "$(cat /sys/module/xdt/refcnt)" = 0 ]; do sleep 0.1; done; '
-           'sleep 1; ')
+# Shell: wait until the background consumer $p is tracing -- xdt.ko counts
+# the consumers between GO and STOP -- or fail if it ended first.
+STARTED = ('while [ "$(cat /sys/module/xdt/parameters/tracing)" = 0 ]; do '
+           'kill -0 $p 2>/dev/null || exit 3; sleep 0.1; done; ')
 
 
 def test_examples(xdt):
