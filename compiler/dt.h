@@ -23,7 +23,6 @@
 #include "dif.h"
 #include "hostvm.h"
 
-#define DT_MAXCLAUSES	256
 #define DT_MAXARGS	16	/* printf() arguments */
 #define DT_MAXKEYS	8	/* aggregation keys */
 #define DT_STACKFRAMES	20	/* stack()'s default depth, DTrace's stackframes */

@@ -186,9 +186,10 @@ int main(int argc, char **argv)
 	struct dt_opts *o = xdt__opts(h);
 	struct xdt_probedesc lmatch;
 	const char *cmd = NULL, *selftest = NULL, *ofile = NULL;
-	struct { int file; const char *s; } src[64];
+	/* at most one per argument: no limit but the command line's */
+	struct dsrc { int file; const char *s; } *src = xzalloc(argc * sizeof(*src));
 	int nsrc = 0, list = 0, verbose = 0, compile_only = 0, showdif = 0, c, i;
-	char *cppargs[128];
+	char **cppargs = xzalloc(argc * sizeof(*cppargs));
 	int ncpp = 0, cpp = 0;
 	struct xdt_cerror err;
 
@@ -197,8 +198,6 @@ int main(int argc, char **argv)
 		switch (c) {
 		case 'n':
 		case 's':
-			if (nsrc == 64)
-				dt_fatal("too many -n/-s options");
 			src[nsrc].file = c == 's';
 			src[nsrc++].s = optarg;
 			break;
@@ -240,15 +239,12 @@ int main(int argc, char **argv)
 		case 'D': case 'U': case 'I': {
 			char *a = xzalloc(strlen(optarg) + 3);
 
-			if (ncpp == 128)
-				dt_fatal("too many -D/-U/-I options");
 			sprintf(a, "-%c%s", c, optarg);
 			cppargs[ncpp++] = a;
 			break;
 		}
 		case 'H':
-			if (ncpp < 128)
-				cppargs[ncpp++] = "-H";
+			cppargs[ncpp++] = "-H";
 			break;
 		case 'P': snprintf(lmatch.prov, sizeof(lmatch.prov), "%s", optarg); break;
 		case 'm': snprintf(lmatch.mod, sizeof(lmatch.mod), "%s", optarg); break;

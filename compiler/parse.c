@@ -2715,8 +2715,6 @@ static int new_clause(struct parser *ps, const char *d, int line, int col, int s
 	struct prog *p = ps->p;
 	struct clause *c;
 
-	if (p->nclauses == DT_MAXCLAUSES)
-		dt_cerrt(&ps->lx, DT_D_SYNTAX, line, col, "too many clauses");
 	p->clauses = xrealloc(p->clauses, (p->nclauses + 1) * sizeof(*c));
 	c = &p->clauses[p->nclauses];
 	memset(c, 0, sizeof(*c));
@@ -2940,18 +2938,28 @@ untyped:
 	p->nargt = -1;
 }
 
+/*
+ * A clause's probe descriptions, as many as it has (DTrace sets no limit).
+ * Kept from clause to clause and never freed: the parser, like `pending`
+ * above, is one per process, and a longjmp'd error then leaks nothing.
+ */
+static char (*descbuf)[256];
+static int descap;
+
 static void clause(struct parser *ps, int src)
 {
-	char descs[16][256];
+	char (*descs)[256];
 	int nd = 0, line, col, i, first, npieces;
 	struct node *pred = NULL;
 	struct stmt *body = NULL;
 	struct lower L;
 
 	for (;;) {
-		if (nd == 16)
-			dt_cerrt(&ps->lx, DT_D_PDESC_INVAL, ps->lx.line, ps->lx.col,
-				 "too many probe descriptions");
+		if (nd == descap) {
+			descap = descap ? 2 * descap : 16;
+			descbuf = xrealloc(descbuf, descap * sizeof(*descbuf));
+		}
+		descs = descbuf;
 		if (!lex_probedesc(&ps->lx, descs[nd], sizeof(descs[nd]), &line, &col)) {
 			lex_next(&ps->lx);
 			syntax(ps);

@@ -104,6 +104,23 @@ def test_unmatched_probe_in_a_script_names_the_file(dtrace, tmp_path):
         "fbt::nosuch:entry does not match any probes"), r.stderr
 
 
+def test_no_limit_on_clauses_descriptions_or_options(dtrace, tmp_path):
+    """DTrace sets no limit on clauses, on a clause's probe descriptions or
+    on -n/-s/-D options; xdt once stopped at 256, 16 and 64."""
+    d = tmp_path / "many.d"
+    d.write_text("".join(f"BEGIN /{i} == N/ {{ printf(\"clause %d\\n\", {i}); }}\n"
+                         for i in range(600)) +
+                 ",\n".join(["BEGIN"] * 40) + " { @n = count(); }\n" +
+                 "BEGIN { printa(\"%@d descriptions\\n\", @n); exit(0); }\n")
+    args = [dtrace, "-x", "hostvm", "-q", "-C", "-D", "N=599", "-s", str(d)]
+    for i in range(100):
+        args += ["-D", f"UNUSED{i}=1", "-n", f"BEGIN /{i} == 1000/ {{ }}"]
+    r = subprocess.run(args, capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.split("\n")[:2] == ["clause 599", "40 descriptions"], \
+        r.stdout
+
+
 def test_setenv_unsetenv(dtrace):
     """-x setenv/unsetenv shape the environment commands start with
     (system() here, -c in a guest); from a #pragma they are refused with
