@@ -253,6 +253,11 @@ xdt-ko: kernels
 test: all
 	@tools/run-tests
 
+# The host-only tests (compiler, consumer, host VM, tools): seconds, no
+# guest boots; make test runs them first anyway.
+test-host: all
+	@XDT_HOST_ONLY=1 tools/run-tests
+
 # The guest tests again on the debug kernels (arch/variants/debug.config):
 # any KASAN, UBSAN, KFENCE, lockdep, RCU, BUG, WARNING or sleep-in-atomic
 # report on the console during a test fails it (tools/xdtvm.py OOPS_RE).
@@ -308,7 +313,7 @@ fuzz: all
 # SIGKILLed consumers, module cycles, CPU hotplug, 1000 start/stop cycles
 # under kmemleak, fail-nth and failslab/fail_page_alloc on xdt.ko's
 # allocations.  Hours per ISA under TCG; SOAK_ARGS=--quick is ~100x less.
-.PHONY: soak
+.PHONY: soak test-host
 SOAK_ARGS ?=
 soak:
 	@$(MAKE) --no-print-directory XDT_KVARIANT=debug all

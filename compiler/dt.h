@@ -369,7 +369,30 @@ struct dvar *var_declare(struct prog *p, struct lexer *lx, int scope,
 int sema_constval(struct node *n, long long *v);
 void sema_xlator_check(struct prog *p, struct lexer *lx, struct dxlator *x);
 int sema_reserved(const char *name);	/* a built-in variable or function */
-int sema_is_action(const char *name);	/* an action: a statement's call */
+
+/*
+ * D's actions, one row each in parse.c's d_actions[] (as libdtrace keys
+ * dt_compile_fun on DT_ACT_*): the parser, the semantic pass and the
+ * lowering all read the row; nothing lists the names again.
+ *   kind:  what the statement is to DTrace's speculation rules; SK_DESTR
+ *          also makes the program destructive (-w);
+ *   tag:   the error tag of a wrong argument count (0: the lowering
+ *          checks the count itself, with DTrace's own message);
+ *   lower: NULL for an action DTrace has and xdt does not (yet).
+ */
+enum spkind { SK_NONE, SK_DREC, SK_AGG, SK_SPEC, SK_COMMIT, SK_EXIT, SK_DESTR };
+struct lower;
+struct stmt;
+struct d_action {
+	const char *name;
+	int min, max;		/* argument count */
+	int tag;
+	int aggargs;		/* printf_args(): @aggregations are arguments */
+	enum spkind kind;
+	int aux;		/* the lowering's: XDT_ACT_*, OUT_*, a tag */
+	void (*lower)(struct lower *L, struct stmt *s, const struct d_action *a);
+};
+const struct d_action *d_action(const char *name);	/* or NULL */
 int sema_is_d_ident(const char *name);	/* a built-in: never a type */
 struct node *node_clone(const struct node *n);
 const char *type_str(const struct dtype *t);

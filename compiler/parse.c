@@ -65,22 +65,12 @@ static int is_ident(struct parser *ps, const char *s)
 	return TOK(ps).t == T_IDENT && !strcmp(TOK(ps).s, s);
 }
 
-/* The actions: statements only, never values. */
+/* The actions: statements only, never values (the table: d_actions[]). */
 static int is_action(const char *s)
 {
-	return sema_is_action(s);
-}
+	const struct d_action *a = d_action(s);
 
-/* Actions DTrace has that xdt does not have yet: say so, not "syntax". */
-static int is_future_action(const char *s)
-{
-	static const char *const fa[] = {
-		"ustack", "jstack", "pcap",
-	};
-	for (size_t i = 0; i < sizeof(fa) / sizeof(fa[0]); i++)
-		if (!strcmp(s, fa[i]))
-			return 1;
-	return 0;
+	return a && a->lower;
 }
 
 /* ---- types in declarations and casts ------------------------------------ */
@@ -1419,23 +1409,17 @@ static struct stmt *statement(struct parser *ps)
 	if (t.t == T_AGG) {
 		s = agg_stmt(ps);
 	} else if (t.t == T_IDENT && lex_peek(&ps->lx).t == T_LPAR &&
-		   (is_action(t.s) || is_future_action(t.s))) {
-		if (!is_action(t.s))
+		   d_action(t.s)) {
+		const struct d_action *a = d_action(t.s);
+
+		if (!a->lower)
 			dt_cerrt(&ps->lx, DT_D_SYNTAX, t.line, t.col,
 				 "%s( ) is not a supported action", t.s);
 		s = stmt_new(S_ACTION, t);
 		lex_next(&ps->lx);
 		lex_next(&ps->lx);
-		if (!strcmp(t.s, "stack")) {
-			/* stack()'s argument is checked as a constant later */
-			s->args = arglist(ps, &s->nargs, T_RPAR);
-		} else if (!strcmp(t.s, "printf") || !strcmp(t.s, "printa") ||
-			   !strcmp(t.s, "clear") || !strcmp(t.s, "trunc") ||
-			   !strcmp(t.s, "normalize") || !strcmp(t.s, "denormalize")) {
-			s->args = printf_args(ps, &s->nargs);
-		} else {
-			s->args = arglist(ps, &s->nargs, T_RPAR);
-		}
+		s->args = a->aggargs ? printf_args(ps, &s->nargs) :
+			  arglist(ps, &s->nargs, T_RPAR);
 	} else {
 		s = stmt_new(S_EXPR, t);
 		s->e = expr(ps);
@@ -1482,7 +1466,6 @@ struct lower {
  * none of these (discard, assignments and other expressions).
  */
 enum { CF_DREC = 1, CF_AGG = 2, CF_SPEC = 4, CF_COMMIT = 8 };
-enum spkind { SK_NONE, SK_DREC, SK_AGG, SK_SPEC, SK_COMMIT, SK_EXIT, SK_DESTR };
 
 /*
  * DTrace's rules, in dt_cc.c's order: a statement of kind k may not follow
@@ -1528,28 +1511,6 @@ static void spec_rules(struct lower *L, enum spkind k, int line, int col)
 		L->cflags |= CF_AGG;
 	else if ((k == SK_EXIT || k == SK_DREC) && !(L->cflags & CF_SPEC))
 		L->cflags |= CF_DREC;	/* speculative data does not count */
-}
-
-/* An action statement's kind for spec_rules() */
-static enum spkind action_kind(const char *s)
-{
-	static const char *const destr[] = { "chill", "raise", "stop",
-		"breakpoint", "panic", "system", "freopen" };
-	static const char *const none[] = { "discard" };
-
-	if (!strcmp(s, "speculate"))
-		return SK_SPEC;
-	if (!strcmp(s, "commit"))
-		return SK_COMMIT;
-	if (!strcmp(s, "exit"))
-		return SK_EXIT;
-	for (size_t i = 0; i < sizeof(destr) / sizeof(destr[0]); i++)
-		if (!strcmp(s, destr[i]))
-			return SK_DESTR;
-	for (size_t i = 0; i < sizeof(none) / sizeof(none[0]); i++)
-		if (!strcmp(s, none[i]))
-			return SK_NONE;
-	return SK_DREC;
 }
 
 static struct clause *CL(struct parser *ps)
@@ -1756,7 +1717,7 @@ static unsigned stack_frames(struct lower *L, struct token t, struct node **av, 
  * own kind (%k), an aggregation (@a) or a nested action has no type a
  * conversion takes (D_PRINTF_ARG_TYPE, as in DTrace).
  */
-static void lower_printf(struct lower *L, struct stmt *s)
+static void lower_printf(struct lower *L, struct stmt *s, const struct d_action *a)
 {
 	struct parser *ps = L->ps;
 	struct lexer *lx = &ps->lx;
@@ -1769,12 +1730,7 @@ static void lower_printf(struct lower *L, struct stmt *s)
 	struct pformat *pf;
 	struct clause *c;
 
-	if (n < 1)
-		dt_cerrt(lx, DT_D_PROTO_LEN, t.line, t.col,
-			 "%s( ) prototype mismatch: 0 args passed, at least 1 expected",
-			 t.s);
-	if (strcmp(t.s, "printf"))
-		ps->p->destructive = 1;		/* system(), freopen() */
+	(void)a;
 	for (i = 1; i < n; i++) {
 		struct node *e = av[i];
 
@@ -2200,7 +2156,7 @@ static const char *argdesc(struct lower *L, struct node *e)
  * not the values at the firing), with the format's conversions checked
  * against the first aggregation's keys and %@ against its values.
  */
-static void lower_printa(struct lower *L, struct stmt *s)
+static void lower_printa(struct lower *L, struct stmt *s, const struct d_action *a)
 {
 	struct parser *ps = L->ps;
 	struct lexer *lx = &ps->lx;
@@ -2209,9 +2165,7 @@ static void lower_printa(struct lower *L, struct stmt *s)
 	struct pformat *pf = NULL;
 	struct clause *c;
 
-	if (n < 1)
-		dt_cerrt(lx, DT_D_PRINTA_PROTO, s->tok.line, s->tok.col,
-			 "printa( ) prototype mismatch: 0 args passed, at least 1 expected");
+	(void)a;
 	if (av[0]->k == N_STR)
 		f = 1;
 	if (f && n < 2)
@@ -2275,24 +2229,26 @@ static void lower_printa(struct lower *L, struct stmt *s)
  * clear(@a), denormalize(@a), trunc(@a[, n]), normalize(@a, n): the
  * consumer acts on its totals when it reaches the record; n is recorded.
  */
-static void lower_aggact(struct lower *L, struct stmt *s)
+static void lower_aggact(struct lower *L, struct stmt *s, const struct d_action *a)
 {
+	/* each one's tags for a wrong first and second argument */
+	static const struct { int out, aggarg, scalar; } tags[] = {
+		{ OUT_CLEAR, DT_D_CLEAR_AGGARG, 0 },
+		{ OUT_DENORMALIZE, DT_D_CLEAR_AGGARG, 0 },
+		{ OUT_TRUNC, DT_D_TRUNC_AGGARG, DT_D_TRUNC_SCALAR },
+		{ OUT_NORMALIZE, DT_D_NORMALIZE_AGGARG, DT_D_NORMALIZE_SCALAR },
+	};
 	struct parser *ps = L->ps;
 	struct lexer *lx = &ps->lx;
 	struct node **av = s->args;
-	const char *fn = s->tok.s;
-	int n = s->nargs, id, tr = fn[0] == 't', nm = fn[0] == 'n';
-	int proto = tr ? DT_D_TRUNC_PROTO : nm ? DT_D_NORMALIZE_PROTO : DT_D_CLEAR_PROTO;
-	int aggarg = tr ? DT_D_TRUNC_AGGARG : nm ? DT_D_NORMALIZE_AGGARG :
-		     DT_D_CLEAR_AGGARG;
-	int lo = nm ? 2 : 1, hi = tr || nm ? 2 : 1;
+	const char *fn = a->name;
+	int n = s->nargs, id, k = 0, aggarg, scalar;
 	struct clause *c;
 
-	if (n < lo || n > hi)
-		dt_cerrt(lx, proto, s->tok.line, s->tok.col,
-			 "%s( ) prototype mismatch: %d arg%s passed, %s%d expected",
-			 fn, n, n == 1 ? "" : "s", lo == hi ? "" : n < lo ? "at least " :
-			 "at most ", n < lo ? lo : hi);
+	while (tags[k].out != a->aux)
+		k++;
+	aggarg = tags[k].aggarg;
+	scalar = tags[k].scalar;
 	id = agg_ref(ps->p, av[0]);
 	if (id == -2)
 		dt_cerrt(lx, DT_D_IDENT_UNDEF, av[0]->line, av[0]->col,
@@ -2304,17 +2260,14 @@ static void lower_aggact(struct lower *L, struct stmt *s)
 			 argdesc(L, av[0]));
 	if (n == 2) {
 		if (av[1]->k == N_IDENT && av[1]->s[0] == '@')
-			dt_cerrt(lx, tr ? DT_D_TRUNC_SCALAR : DT_D_NORMALIZE_SCALAR,
-				 av[1]->line, av[1]->col,
+			dt_cerrt(lx, scalar, av[1]->line, av[1]->col,
 				 "%s( ) argument #2 must be of scalar type", fn);
 		av[1] = value(L, av[1]);
 		if (!type_is_scalar(av[1]->t))
-			dt_cerrt(lx, tr ? DT_D_TRUNC_SCALAR : DT_D_NORMALIZE_SCALAR,
-				 av[1]->line, av[1]->col,
+			dt_cerrt(lx, scalar, av[1]->line, av[1]->col,
 				 "%s( ) argument #2 must be of scalar type", fn);
 	}
-	add_out(L, tr ? OUT_TRUNC : nm ? OUT_NORMALIZE : fn[0] == 'c' ? OUT_CLEAR :
-		OUT_DENORMALIZE, NULL, n - 1);
+	add_out(L, a->aux, NULL, n - 1);
 	c = CL(ps);
 	c->outs[c->nouts - 1].aggids = xzalloc(sizeof(int));
 	c->outs[c->nouts - 1].aggids[0] = id;
@@ -2324,184 +2277,236 @@ static void lower_aggact(struct lower *L, struct stmt *s)
 		add_rec(L, av[1], 0);
 }
 
-/* An action of one integer argument (chill, raise, speculate, commit, discard) */
-static struct node *one_int_arg(struct lower *L, struct token t, int n,
-				struct node **av)
+/* The one integer argument of chill, raise, speculate, commit, discard */
+static struct node *one_int_arg(struct lower *L, struct token t, struct node **av)
 {
-	struct lexer *lx = &L->ps->lx;
-	struct node *a;
+	struct node *a = value(L, av[0]);
 
-	if (n != 1)
-		dt_cerrt(lx, DT_D_PROTO_LEN, t.line, t.col,
-			 "%s( ) prototype mismatch: %d args passed, 1 expected",
-			 t.s, n);
-	a = value(L, av[0]);
 	if (!type_is_int(a->t))
-		dt_cerrt(lx, DT_D_PROTO_ARG, a->line, a->col,
+		dt_cerrt(&L->ps->lx, DT_D_PROTO_ARG, a->line, a->col,
 			 "%s( ) argument #1 is incompatible with prototype: integer expected, %s given",
 			 t.s, type_str(a->t));
 	a->type = XDT_TYPE_INT;
 	return a;
 }
 
-static void lower_action(struct lower *L, struct stmt *s)
+static void lower_trace(struct lower *L, struct stmt *s, const struct d_action *a)
 {
-	struct parser *ps = L->ps;
-	struct lexer *lx = &ps->lx;
-	struct token t = s->tok;
+	struct lexer *lx = &L->ps->lx;
+	struct node **av = s->args;
+
+	av[0] = sema_expr(L->ps->p, lx, av[0]);
+	if (av[0]->t->real->k == TK_VOID)
+		dt_cerrt(lx, a->aux == OUT_PRINT ? DT_D_PRINT_VOID : DT_D_TRACE_VOID,
+			 av[0]->line, av[0]->col,
+			 "%s( ) may not be applied to a void expression", a->name);
+	if (av[0]->t->real->k == TK_FUNC)
+		dt_cerrt(lx, DT_D_PROTO_ARG, av[0]->line, av[0]->col,
+			 "%s( ) may not be applied to a function", a->name);
+	add_out(L, a->aux, NULL, 1);
+	add_val(L, av[0]);
+}
+
+static void lower_tracemem(struct lower *L, struct stmt *s, const struct d_action *a)
+{
+	struct lexer *lx = &L->ps->lx;
 	struct node **av = s->args;
 	int n = s->nargs;
+	long long sz;
 
-	if (!strcmp(t.s, "trace") || !strcmp(t.s, "print")) {
-		int pr = t.s[0] == 'p';
-
-		if (n != 1)
-			dt_cerrt(lx, DT_D_PROTO_LEN, t.line, t.col,
-				 "%s( ) prototype mismatch: %d args passed, 1 expected",
-				 t.s, n);
-		av[0] = sema_expr(ps->p, lx, av[0]);
-		if (av[0]->t->real->k == TK_VOID)
-			dt_cerrt(lx, pr ? DT_D_PRINT_VOID : DT_D_TRACE_VOID,
-				 av[0]->line, av[0]->col,
-				 "%s( ) may not be applied to a void expression", t.s);
-		if (av[0]->t->real->k == TK_FUNC)
-			dt_cerrt(lx, DT_D_PROTO_ARG, av[0]->line, av[0]->col,
-				 "%s( ) may not be applied to a function", t.s);
-		add_out(L, pr ? OUT_PRINT : OUT_TRACE, NULL, 1);
-		add_val(L, av[0]);
-	} else if (!strcmp(t.s, "tracemem")) {
-		long long sz;
-
-		if (n < 2 || n > 3)
-			dt_cerrt(lx, DT_D_PROTO_LEN, t.line, t.col,
-				 "tracemem( ) prototype mismatch: %d arg%s passed, %s%d expected",
-				 n, n == 1 ? "" : "s", n < 2 ? "at least " : "at most ",
-				 n < 2 ? 2 : 3);
-		av[0] = value(L, av[0]);
-		av[1] = sema_expr(ps->p, lx, av[1]);
-		if (!type_is_int(av[1]->t) || !sema_constval(av[1], &sz) || sz <= 0)
-			dt_cerrt(lx, DT_D_TRACEMEM_SIZE, av[1]->line, av[1]->col,
-				 "tracemem( ) argument #2 must be a non-zero positive integral constant expression");
-		if (sz > XDT_MAXMEMREF)
-			dt_cerrt(lx, DT_D_TRACEMEM_SIZE, av[1]->line, av[1]->col,
-				 "tracemem( ) size %lld exceeds the maximum of %u bytes",
-				 sz, XDT_MAXMEMREF);
-		if (!type_is_scalar(av[0]->t) && !type_is_byref(av[0]->t))
-			dt_cerrt(lx, DT_D_TRACEMEM_ADDR, av[0]->line, av[0]->col,
-				 "tracemem( ) argument #1 is incompatible with prototype: pointer or integer expected, %s given",
-				 type_str(av[0]->t));
-		add_out(L, OUT_TRACEMEM, NULL, n == 3 ? 2 : 1);
-		if (n == 3) {
-			av[2] = value(L, av[2]);
-			if (!type_is_int(av[2]->t))
-				dt_cerrt(lx, DT_D_TRACEMEM_DYNSIZE, av[2]->line, av[2]->col,
-					 "tracemem( ) dynamic size (argument #3) must be of integer type");
-			add_rec(L, av[2], 0);
-		}
-		mem_rec(L, av[0], NULL, (unsigned)sz);
-	} else if (!strcmp(t.s, "printm")) {
-		/*
-		 * FreeBSD's printm(size, ptr): tracemem(ptr, size) by another
-		 * name (the same raw dump); ptr must be a pointer.
-		 */
-		long long sz;
-
-		if (n != 2)
-			dt_cerrt(lx, DT_D_PROTO_LEN, t.line, t.col,
-				 "printm( ) prototype mismatch: %d arg%s passed, 2 expected",
-				 n, n == 1 ? "" : "s");
-		av[0] = sema_expr(ps->p, lx, av[0]);
-		if (!type_is_int(av[0]->t) || !sema_constval(av[0], &sz) || sz <= 0 ||
-		    sz > XDT_MAXMEMREF)
-			dt_cerrt(lx, DT_D_PRINTM_SIZE, av[0]->line, av[0]->col,
-				 "printm( ) argument #1 must be a non-zero positive integral constant expression");
-		av[1] = value(L, av[1]);
-		if (av[1]->t->real->k != TK_PTR)
-			dt_cerrt(lx, DT_D_PRINTM_ADDR, av[1]->line, av[1]->col,
-				 "printm( ) argument #2 is incompatible with prototype:\n"
-				 "\tprototype: pointer\n\t argument: %s", type_str(av[1]->t));
-		add_out(L, OUT_TRACEMEM, NULL, 1);
-		mem_rec(L, av[1], NULL, (unsigned)sz);
-	} else if (!strcmp(t.s, "chill") || !strcmp(t.s, "raise")) {
-		av[0] = one_int_arg(L, t, n, av);
-		ps->p->destructive = 1;
-		add_act(L, t.s[0] == 'c' ? XDT_ACT_CHILL : XDT_ACT_RAISE,
-			cg_difo(ps->p, lx, av[0]), 0, 0);
-	} else if (!strcmp(t.s, "stop") || !strcmp(t.s, "breakpoint") ||
-		   !strcmp(t.s, "panic") || !strcmp(t.s, "ftruncate")) {
-		if (n != 0)
-			dt_cerrt(lx, DT_D_PROTO_LEN, t.line, t.col,
-				 "%s( ) prototype mismatch: %d arg%s passed, 0 expected",
-				 t.s, n, n == 1 ? "" : "s");
-		if (t.s[0] == 'f') {
-			/* the consumer's: truncate the output file */
-			add_out(L, OUT_FTRUNCATE, NULL, 0);
-			CL(ps)->record = 1;
-		} else {
-			ps->p->destructive = 1;
-			add_act(L, t.s[0] == 's' ? XDT_ACT_STOP :
-				t.s[0] == 'b' ? XDT_ACT_BREAKPOINT : XDT_ACT_PANIC,
-				-1, 0, 0);
-		}
-	} else if (!strcmp(t.s, "exit")) {
-		if (n != 1)
-			dt_cerrt(lx, DT_D_PROTO_LEN, t.line, t.col,
-				 "exit( ) expects 1 integer argument");
-		av[0] = value(L, av[0]);
-		if (!type_is_int(av[0]->t))
-			dt_cerrt(lx, DT_D_PROTO_ARG, t.line, t.col,
-				 "exit( ) expects 1 integer argument");
-		add_out(L, OUT_EXIT, NULL, 1);
-		add_rec(L, av[0], 1);
-	} else if (!strcmp(t.s, "stack")) {
-		struct clause *c;
-		unsigned nf = stack_frames(L, t, av, n);
-
-		add_out(L, OUT_STACK, NULL, 1);
-		add_act(L, XDT_ACT_STACK, -1, nf, 0);
-		c = CL(ps);
-		c->recs = xrealloc(c->recs, (c->nrecs + 1) * sizeof(*c->recs));
-		c->recs[c->nrecs] = (struct recval){ DT_TYPE_STACK, NULL, 0, nf, NULL };
-		c->nrecs++;
-	} else if (!strcmp(t.s, "speculate") || !strcmp(t.s, "commit") ||
-		   !strcmp(t.s, "discard")) {
-		av[0] = one_int_arg(L, t, n, av);
-		ps->p->speculates = 1;
-		if (t.s[0] == 's') {
-			/*
-			 * The record goes to the speculation from here; an
-			 * if/else splits the clause into pieces, each its own
-			 * record: not supported (yet) after speculate().
-			 */
-			if (L->guard || L->npieces > 1)
-				dt_cerrt(lx, DT_D_ACT_SPEC, t.line, t.col,
-					 "speculate( ) inside if/else is not supported yet");
-			CL(ps)->spec = 1;
-		}
-		add_act(L, t.s[0] == 's' ? XDT_ACT_SPECULATE : t.s[0] == 'c' ?
-			XDT_ACT_COMMIT : XDT_ACT_DISCARD, cg_difo(ps->p, lx, av[0]), 0, 0);
-	} else if (!strcmp(t.s, "printa")) {
-		lower_printa(L, s);
-	} else if (!strcmp(t.s, "setopt")) {
-		/* setopt(option[, value]): the consumer's, string constants */
-		if (n < 1 || n > 2)
-			dt_cerrt(lx, DT_D_PROTO_LEN, t.line, t.col,
-				 "setopt( ) prototype mismatch: %d arg%s passed, %s%d expected",
-				 n, n == 1 ? "" : "s", n < 1 ? "at least " : "at most ",
-				 n < 1 ? 1 : 2);
-		for (int i = 0; i < n; i++)
-			if (av[i]->k != N_STR)
-				dt_cerrt(lx, DT_D_PROTO_ARG, av[i]->line, av[i]->col,
-					 "setopt( ) argument #%d must be a string constant", i + 1);
-		add_out(L, OUT_SETOPT, av[0]->s, 0);
-		CL(ps)->outs[CL(ps)->nouts - 1].fmt2 = n == 2 ? av[1]->s : NULL;
-		CL(ps)->record = 1;
-	} else if (!strcmp(t.s, "clear") || !strcmp(t.s, "trunc") ||
-		   !strcmp(t.s, "normalize") || !strcmp(t.s, "denormalize")) {
-		lower_aggact(L, s);
-	} else {	/* printf, and the printf-like system(), freopen() */
-		lower_printf(L, s);
+	(void)a;
+	av[0] = value(L, av[0]);
+	av[1] = sema_expr(L->ps->p, lx, av[1]);
+	if (!type_is_int(av[1]->t) || !sema_constval(av[1], &sz) || sz <= 0)
+		dt_cerrt(lx, DT_D_TRACEMEM_SIZE, av[1]->line, av[1]->col,
+			 "tracemem( ) argument #2 must be a non-zero positive integral constant expression");
+	if (sz > XDT_MAXMEMREF)
+		dt_cerrt(lx, DT_D_TRACEMEM_SIZE, av[1]->line, av[1]->col,
+			 "tracemem( ) size %lld exceeds the maximum of %u bytes",
+			 sz, XDT_MAXMEMREF);
+	if (!type_is_scalar(av[0]->t) && !type_is_byref(av[0]->t))
+		dt_cerrt(lx, DT_D_TRACEMEM_ADDR, av[0]->line, av[0]->col,
+			 "tracemem( ) argument #1 is incompatible with prototype: pointer or integer expected, %s given",
+			 type_str(av[0]->t));
+	add_out(L, OUT_TRACEMEM, NULL, n == 3 ? 2 : 1);
+	if (n == 3) {
+		av[2] = value(L, av[2]);
+		if (!type_is_int(av[2]->t))
+			dt_cerrt(lx, DT_D_TRACEMEM_DYNSIZE, av[2]->line, av[2]->col,
+				 "tracemem( ) dynamic size (argument #3) must be of integer type");
+		add_rec(L, av[2], 0);
 	}
+	mem_rec(L, av[0], NULL, (unsigned)sz);
+}
+
+/*
+ * FreeBSD's printm(size, ptr): tracemem(ptr, size) by another name (the
+ * same raw dump); ptr must be a pointer.
+ */
+static void lower_printm(struct lower *L, struct stmt *s, const struct d_action *a)
+{
+	struct lexer *lx = &L->ps->lx;
+	struct node **av = s->args;
+	long long sz;
+
+	(void)a;
+	av[0] = sema_expr(L->ps->p, lx, av[0]);
+	if (!type_is_int(av[0]->t) || !sema_constval(av[0], &sz) || sz <= 0 ||
+	    sz > XDT_MAXMEMREF)
+		dt_cerrt(lx, DT_D_PRINTM_SIZE, av[0]->line, av[0]->col,
+			 "printm( ) argument #1 must be a non-zero positive integral constant expression");
+	av[1] = value(L, av[1]);
+	if (av[1]->t->real->k != TK_PTR)
+		dt_cerrt(lx, DT_D_PRINTM_ADDR, av[1]->line, av[1]->col,
+			 "printm( ) argument #2 is incompatible with prototype:\n"
+			 "\tprototype: pointer\n\t argument: %s", type_str(av[1]->t));
+	add_out(L, OUT_TRACEMEM, NULL, 1);
+	mem_rec(L, av[1], NULL, (unsigned)sz);
+}
+
+/* The kernel's action on one integer (chill, raise, speculate, ...) */
+static void lower_int_act(struct lower *L, struct stmt *s, const struct d_action *a)
+{
+	struct node *v = one_int_arg(L, s->tok, s->args);
+
+	if (a->kind == SK_SPEC) {
+		/*
+		 * The record goes to the speculation from here; an if/else
+		 * splits the clause into pieces, each its own record: not
+		 * supported (yet) after speculate().
+		 */
+		if (L->guard || L->npieces > 1)
+			dt_cerrt(&L->ps->lx, DT_D_ACT_SPEC, s->tok.line, s->tok.col,
+				 "speculate( ) inside if/else is not supported yet");
+		CL(L->ps)->spec = 1;
+	}
+	if (a->aux == XDT_ACT_SPECULATE || a->aux == XDT_ACT_COMMIT ||
+	    a->aux == XDT_ACT_DISCARD)
+		L->ps->p->speculates = 1;
+	add_act(L, a->aux, cg_difo(L->ps->p, &L->ps->lx, v), 0, 0);
+}
+
+/* The kernel's action on nothing (stop, breakpoint, panic) */
+static void lower_act0(struct lower *L, struct stmt *s, const struct d_action *a)
+{
+	(void)s;
+	add_act(L, a->aux, -1, 0, 0);
+}
+
+/* The consumer's, on nothing (ftruncate: truncate the output file) */
+static void lower_out0(struct lower *L, struct stmt *s, const struct d_action *a)
+{
+	(void)s;
+	add_out(L, a->aux, NULL, 0);
+	CL(L->ps)->record = 1;
+}
+
+static void lower_exit(struct lower *L, struct stmt *s, const struct d_action *a)
+{
+	struct node **av = s->args;
+
+	(void)a;
+	av[0] = value(L, av[0]);
+	if (!type_is_int(av[0]->t))
+		dt_cerrt(&L->ps->lx, DT_D_PROTO_ARG, av[0]->line, av[0]->col,
+			 "exit( ) argument #1 is incompatible with prototype:\n"
+			 "\tprototype: int\n\t argument: %s", type_str(av[0]->t));
+	add_out(L, OUT_EXIT, NULL, 1);
+	add_rec(L, av[0], 1);
+}
+
+static void lower_stack(struct lower *L, struct stmt *s, const struct d_action *a)
+{
+	struct clause *c;
+	unsigned nf = stack_frames(L, s->tok, s->args, s->nargs);
+
+	(void)a;
+	add_out(L, OUT_STACK, NULL, 1);
+	add_act(L, XDT_ACT_STACK, -1, nf, 0);
+	c = CL(L->ps);
+	c->recs = xrealloc(c->recs, (c->nrecs + 1) * sizeof(*c->recs));
+	c->recs[c->nrecs] = (struct recval){ DT_TYPE_STACK, NULL, 0, nf, NULL };
+	c->nrecs++;
+}
+
+/* setopt(option[, value]): the consumer's, string constants */
+static void lower_setopt(struct lower *L, struct stmt *s, const struct d_action *a)
+{
+	struct node **av = s->args;
+
+	(void)a;
+	for (int i = 0; i < s->nargs; i++)
+		if (av[i]->k != N_STR)
+			dt_cerrt(&L->ps->lx, DT_D_PROTO_ARG, av[i]->line, av[i]->col,
+				 "setopt( ) argument #%d must be a string constant", i + 1);
+	add_out(L, OUT_SETOPT, av[0]->s, 0);
+	CL(L->ps)->outs[CL(L->ps)->nouts - 1].fmt2 = s->nargs == 2 ? av[1]->s : NULL;
+	CL(L->ps)->record = 1;
+}
+
+/*
+ * The table.  Argument counts are DTrace's prototypes; printf's family
+ * takes DT_MAXARGS values after the format, printa DT_MAXPRINTA
+ * aggregations.  ustack(), jstack() and pcap() are DTrace's and not xdt's
+ * yet: named here so that they are refused as such, not as a syntax error.
+ */
+static const struct d_action d_actions[] = {
+	{ "trace", 1, 1, DT_D_PROTO_LEN, 0, SK_DREC, OUT_TRACE, lower_trace },
+	{ "print", 1, 1, DT_D_PROTO_LEN, 0, SK_DREC, OUT_PRINT, lower_trace },
+	{ "printf", 1, 1 + DT_MAXARGS, DT_D_PROTO_LEN, 1, SK_DREC, 0, lower_printf },
+	{ "printa", 1, 1 + DT_MAXPRINTA, DT_D_PRINTA_PROTO, 1, SK_DREC, 0, lower_printa },
+	{ "tracemem", 2, 3, DT_D_PROTO_LEN, 0, SK_DREC, 0, lower_tracemem },
+	{ "printm", 2, 2, DT_D_PROTO_LEN, 0, SK_DREC, 0, lower_printm },
+	{ "stack", 0, 1, 0, 0, SK_DREC, 0, lower_stack },
+	{ "exit", 1, 1, DT_D_PROTO_LEN, 0, SK_EXIT, 0, lower_exit },
+	{ "setopt", 1, 2, DT_D_PROTO_LEN, 0, SK_DREC, 0, lower_setopt },
+	{ "ftruncate", 0, 0, DT_D_PROTO_LEN, 0, SK_DREC, OUT_FTRUNCATE, lower_out0 },
+	{ "speculate", 1, 1, DT_D_PROTO_LEN, 0, SK_SPEC, XDT_ACT_SPECULATE, lower_int_act },
+	{ "commit", 1, 1, DT_D_PROTO_LEN, 0, SK_COMMIT, XDT_ACT_COMMIT, lower_int_act },
+	{ "discard", 1, 1, DT_D_PROTO_LEN, 0, SK_NONE, XDT_ACT_DISCARD, lower_int_act },
+	{ "clear", 1, 1, DT_D_CLEAR_PROTO, 1, SK_DREC, OUT_CLEAR, lower_aggact },
+	{ "denormalize", 1, 1, DT_D_CLEAR_PROTO, 1, SK_DREC, OUT_DENORMALIZE, lower_aggact },
+	{ "trunc", 1, 2, DT_D_TRUNC_PROTO, 1, SK_DREC, OUT_TRUNC, lower_aggact },
+	{ "normalize", 2, 2, DT_D_NORMALIZE_PROTO, 1, SK_DREC, OUT_NORMALIZE, lower_aggact },
+	/* destructive: -w */
+	{ "chill", 1, 1, DT_D_PROTO_LEN, 0, SK_DESTR, XDT_ACT_CHILL, lower_int_act },
+	{ "raise", 1, 1, DT_D_PROTO_LEN, 0, SK_DESTR, XDT_ACT_RAISE, lower_int_act },
+	{ "stop", 0, 0, DT_D_PROTO_LEN, 0, SK_DESTR, XDT_ACT_STOP, lower_act0 },
+	{ "breakpoint", 0, 0, DT_D_PROTO_LEN, 0, SK_DESTR, XDT_ACT_BREAKPOINT, lower_act0 },
+	{ "panic", 0, 0, DT_D_PROTO_LEN, 0, SK_DESTR, XDT_ACT_PANIC, lower_act0 },
+	{ "system", 1, 1 + DT_MAXARGS, DT_D_PROTO_LEN, 0, SK_DESTR, 0, lower_printf },
+	{ "freopen", 1, 1 + DT_MAXARGS, DT_D_PROTO_LEN, 0, SK_DESTR, 0, lower_printf },
+	/* DTrace's, not xdt's yet */
+	{ "ustack", 0, 2, 0, 0, SK_DREC, 0, NULL },
+	{ "jstack", 0, 2, 0, 0, SK_DREC, 0, NULL },
+	{ "pcap", 2, 2, 0, 0, SK_DREC, 0, NULL },
+};
+
+const struct d_action *d_action(const char *name)
+{
+	for (size_t i = 0; i < sizeof(d_actions) / sizeof(d_actions[0]); i++)
+		if (!strcmp(d_actions[i].name, name))
+			return &d_actions[i];
+	return NULL;
+}
+
+/* An action statement: its row's count, speculation rules, lowering. */
+static void lower_action(struct lower *L, struct stmt *s)
+{
+	const struct d_action *a = d_action(s->tok.s);
+	int n = s->nargs;
+
+	if (a->tag && (n < a->min || n > a->max))
+		dt_cerrt(&L->ps->lx, a->tag, s->tok.line, s->tok.col,
+			 "%s( ) prototype mismatch: %d arg%s passed, %s%d expected",
+			 a->name, n, n == 1 ? "" : "s", a->min == a->max ? "" :
+			 n < a->min ? "at least " : "at most ",
+			 n < a->min ? a->min : a->max);
+	spec_rules(L, a->kind, s->tok.line, s->tok.col);
+	begin_dact(L);
+	if (a->kind == SK_DESTR)
+		L->ps->p->destructive = 1;
+	a->lower(L, s, a);
 }
 
 /* A clause-local variable for the sugar: this->%name, an int64. */
@@ -2601,8 +2606,6 @@ static void lower_list(struct lower *L, struct stmt *s)
 			lower_agg(L, s);
 			break;
 		case S_ACTION:
-			spec_rules(L, action_kind(s->tok.s), s->tok.line, s->tok.col);
-			begin_dact(L);
 			lower_action(L, s);
 			break;
 		case S_EXPR: {

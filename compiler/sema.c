@@ -96,34 +96,6 @@ struct dvar *var_lookup(struct prog *p, int scope, const char *name)
 	return NULL;
 }
 
-/* The actions: D functions of type void, for statements only. */
-static const struct { const char *name; int min, max; } actions[] = {
-	{ "trace", 1, 1 }, { "printf", 1, 1 + DT_MAXARGS }, { "exit", 1, 1 },
-	{ "stack", 0, 1 }, { "tracemem", 2, 3 }, { "print", 1, 1 },
-	{ "chill", 1, 1 }, { "raise", 1, 1 }, { "stop", 0, 0 },
-	{ "breakpoint", 0, 0 }, { "panic", 0, 0 },
-	{ "system", 1, 1 + DT_MAXARGS }, { "freopen", 1, 1 + DT_MAXARGS },
-	{ "ftruncate", 0, 0 }, { "printm", 2, 2 },
-	/* the consumer's, on aggregations: parse.c checks their arguments */
-	{ "printa", 0, 1 + DT_MAXPRINTA }, { "clear", 0, 8 }, { "trunc", 0, 8 },
-	{ "normalize", 0, 8 }, { "denormalize", 0, 8 }, { "setopt", 0, 8 },
-	{ "speculate", 0, 8 }, { "commit", 0, 8 }, { "discard", 0, 8 },
-};
-
-static int action_index(const char *name)
-{
-	for (size_t i = 0; i < sizeof(actions) / sizeof(actions[0]); i++)
-		if (!strcmp(actions[i].name, name))
-			return (int)i;
-	return -1;
-}
-
-/* D's actions: a statement calling one of these is lowered by parse.c. */
-int sema_is_action(const char *name)
-{
-	return action_index(name) >= 0;
-}
-
 /*
  * A name D itself gives a meaning (a built-in variable, subroutine or
  * action): never a type, so the parser asks the kernel's BTF only about
@@ -158,7 +130,7 @@ static int is_builtin(const char *name)
 
 int sema_reserved(const char *name)
 {
-	if (is_builtin(name) || action_index(name) >= 0 || !strcmp(name, "alloca"))
+	if (is_builtin(name) || d_action(name) || !strcmp(name, "alloca"))
 		return 1;
 	for (int s = 0; s < DIF_NSUBRS; s++)
 		if (subrs[s].name && !strcmp(subrs[s].name, name))
@@ -585,16 +557,16 @@ static struct node *call(struct prog *p, struct lexer *lx, struct node *n)
 {
 	int i, s;
 
-	if (action_index(n->s) >= 0) {
-		int a = action_index(n->s);
+	if (d_action(n->s) && d_action(n->s)->lower) {
+		const struct d_action *a = d_action(n->s);
 
-		if (n->nargs < actions[a].min || n->nargs > actions[a].max)
+		if (n->nargs < a->min || n->nargs > a->max)
 			dt_cerrt(lx, DT_D_PROTO_LEN, n->line, n->col,
 				 "%s( ) prototype mismatch: %d arg%s passed, %s%d expected",
 				 n->s, n->nargs, n->nargs == 1 ? "" : "s",
-				 actions[a].min == actions[a].max ? "" :
-				 n->nargs < actions[a].min ? "at least " : "at most ",
-				 n->nargs < actions[a].min ? actions[a].min : actions[a].max);
+				 a->min == a->max ? "" :
+				 n->nargs < a->min ? "at least " : "at most ",
+				 n->nargs < a->min ? a->min : a->max);
 		n->var = -2;
 		n->t = dt_void;
 		return n;

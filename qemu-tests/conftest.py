@@ -90,7 +90,11 @@ def pytest_collection_modifyitems(config, items):
     the host-only ones test nothing the variant changes."""
     host = [it for it in items if not _boots(it)]
     guest = [it for it in items if _boots(it)]
-    if xdtvm.KVARIANT:
+    if os.environ.get("XDT_HOST_ONLY"):	# make test-host: no guest boots
+        if guest:
+            config.hook.pytest_deselected(items=guest)
+        items[:] = host
+    elif xdtvm.KVARIANT:
         if host:
             config.hook.pytest_deselected(items=host)
         items[:] = _kgdb_last(guest)
