@@ -308,7 +308,7 @@ fuzz: all
 	    exit 1; \
 	done
 
-# The soak (issue 32; bench/soak.py): on the debug kernels, per ISA, 10^6
+# The soak (bench/soak.py, docs/reliability.md): on the debug kernels, per ISA, 10^6
 # fuzzed program objects, 10^5 fuzzed D programs, every-probe enablings,
 # SIGKILLed consumers, module cycles, CPU hotplug, 1000 start/stop cycles
 # under kmemleak, fail-nth and failslab/fail_page_alloc on xdt.ko's

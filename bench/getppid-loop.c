@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * getppid-loop N [FUNC]: the benchmark's syscall trigger (issue 6).  Calls
+ * getppid-loop N [FUNC]: the benchmark's syscall trigger.  Calls
  * getppid(2) N times through syscall(2) (no libc caching) and prints the
  * loop's CLOCK_MONOTONIC time: "@gp n=N ns=T".  With FUNC, first waits
  * 0.2 s and copies FUNC's line of debugfs kprobes/list to /tmp/via (what

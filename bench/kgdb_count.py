@@ -8,7 +8,7 @@
     (gdb) count-step *0xffffffffc0002000; count-run    # see below
 
 This is what a DTrace-style probe costs when a debugger is the probe
-mechanism (issue 18, bench/kgdbstudy.py): each hit is a breakpoint
+mechanism (bench/kgdbstudy.py): each hit is a breakpoint
 exception in the kernel, a stop reply over the remote protocol, gdb
 evaluating stop() (which counts and returns False so gdb resumes without
 reporting a stop), and gdb stepping over the breakpoint (take it out,

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The kgdb probe-insertion study (issue 18): `make study`.
+"""The kgdb probe-insertion study (docs/kgdb-study.md): `make study`.
 
     bench/kgdbstudy.py [--quick] [--isas x86_64,aarch64,riscv64] [--out DIR]
                        [--no-icount]

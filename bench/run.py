@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""xdt's probe-overhead benchmark (issue 6): `make bench`.
+"""xdt's probe-overhead benchmark: `make bench` (bench/README.md).
 
 For each ISA, two boots of the project's Linux 6.1 guest:
 
@@ -1412,7 +1412,7 @@ def goal_why(kvia, xvia):
 
 
 def goal_table(meta, figs):
-    """Issue 6's goal: xdt fbt entry count() costs no more than kprobe +
+    """The first goal: xdt fbt entry count() costs no more than kprobe +
     BPF count on the same ISA, by instructions and by the TCG ns ratio."""
     L = ["## Goal: xdt fbt entry ≤ kprobe + BPF count (same ISA, boot, "
          "function)\n",
@@ -1566,7 +1566,7 @@ def make_plots(outdir, figs, isas, sfigs=None):
             fig.savefig(os.path.join(outdir, fname), dpi=120)
             plt.close(fig)
             made.append(fname)
-    # The mechanism matrix, one figure per ISA (issue 17): how each way
+    # The mechanism matrix, one figure per ISA: how each way
     # into the same function costs, entry and return, instructions beside
     # TCG ns, so a reader sees where the two measures disagree.
     for isa in isas:

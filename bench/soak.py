@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""make soak (issue 32): hours of abuse of xdt.ko on the debug kernels.
+"""make soak (docs/reliability.md): hours of abuse of xdt.ko on the debug kernels.
 
 Per ISA, one guest (restarted only if it dies), a list of stages; each is a
 function returning (what ran, how much, what was found), and the table is

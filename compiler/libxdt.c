@@ -638,7 +638,7 @@ static int compile_once(xdt_hdl_t *h, const char *src, const char *name,
  * (psinfo_t, bufinfo_t, ...) and their inlines (curpsinfo) live there.
  *
  * Loaded lazily: the library reads kernel types, and indexing BTF costs
- * every dtrace start-up tens of milliseconds under TCG (issue 16), so a
+ * every dtrace start-up tens of milliseconds under TCG, so a
  * program is first compiled without it.  Only if that fails -- an
  * identifier, type or translator it does not know, or a stable probe's
  * translated argument types -- is the library compiled and the program

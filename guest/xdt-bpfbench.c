@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * xdt-bpfbench: the eBPF and ftrace baselines of the overhead benchmark
- * (issue 6), as one static guest program that needs nothing but the raw
+ * (bench/README.md), as one static guest program that needs nothing but the raw
  * bpf(2) and perf_event_open(2) syscalls and tracefs (Debian has no riscv64
  * libbpf).  It loads a handwritten BPF program, attaches it to kernel
  * functions by name with one of several mechanisms, runs a command, reads

@@ -1,4 +1,4 @@
-"""The eBPF and ftrace baselines of the overhead benchmark (issue 6).
+"""The eBPF and ftrace baselines of the overhead benchmark (bench/README.md).
 
 Every mechanism xdt is compared with attaches a counting program to the
 bench module's noinline target (qemu-tests/modules/xdt_bench); the module's

@@ -1,4 +1,4 @@
-"""Smoke test of the overhead benchmark (bench/run.py, issue 6).
+"""Smoke test of the overhead benchmark (bench/run.py).
 
 Runs `bench/run.py --quick` for one ISA (the first XDT_ISAS selects) into a
 temporary directory and checks that the outputs exist, are complete (every

@@ -1,4 +1,4 @@
-"""Allocation failures aimed at xdt.ko (issue 32; guest/xdt-failnth.c):
+"""Allocation failures aimed at xdt.ko (guest/xdt-failnth.c, docs/reliability.md):
 each fault-injection site one step of an enabling reaches is failed in
 turn, and every such run must fail cleanly (ENOMEM with libxdt's message)
 or absorb the fault, leave nothing behind, and let the next enabling run.

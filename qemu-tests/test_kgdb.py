@@ -1,4 +1,4 @@
-"""kgdb in the lab (issue 18): gdb-multiarch with the vmlinux's symbols,
+"""kgdb in the lab (docs/kgdb-study.md): gdb-multiarch with the vmlinux's symbols,
 attached to the guest kernel's own kgdb stub (kgdboc on the console UART,
 through the launcher's kgdb port: xdtvm.VM(kgdb=True), xdtvm.Kgdb) -- not
 to QEMU's gdbstub.  The quick half of `make study` (bench/kgdbstudy.py):

@@ -1,4 +1,4 @@
-"""kinst: a probe on any instruction, on every ISA (issue 5).
+"""kinst: a probe on any instruction, on every ISA (docs/architecture.md, "kinst").
 
 Each test boots the ISA under test through the shared fixture and drives the
 real provider: listing decodes the function in the kernel and is checked

@@ -1,4 +1,4 @@
-"""Lua on libxdt (issue 19), in every guest: the bindings (lua/lxdt.c) in
+"""Lua on libxdt (docs/lua.md), in every guest: the bindings (lua/lxdt.c) in
 the static xdt-lua, xdt-watch's profiles against known workloads, the
 examples, and a 20,000-record stream whose memory must not grow."""
 import re

@@ -1,4 +1,4 @@
-"""Who may use /dev/xdt (issue 32, item 4; docs/privileges.md), checked in
+"""Who may use /dev/xdt (docs/privileges.md), checked in
 every guest as uid 1000 with exactly the capabilities each case names
 (guest/xdt-runas.c): none may not open the device; CAP_PERFMON traces
 (BEGIN, fbt, syscall, built-in variables, user memory, stack()) but a D

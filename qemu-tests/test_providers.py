@@ -1,4 +1,4 @@
-"""The providers that are not breakpoints (issue 12): profile/tick (timers),
+"""The providers that are not breakpoints: profile/tick (timers),
 syscall (raw_syscalls tracepoints with a per-syscall enable map) and rawtp
 (every kernel tracepoint), on every ISA, plus dtrace loading xdt.ko itself.
 

@@ -4,7 +4,7 @@ emulate, each returning a value that is only right if every instruction ran
 correctly.  Here: the module has the instruction forms it promises (host
 disassembly), every function returns what an independent Python model says,
 and fbt sees each one as a separate, exactly-counted function.  kinst's own
-tests (issue 5) will probe every instruction of these functions.
+tests probe every instruction of these functions.
 
 The asm functions open with the prologue fbt's per-ISA fallback accepts
 (x86 `push %rbp`, arm64 the two ftrace NOPs, riscv `addi sp, sp, -N`), so

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * xdt_bench: the in-kernel trigger for the probe-overhead benchmark (issue 6).
+ * xdt_bench: the in-kernel trigger for the probe-overhead benchmark (bench/README.md).
  *
  * Writing N to /sys/kernel/debug/xdt_bench/trigger calls xdt_bench_target()
  * N times in a tight loop and records the loop's elapsed time (ktime_get_ns)
