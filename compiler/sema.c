@@ -971,332 +971,401 @@ static struct node *stable_arg(struct prog *p, struct lexer *lx,
 	return sem(p, lx, x);
 }
 
-static struct node *sem(struct prog *p, struct lexer *lx, struct node *n)
+static struct node *sem_int(struct prog *p, struct lexer *lx, struct node *n)
+{
+	(void)p;
+	(void)lx;
+	if (!n->t)
+		n->t = n->ival == (int)n->ival ? dt_int : dt_long;
+	return n;
+}
+
+static struct node *sem_str(struct prog *p, struct lexer *lx, struct node *n)
+{
+	(void)p;
+	(void)lx;
+	n->t = dt_string;
+	return n;
+}
+
+static struct node *sem_tvar(struct prog *p, struct lexer *lx, struct node *n)
 {
 	struct dvar *v;
 
-	if (n->t && n->k != N_INT)
-		return n;	/* typed already (an inline's body, a rewrite) */
-	switch (n->k) {
-	case N_INT:
-		if (!n->t)
-			n->t = n->ival == (int)n->ival ? dt_int : dt_long;
-		return n;
-	case N_STR:
-		n->t = dt_string;
-		return n;
-	case N_IDENT:
-		return resolve_ident(p, lx, n);
-	case N_SELF:
-	case N_THIS:
-		v = var_lookup(p, n->k == N_SELF ? XDT_VAR_THREAD : XDT_VAR_LOCAL, n->s);
-		if (!v)
-			dt_cerrt(lx, DT_D_IDENT_UNDEF, n->line, n->col,
-				 "failed to resolve %s%s: Unknown variable name",
-				 n->k == N_SELF ? "self->" : "this->", n->s);
-		if (v->array)
-			dt_cerrt(lx, DT_D_ARR_BADREF, n->line, n->col,
-				 "%s%s is an associative array: use %s%s[key]",
-				 scope_prefix(v->scope), n->s, scope_prefix(v->scope), n->s);
-		n->dv = v;
-		n->t = v->t;
-		return n;
-	case N_INDEX:
-		no_local_array(p, lx, n);
-		if (n->a->k == N_IDENT && !strcmp(n->a->s, "args")) {
-			if (n->nargs != 1)
-				dt_cerrt(lx, DT_D_ARR_BADREF, n->line, n->col,
-					 "args[ ] takes one subscript");
-			n->k = N_ARGS;
-			n->a = sem(p, lx, n->args[0]);
-			if (!type_is_int(n->a->t))
-				dt_cerrt(lx, DT_D_OP_INT, n->a->line, n->a->col,
-					 "args[ ] subscript must be an integer");
-			n->t = dt_int64;
-			{
-				long long c;
-				int k = sema_constval(n->a, &c);
-				struct node *cast;
-				struct dtype *at;
+	v = var_lookup(p, n->k == N_SELF ? XDT_VAR_THREAD : XDT_VAR_LOCAL, n->s);
+	if (!v)
+		dt_cerrt(lx, DT_D_IDENT_UNDEF, n->line, n->col,
+			 "failed to resolve %s%s: Unknown variable name",
+			 n->k == N_SELF ? "self->" : "this->", n->s);
+	if (v->array)
+		dt_cerrt(lx, DT_D_ARR_BADREF, n->line, n->col,
+			 "%s%s is an associative array: use %s%s[key]",
+			 scope_prefix(v->scope), n->s, scope_prefix(v->scope), n->s);
+	n->dv = v;
+	n->t = v->t;
+	return n;
+}
 
-				if (k && (c < 0 || c >= 10))
-					dt_cerrt(lx, DT_D_ARR_BADREF, n->a->line, n->a->col,
-						 "index %lld is out of range for args[ ]", c);
-				if (k && p->argdesc)
-					dt_argtypes(p, lx, n->a->line, n->a->col);
-				if (!k || !p->argdesc || p->nargt < 0)
-					return n;	/* untyped: int64_t */
-				if (c >= p->nargt)
-					dt_cerrt(lx, DT_D_ARGS_IDX, n->a->line, n->a->col,
-						 "index %lld is out of range for %s args[ ]",
-						 c, p->argdesc);
-				/*
-				 * The prototype's type: a cast of the 64-bit
-				 * argument, so narrower ones are narrowed (the
-				 * ABIs leave their upper bits undefined).  A
-				 * struct passed by value stays int64_t.
-				 */
-				at = p->argt[c];
-				if (p->argn[c])
-					return stable_arg(p, lx, n, p->argn[c], at);
-				if (!type_is_scalar(at))
-					return n;
-				cast = node_new(N_CAST, n->line, n->col);
-				cast->ct = at;
-				cast->a = n;
-				cast->t = at;
-				return cast;
-			}
+/* args[i]: the probe's argument, typed by its prototype when i is constant */
+static struct node *sem_args(struct prog *p, struct lexer *lx, struct node *n)
+{
+	long long c;
+	struct node *cast;
+	struct dtype *at;
+	int k;
+
+	if (n->nargs != 1)
+		dt_cerrt(lx, DT_D_ARR_BADREF, n->line, n->col,
+			 "args[ ] takes one subscript");
+	n->k = N_ARGS;
+	n->a = sem(p, lx, n->args[0]);
+	if (!type_is_int(n->a->t))
+		dt_cerrt(lx, DT_D_OP_INT, n->a->line, n->a->col,
+			 "args[ ] subscript must be an integer");
+	n->t = dt_int64;
+	k = sema_constval(n->a, &c);
+	if (k && (c < 0 || c >= 10))
+		dt_cerrt(lx, DT_D_ARR_BADREF, n->a->line, n->a->col,
+			 "index %lld is out of range for args[ ]", c);
+	if (k && p->argdesc)
+		dt_argtypes(p, lx, n->a->line, n->a->col);
+	if (!k || !p->argdesc || p->nargt < 0)
+		return n;	/* untyped: int64_t */
+	if (c >= p->nargt)
+		dt_cerrt(lx, DT_D_ARGS_IDX, n->a->line, n->a->col,
+			 "index %lld is out of range for %s args[ ]",
+			 c, p->argdesc);
+	/*
+	 * The prototype's type: a cast of the 64-bit argument, so narrower
+	 * ones are narrowed (the ABIs leave their upper bits undefined).  A
+	 * struct passed by value stays int64_t.
+	 */
+	at = p->argt[c];
+	if (p->argn[c])
+		return stable_arg(p, lx, n, p->argn[c], at);
+	if (!type_is_scalar(at))
+		return n;
+	cast = node_new(N_CAST, n->line, n->col);
+	cast->ct = at;
+	cast->a = n;
+	cast->t = at;
+	return cast;
+}
+
+static struct node *sem_index(struct prog *p, struct lexer *lx, struct node *n)
+{
+	struct dvar *v;
+
+	no_local_array(p, lx, n);
+	if (n->a->k == N_IDENT && !strcmp(n->a->s, "args"))
+		return sem_args(p, lx, n);
+	if (n->a->k == N_IDENT || n->a->k == N_SELF) {
+		v = array_of(p, n->a);
+		if (v && v->array) {
+			check_keys(p, lx, n, v);
+			n->dv = v;
+			n->t = v->t;
+			return n;
 		}
-		if (n->a->k == N_IDENT || n->a->k == N_SELF) {
-			v = array_of(p, n->a);
-			if (v && v->array) {
-				check_keys(p, lx, n, v);
-				n->dv = v;
-				n->t = v->t;
-				return n;
-			}
-			if (!v && n->a->k == N_SELF)
+		if (!v && n->a->k == N_SELF)
+			dt_cerrt(lx, DT_D_IDENT_UNDEF, n->a->line, n->a->col,
+				 "failed to resolve self->%s: Unknown variable name",
+				 n->a->s);
+		if (!v && n->a->k == N_IDENT &&
+		    !type_enumconst(n->a->s, &(long long){0}) &&
+		    !var_lookup(p, XDT_VAR_GLOBAL, n->a->s)) {
+			int inl = 0;
+
+			for (int i = 0; i < p->ninlines; i++)
+				inl |= !strcmp(p->inlines[i]->name, n->a->s);
+			if (!inl)
 				dt_cerrt(lx, DT_D_IDENT_UNDEF, n->a->line, n->a->col,
-					 "failed to resolve self->%s: Unknown variable name",
+					 "failed to resolve %s: Unknown variable name",
 					 n->a->s);
-			if (!v && n->a->k == N_IDENT &&
-			    !type_enumconst(n->a->s, &(long long){0}) &&
-			    !var_lookup(p, XDT_VAR_GLOBAL, n->a->s)) {
-				int inl = 0;
-
-				for (int i = 0; i < p->ninlines; i++)
-					inl |= !strcmp(p->inlines[i]->name, n->a->s);
-				if (!inl)
-					dt_cerrt(lx, DT_D_IDENT_UNDEF, n->a->line, n->a->col,
-						 "failed to resolve %s: Unknown variable name",
-						 n->a->s);
-			}
 		}
-		return subscript(p, lx, n);
-	case N_UN:
-		n->a = sem(p, lx, n->a);
-		act_check(lx, n->a, DT_D_OP_ARITH);
-		if (n->op == T_NOT) {
-			if (!type_is_scalar(n->a->t))
-				dt_cerrt(lx, DT_D_OP_SCALAR, n->line, n->col,
-					 "operator ! requires an operand of scalar type");
-			n->t = dt_int;
-			return n;
-		}
-		if (!type_is_int(n->a->t))
-			dt_cerrt(lx, n->op == T_TILDE ? DT_D_OP_INT : DT_D_OP_ARITH,
-				 n->line, n->col, "operator %s requires an operand of %s type",
-				 tokstr(n->op), n->op == T_TILDE ? "integral" : "arithmetic");
-		n->t = type_promote(n->a->t);
-		if (n->op == T_PLUS)
-			return n->a;
-		return n;
-	case N_BIN:
-		return binop(p, lx, n);
-	case N_AND:
-	case N_OR:
-		n->a = sem(p, lx, n->a);
-		n->b = sem(p, lx, n->b);
-		act_check(lx, n->a, DT_D_OP_ARITH);
-		act_check(lx, n->b, DT_D_OP_ARITH);
-		if (!type_is_scalar(n->a->t) || !type_is_scalar(n->b->t))
-			dt_cerrt(lx, DT_D_OP_SCALAR, n->line, n->col,
-				 "operator %s requires operands of scalar type",
-				 n->k == N_AND ? "&&" : "||");
-		n->t = dt_int;
-		return n;
-	case N_TERN: {
-		struct dtype *a, *b;
-
-		n->a = sem(p, lx, n->a);
-		n->b = sem(p, lx, n->b);
-		n->c = sem(p, lx, n->c);
-		act_check(lx, n->a, DT_D_OP_ACT);
-		act_check(lx, n->b, DT_D_OP_ACT);
-		act_check(lx, n->c, DT_D_OP_ACT);
-		if (!type_is_scalar(n->a->t) && !type_is_strlike(n->a->t))
-			dt_cerrt(lx, DT_D_OP_SCALAR, n->line, n->col,
-				 "operator ?: requires a scalar condition");
-		a = n->b->t;
-		b = n->c->t;
-		if (type_is_int(a) && type_is_int(b))
-			n->t = type_arith(a, b);
-		else if (type_is_strlike(a) && type_is_strlike(b))
-			n->t = a->real->k == TK_STRING ? a : b->real->k == TK_STRING ? b : a;
-		else if (type_compat(a, b))
-			n->t = a;
-		else if (a->real->k == TK_PTR && type_is_int(b))
-			n->t = a;
-		else if (b->real->k == TK_PTR && type_is_int(a))
-			n->t = b;
-		else
-			dt_cerrt(lx, DT_D_OP_INCOMPAT, n->line, n->col,
-				 "operator ?: operands must have compatible types");
-		return n;
 	}
-	case N_CAST: {
-		struct dtype *to = n->ct, *from;
+	return subscript(p, lx, n);
+}
 
-		n->a = sem(p, lx, n->a);
-		from = n->a->t;
-		if (to->real->k == TK_VOID ||
-		    (type_is_scalar(to) && (type_is_scalar(from) || from->real->k == TK_ARRAY)) ||
-		    (to->real->k == TK_STRING && (type_is_strlike(from) || type_is_scalar(from))) ||
-		    type_compat(to, from)) {
-			n->t = to;
-			return n;
-		}
-		dt_cerrt(lx, DT_D_CAST, n->line, n->col,
-			 "invalid cast expression: \"%s\" to \"%s\"",
-			 type_str(from), type_str(to));
-	}
-	case N_DEREF:
-		n->a = sem(p, lx, n->a);
-		if (n->a->t->real->k != TK_PTR && n->a->t->real->k != TK_ARRAY)
-			dt_cerrt(lx, DT_D_DEREF_NONPTR, n->line, n->col,
-				 "operator * requires a pointer operand, e.g. *(int *)addr");
-		n->t = n->a->t->real->base;
-		if (n->t->real->k == TK_VOID)
-			dt_cerrt(lx, DT_D_DEREF_VOID, n->line, n->col,
-				 "cannot dereference a pointer to void");
-		return n;
-	case N_ADDR:
-		n->a = sem(p, lx, n->a);
-		if (n->a->k == N_MEMBER && n->a->mem->bits)
-			dt_cerrt(lx, DT_D_ADDROF_BITFIELD, n->line, n->col,
-				 "cannot take address of bit-field");
-		if (n->a->k == N_DVAR || n->a->k == N_SELF || n->a->k == N_THIS ||
-		    n->a->k == N_INDEX || n->a->k == N_VAR || n->a->k == N_ARGS) {
-			if (!(n->a->k == N_DVAR && type_is_byref(n->a->t)))
-				dt_cerrt(lx, DT_D_ADDROF_VAR, n->line, n->col,
-					 "cannot take address of dynamic variable");
-		} else if (!is_memory_lvalue(n->a) && !is_dvar_storage(n->a)) {
-			dt_cerrt(lx, DT_D_ADDROF_LVAL, n->line, n->col,
-				 "unacceptable operand for unary & operator");
-		}
-		n->t = type_ptr(n->a->t);
-		return n;
-	case N_MEMBER:
-		return member(p, lx, n);
-	case N_ASSIGN: {
-		struct dtype *lt;
-
-		/*
-		 * x op= e reads x first: DTrace resolves it before the value,
-		 * so an undeclared x is D_VAR_UNDEF whatever e is.
-		 */
-		if (n->op != T_ASSIGN && n->a->k == N_IDENT &&
-		    !var_lookup(p, XDT_VAR_GLOBAL, n->a->s) && !is_builtin(n->a->s) &&
-		    !type_enumconst(n->a->s, &(long long){ 0 }))
-			dt_cerrt(lx, DT_D_VAR_UNDEF, n->a->line, n->a->col,
-				 "failed to resolve %s: Unknown variable name", n->a->s);
-		n->b = sem(p, lx, n->b);
-		act_check(lx, n->b, DT_D_ACT_SPEC);
-		if (n->op != T_ASSIGN && (n->op == T_ADDEQ || n->op == T_SUBEQ) &&
-		    n->b->t->real->k == TK_PTR && n->b->t->real->base->real->k == TK_VOID)
-			dt_cerrt(lx, DT_D_OP_VFPTR, n->line, n->col,
-				 "operator %s requires pointer to non-void type",
-				 tokstr(n->op));
-		if (n->op == T_ASSIGN) {
-			struct dtype *dt = NULL;
-
-			/* an undeclared variable is declared by its first value */
-			if (n->a->k == N_IDENT || n->a->k == N_SELF || n->a->k == N_THIS ||
-			    n->a->k == N_INDEX)
-				dt = decl_type(lx, n->b);
-			n->a = sema_lvalue(p, lx, n->a, dt, 1);
-		} else {
-			/* x op= e on a new variable declares it an int, as ++ does */
-			n->a = sema_lvalue(p, lx, n->a, dt_int, 1);
-		}
-		lt = n->a->t;
-		if (n->op == T_ASSIGN) {
-			assign_check(lx, n, lt, n->b);
-		} else if (!(type_is_int(lt) && type_is_int(n->b->t)) &&
-			   !(lt->real->k == TK_PTR && type_is_int(n->b->t) &&
-			     (n->op == T_ADDEQ || n->op == T_SUBEQ))) {
-			dt_cerrt(lx, type_is_int(lt) || lt->real->k == TK_PTR ?
-				 DT_D_OP_INCOMPAT : DT_D_OP_ARITH, n->line, n->col,
-				 "operator %s requires operands of arithmetic type",
-				 tokstr(n->op));
-		}
-		if (n->a->k == N_MEMBER && n->a->mem->bits && type_is_byref(lt))
-			dt_cerrt(lx, DT_D_OP_BFIELD, n->line, n->col, "invalid bit-field");
-		n->t = lt;
-		return n;
-	}
-	case N_INCDEC:
-		/* DTrace declares an unknown variable int64_t on first ++ / --
-		   (dt_cook_op1) */
-		n->a = sema_lvalue(p, lx, n->a, dt_int64, 1);
+static struct node *sem_unary(struct prog *p, struct lexer *lx, struct node *n)
+{
+	n->a = sem(p, lx, n->a);
+	act_check(lx, n->a, DT_D_OP_ARITH);
+	if (n->op == T_NOT) {
 		if (!type_is_scalar(n->a->t))
 			dt_cerrt(lx, DT_D_OP_SCALAR, n->line, n->col,
-				 "operator %s requires an operand of scalar type",
-				 tokstr(n->op));
-		n->t = n->a->t;
+				 "operator ! requires an operand of scalar type");
+		n->t = dt_int;
 		return n;
-	case N_CALL:
-		return call(p, lx, n);
-	case N_SIZEOF: {
-		struct dtype *t = n->ct;
-
-		if (!t) {
-			n->a = sem(p, lx, n->a);
-			if (n->a->k == N_MEMBER && n->a->mem->bits)
-				dt_cerrt(lx, DT_D_SIZEOF_BITFIELD, n->line, n->col,
-					 "cannot apply sizeof to a bit-field");
-			t = n->a->t;
-		}
-		if (t->real->k == TK_VOID || t->real->k == TK_FUNC ||
-		    ((t->real->k == TK_STRUCT || t->real->k == TK_UNION) && !type_defined(t->real)))
-			dt_cerrt(lx, DT_D_SIZEOF_TYPE, n->line, n->col,
-				 "cannot apply sizeof to an expression of type %s", type_str(t));
-		return int_node(n, t->real->size, type_named("size_t"));
 	}
-	case N_OFFSETOF: {
-		struct dtype *t = n->ct->real;
-		const struct dmember *m;
+	if (!type_is_int(n->a->t))
+		dt_cerrt(lx, n->op == T_TILDE ? DT_D_OP_INT : DT_D_OP_ARITH,
+			 n->line, n->col, "operator %s requires an operand of %s type",
+			 tokstr(n->op), n->op == T_TILDE ? "integral" : "arithmetic");
+	n->t = type_promote(n->a->t);
+	if (n->op == T_PLUS)
+		return n->a;
+	return n;
+}
 
-		if ((t->k != TK_STRUCT && t->k != TK_UNION) || !type_defined(t))
-			dt_cerrt(lx, DT_D_OFFSETOF_TYPE, n->line, n->col,
-				 "offsetof( ) first argument must be a struct or union type");
-		m = type_member(t, n->s);
-		if (!m)
-			dt_cerrt(lx, DT_D_TYPE_MEMBER, n->line, n->col,
-				 "%s is not a member of %s", n->s, t->name);
-		if (m->bits)
-			dt_cerrt(lx, DT_D_OFFSETOF_BITFIELD, n->line, n->col,
-				 "offsetof( ) cannot be applied to a bit-field member");
-		return int_node(n, m->off, type_named("size_t"));
+static struct node *sem_logical(struct prog *p, struct lexer *lx, struct node *n)
+{
+	n->a = sem(p, lx, n->a);
+	n->b = sem(p, lx, n->b);
+	act_check(lx, n->a, DT_D_OP_ARITH);
+	act_check(lx, n->b, DT_D_OP_ARITH);
+	if (!type_is_scalar(n->a->t) || !type_is_scalar(n->b->t))
+		dt_cerrt(lx, DT_D_OP_SCALAR, n->line, n->col,
+			 "operator %s requires operands of scalar type",
+			 n->k == N_AND ? "&&" : "||");
+	n->t = dt_int;
+	return n;
+}
+
+static struct node *sem_ternary(struct prog *p, struct lexer *lx, struct node *n)
+{
+	struct dtype *a, *b;
+
+	n->a = sem(p, lx, n->a);
+	n->b = sem(p, lx, n->b);
+	n->c = sem(p, lx, n->c);
+	act_check(lx, n->a, DT_D_OP_ACT);
+	act_check(lx, n->b, DT_D_OP_ACT);
+	act_check(lx, n->c, DT_D_OP_ACT);
+	if (!type_is_scalar(n->a->t) && !type_is_strlike(n->a->t))
+		dt_cerrt(lx, DT_D_OP_SCALAR, n->line, n->col,
+			 "operator ?: requires a scalar condition");
+	a = n->b->t;
+	b = n->c->t;
+	if (type_is_int(a) && type_is_int(b))
+		n->t = type_arith(a, b);
+	else if (type_is_strlike(a) && type_is_strlike(b))
+		n->t = a->real->k == TK_STRING ? a : b->real->k == TK_STRING ? b : a;
+	else if (type_compat(a, b))
+		n->t = a;
+	else if (a->real->k == TK_PTR && type_is_int(b))
+		n->t = a;
+	else if (b->real->k == TK_PTR && type_is_int(a))
+		n->t = b;
+	else
+		dt_cerrt(lx, DT_D_OP_INCOMPAT, n->line, n->col,
+			 "operator ?: operands must have compatible types");
+	return n;
+}
+
+static struct node *sem_cast(struct prog *p, struct lexer *lx, struct node *n)
+{
+	struct dtype *to = n->ct, *from;
+
+	n->a = sem(p, lx, n->a);
+	from = n->a->t;
+	if (to->real->k == TK_VOID ||
+	    (type_is_scalar(to) && (type_is_scalar(from) || from->real->k == TK_ARRAY)) ||
+	    (to->real->k == TK_STRING && (type_is_strlike(from) || type_is_scalar(from))) ||
+	    type_compat(to, from)) {
+		n->t = to;
+		return n;
 	}
-	case N_XLATE: {
-		struct dtype *o = n->ct->real->k == TK_PTR ? n->ct->real->base : n->ct;
-		struct dtype *in;
+	dt_cerrt(lx, DT_D_CAST, n->line, n->col,
+		 "invalid cast expression: \"%s\" to \"%s\"",
+		 type_str(from), type_str(to));
+}
 
+static struct node *sem_deref(struct prog *p, struct lexer *lx, struct node *n)
+{
+	n->a = sem(p, lx, n->a);
+	if (n->a->t->real->k != TK_PTR && n->a->t->real->k != TK_ARRAY)
+		dt_cerrt(lx, DT_D_DEREF_NONPTR, n->line, n->col,
+			 "operator * requires a pointer operand, e.g. *(int *)addr");
+	n->t = n->a->t->real->base;
+	if (n->t->real->k == TK_VOID)
+		dt_cerrt(lx, DT_D_DEREF_VOID, n->line, n->col,
+			 "cannot dereference a pointer to void");
+	return n;
+}
+
+static struct node *sem_addr(struct prog *p, struct lexer *lx, struct node *n)
+{
+	n->a = sem(p, lx, n->a);
+	if (n->a->k == N_MEMBER && n->a->mem->bits)
+		dt_cerrt(lx, DT_D_ADDROF_BITFIELD, n->line, n->col,
+			 "cannot take address of bit-field");
+	if (n->a->k == N_DVAR || n->a->k == N_SELF || n->a->k == N_THIS ||
+	    n->a->k == N_INDEX || n->a->k == N_VAR || n->a->k == N_ARGS) {
+		if (!(n->a->k == N_DVAR && type_is_byref(n->a->t)))
+			dt_cerrt(lx, DT_D_ADDROF_VAR, n->line, n->col,
+				 "cannot take address of dynamic variable");
+	} else if (!is_memory_lvalue(n->a) && !is_dvar_storage(n->a)) {
+		dt_cerrt(lx, DT_D_ADDROF_LVAL, n->line, n->col,
+			 "unacceptable operand for unary & operator");
+	}
+	n->t = type_ptr(n->a->t);
+	return n;
+}
+
+static struct node *sem_assign(struct prog *p, struct lexer *lx, struct node *n)
+{
+	struct dtype *lt;
+
+	/*
+	 * x op= e reads x first: DTrace resolves it before the value,
+	 * so an undeclared x is D_VAR_UNDEF whatever e is.
+	 */
+	if (n->op != T_ASSIGN && n->a->k == N_IDENT &&
+	    !var_lookup(p, XDT_VAR_GLOBAL, n->a->s) && !is_builtin(n->a->s) &&
+	    !type_enumconst(n->a->s, &(long long){ 0 }))
+		dt_cerrt(lx, DT_D_VAR_UNDEF, n->a->line, n->a->col,
+			 "failed to resolve %s: Unknown variable name", n->a->s);
+	n->b = sem(p, lx, n->b);
+	act_check(lx, n->b, DT_D_ACT_SPEC);
+	if (n->op != T_ASSIGN && (n->op == T_ADDEQ || n->op == T_SUBEQ) &&
+	    n->b->t->real->k == TK_PTR && n->b->t->real->base->real->k == TK_VOID)
+		dt_cerrt(lx, DT_D_OP_VFPTR, n->line, n->col,
+			 "operator %s requires pointer to non-void type",
+			 tokstr(n->op));
+	if (n->op == T_ASSIGN) {
+		struct dtype *dt = NULL;
+
+		/* an undeclared variable is declared by its first value */
+		if (n->a->k == N_IDENT || n->a->k == N_SELF || n->a->k == N_THIS ||
+		    n->a->k == N_INDEX)
+			dt = decl_type(lx, n->b);
+		n->a = sema_lvalue(p, lx, n->a, dt, 1);
+	} else {
+		/* x op= e on a new variable declares it an int, as ++ does */
+		n->a = sema_lvalue(p, lx, n->a, dt_int, 1);
+	}
+	lt = n->a->t;
+	if (n->op == T_ASSIGN) {
+		assign_check(lx, n, lt, n->b);
+	} else if (!(type_is_int(lt) && type_is_int(n->b->t)) &&
+		   !(lt->real->k == TK_PTR && type_is_int(n->b->t) &&
+		     (n->op == T_ADDEQ || n->op == T_SUBEQ))) {
+		dt_cerrt(lx, type_is_int(lt) || lt->real->k == TK_PTR ?
+			 DT_D_OP_INCOMPAT : DT_D_OP_ARITH, n->line, n->col,
+			 "operator %s requires operands of arithmetic type",
+			 tokstr(n->op));
+	}
+	if (n->a->k == N_MEMBER && n->a->mem->bits && type_is_byref(lt))
+		dt_cerrt(lx, DT_D_OP_BFIELD, n->line, n->col, "invalid bit-field");
+	n->t = lt;
+	return n;
+}
+
+static struct node *sem_incdec(struct prog *p, struct lexer *lx, struct node *n)
+{
+	/* DTrace declares an unknown variable int64_t on first ++ / --
+	   (dt_cook_op1) */
+	n->a = sema_lvalue(p, lx, n->a, dt_int64, 1);
+	if (!type_is_scalar(n->a->t))
+		dt_cerrt(lx, DT_D_OP_SCALAR, n->line, n->col,
+			 "operator %s requires an operand of scalar type",
+			 tokstr(n->op));
+	n->t = n->a->t;
+	return n;
+}
+
+static struct node *sem_sizeof(struct prog *p, struct lexer *lx, struct node *n)
+{
+	struct dtype *t = n->ct;
+
+	if (!t) {
 		n->a = sem(p, lx, n->a);
-		in = n->a->t;
-		n->xl = xlator_find(p, o, in);
-		if (!n->xl)
-			dt_cerrt(lx, DT_D_XLATE_NONE, n->line, n->col,
-				 "translator does not exist: %s -> %s", type_str(in), type_str(o));
-		n->nargs = n->xl->nmems;
-		n->args = xzalloc((n->nargs ? n->nargs : 1) * sizeof(*n->args));
-		for (int i = 0; i < n->nargs; i++)
-			n->args[i] = xlate_member(p, lx, n->xl, i, n->a);
-		n->t = n->ct;
-		return n;
+		if (n->a->k == N_MEMBER && n->a->mem->bits)
+			dt_cerrt(lx, DT_D_SIZEOF_BITFIELD, n->line, n->col,
+				 "cannot apply sizeof to a bit-field");
+		t = n->a->t;
 	}
-	case N_STRINGOF:
-		n->a = sem(p, lx, n->a);
-		if (!type_is_scalar(n->a->t) && !type_is_strlike(n->a->t))
-			dt_cerrt(lx, DT_D_STRINGOF_TYPE, n->line, n->col,
-				 "stringof( ) operand must be a pointer, integer or string");
-		n->t = dt_string;
-		return n;
-	default:
+	if (t->real->k == TK_VOID || t->real->k == TK_FUNC ||
+	    ((t->real->k == TK_STRUCT || t->real->k == TK_UNION) && !type_defined(t->real)))
+		dt_cerrt(lx, DT_D_SIZEOF_TYPE, n->line, n->col,
+			 "cannot apply sizeof to an expression of type %s", type_str(t));
+	return int_node(n, t->real->size, type_named("size_t"));
+}
+
+static struct node *sem_offsetof(struct prog *p, struct lexer *lx, struct node *n)
+{
+	(void)p;
+	struct dtype *t = n->ct->real;
+	const struct dmember *m;
+
+	if ((t->k != TK_STRUCT && t->k != TK_UNION) || !type_defined(t))
+		dt_cerrt(lx, DT_D_OFFSETOF_TYPE, n->line, n->col,
+			 "offsetof( ) first argument must be a struct or union type");
+	m = type_member(t, n->s);
+	if (!m)
+		dt_cerrt(lx, DT_D_TYPE_MEMBER, n->line, n->col,
+			 "%s is not a member of %s", n->s, t->name);
+	if (m->bits)
+		dt_cerrt(lx, DT_D_OFFSETOF_BITFIELD, n->line, n->col,
+			 "offsetof( ) cannot be applied to a bit-field member");
+	return int_node(n, m->off, type_named("size_t"));
+}
+
+static struct node *sem_xlate(struct prog *p, struct lexer *lx, struct node *n)
+{
+	struct dtype *o = n->ct->real->k == TK_PTR ? n->ct->real->base : n->ct;
+	struct dtype *in;
+
+	n->a = sem(p, lx, n->a);
+	in = n->a->t;
+	n->xl = xlator_find(p, o, in);
+	if (!n->xl)
+		dt_cerrt(lx, DT_D_XLATE_NONE, n->line, n->col,
+			 "translator does not exist: %s -> %s", type_str(in), type_str(o));
+	n->nargs = n->xl->nmems;
+	n->args = xzalloc((n->nargs ? n->nargs : 1) * sizeof(*n->args));
+	for (int i = 0; i < n->nargs; i++)
+		n->args[i] = xlate_member(p, lx, n->xl, i, n->a);
+	n->t = n->ct;
+	return n;
+}
+
+static struct node *sem_stringof(struct prog *p, struct lexer *lx, struct node *n)
+{
+	n->a = sem(p, lx, n->a);
+	if (!type_is_scalar(n->a->t) && !type_is_strlike(n->a->t))
+		dt_cerrt(lx, DT_D_STRINGOF_TYPE, n->line, n->col,
+			 "stringof( ) operand must be a pointer, integer or string");
+	n->t = dt_string;
+	return n;
+}
+
+/* The semantic pass over one node kind: its type, its rewrites, its errors. */
+static struct node *(*const sem_kind[])(struct prog *, struct lexer *,
+					 struct node *) = {
+	[N_INT] = sem_int,
+	[N_STR] = sem_str,
+	[N_IDENT] = resolve_ident,
+	[N_SELF] = sem_tvar,
+	[N_THIS] = sem_tvar,
+	[N_INDEX] = sem_index,
+	[N_UN] = sem_unary,
+	[N_BIN] = binop,
+	[N_AND] = sem_logical,
+	[N_OR] = sem_logical,
+	[N_TERN] = sem_ternary,
+	[N_CAST] = sem_cast,
+	[N_DEREF] = sem_deref,
+	[N_ADDR] = sem_addr,
+	[N_MEMBER] = member,
+	[N_ASSIGN] = sem_assign,
+	[N_INCDEC] = sem_incdec,
+	[N_CALL] = call,
+	[N_SIZEOF] = sem_sizeof,
+	[N_OFFSETOF] = sem_offsetof,
+	[N_XLATE] = sem_xlate,
+	[N_STRINGOF] = sem_stringof,
+};
+
+static struct node *sem(struct prog *p, struct lexer *lx, struct node *n)
+{
+	if (n->t && n->k != N_INT)
+		return n;	/* typed already (an inline's body, a rewrite) */
+	if ((size_t)n->k >= sizeof(sem_kind) / sizeof(sem_kind[0]) ||
+	    !sem_kind[n->k])
 		dt_cerrt(lx, DT_D_SYNTAX, n->line, n->col, "unsupported expression");
-	}
+	return sem_kind[n->k](p, lx, n);
 }
 
 struct node *sema_expr(struct prog *p, struct lexer *lx, struct node *n)
