@@ -70,12 +70,10 @@ BT = f"{MNT}/bpftrace"          # the wrapper script on the disk
 CACHE = os.path.join(xdtvm.CACHE, "bpftrace")
 
 # Debian's name of each ISA, and the loader its glibc installs.
-DEB_ARCH = {"x86_64": "amd64", "aarch64": "arm64", "riscv64": "riscv64"}
-LOADER = {"x86_64": "ld-linux-x86-64.so.2",
-          "aarch64": "ld-linux-aarch64.so.1",
-          "riscv64": "ld-linux-riscv64-lp64d.so.1"}
-TRIPLET = {"x86_64": "x86_64-linux-gnu", "aarch64": "aarch64-linux-gnu",
-           "riscv64": "riscv64-linux-gnu"}
+# Debian's names (arch/<dir>/isa.toml [debian])
+DEB_ARCH = {isa: f["debian"]["arch"] for isa, f in xdtvm.FACTS.items()}
+LOADER = {isa: f["debian"]["loader"] for isa, f in xdtvm.FACTS.items()}
+TRIPLET = {isa: f["debian"]["triplet"] for isa, f in xdtvm.FACTS.items()}
 # Bump when the image changes in a way the package versions do not show.
 RECIPE = 1
 

@@ -43,13 +43,26 @@ STEPPED = {}            # address -> [breakpoint, hits]
 # its Nth hit, so a scheme that loops (above) ends; 0 = no limit.
 LIMIT = [0]
 
-# The register and bit that mask interrupts, where the ISA's kgdb needs them
-# masked for a single-step (gdb's register names).  x86_64's kgdb steps
-# with the trap flag, which an interrupt gate clears and iret restores, so
-# a pending interrupt runs before the step and the step still lands after
-# the breakpoint; riscv64's kgdb steps with a temporary breakpoint on the
-# next instruction, which an interrupt cannot skip.
-STEP_IRQ_MASK = {"aarch64": ("$cpsr", 0x80)}
+
+
+def _step_irq_masks():
+    """{gdb arch: (register, bit)}: where the ISA's kgdb needs interrupts
+    masked for a single-step (arch/<dir>/isa.toml [gdb] step_irq_mask,
+    which says why), read here because this file runs inside gdb."""
+    import glob
+    import os
+    import tomllib
+    top = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    masks = {}
+    for path in glob.glob(os.path.join(top, "arch", "*", "isa.toml")):
+        with open(path, "rb") as f:
+            g = tomllib.load(f).get("gdb", {})
+        if "step_irq_mask" in g:
+            masks[g["arch"]] = tuple(g["step_irq_mask"])
+    return masks
+
+
+STEP_IRQ_MASK = _step_irq_masks()
 
 
 class CountingBreakpoint(gdb.Breakpoint if gdb else object):

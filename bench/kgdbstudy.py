@@ -595,9 +595,11 @@ class Study:
         off, patch, mnem = xdtvm.XDT_PATCH[self.isa]
         o = self.insn_start(off)
         orig = self.before[o:o + len(patch)]
-        if self.isa == "riscv64" and (orig[0] & 3) != 3:
-            patch = (0x9002).to_bytes(2, "little")     # c.ebreak
-            orig = orig[:2]
+        comp = xdtvm.FACTS[self.isa]["patch"].get("compressed")
+        if comp and (orig[0] & 3) != 3:
+            # a 16-bit instruction there: the compressed breakpoint
+            patch = bytes.fromhex(comp)
+            orig = orig[:len(patch)]
         a = self.addr + o
         vals = ", ".join(f"{x:#04x}" for x in patch)
         r = dict(row="kgdb-write", writer=WRITER["kgdb-write"], off=o,

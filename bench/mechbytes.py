@@ -20,7 +20,7 @@ sys.path.insert(0, os.path.join(TOP, "tools"))
 import xdtvm  # noqa: E402
 
 MODES = ["breakpoint", "ftrace", "trampoline"]
-NINSN = {"x86_64": 2, "aarch64": 3, "riscv64": 3}
+NINSN = {isa: f["bench"]["show_insns"] for isa, f in xdtvm.FACTS.items()}
 
 
 def insns(text, func, base, syms):

@@ -52,7 +52,7 @@ import xdtvm  # noqa: E402
 
 TARGET = "xdt_bench_target"
 DBG = "/sys/kernel/debug/xdt_bench"
-TRAP = {"x86_64": "int3", "aarch64": "brk", "riscv64": "ebreak"}
+TRAP = {isa: p[2] for isa, p in xdtvm.XDT_PATCH.items()}   # int3, brk, ...
 TRACEFS = "/sys/kernel/tracing"
 BPFBENCH = "/tmp/xdt-bpfbench"     # pushed by run.py (see guest_tool())
 
@@ -202,23 +202,14 @@ def first_body_offset(isa, ko):
 
 
 # What each ISA's kinst emulates in its trap handler (the rest runs out of
-# line), from arch/<isa>/kinst_isa.c: x86_64 control flow (jmp, jcc, call,
-# ret, loop*, jrcxz); aarch64 the PC-relative and branch instructions (b,
-# bl, b.cond, cbz/cbnz, tbz/tbnz, adr/adrp, ldr literal, br/blr/ret);
-# riscv64 auipc, jal, jalr and the branches.
-_RV_EMUL = {"auipc", "jal", "jalr", "ret", "j", "jr", "beq", "bne", "blt",
-            "bge", "bltu", "bgeu", "beqz", "bnez", "blez", "bgez", "bltz",
-            "bgtz", "bgt", "ble", "bgtu", "bleu"}
-
-
+# line): arch/<dir>/isa.toml [kinst], from arch/<dir>/kinst_isa.c.
 def emulated(isa, mnem):
-    if isa == "x86_64":
-        return mnem.startswith("j") or mnem in (
-            "call", "ret", "loop", "loope", "loopne")
-    if isa == "aarch64":
-        return mnem in ("b", "bl", "br", "blr", "ret", "cbz", "cbnz", "tbz",
-                        "tbnz", "adr", "adrp") or mnem.startswith("b.")
-    return mnem.replace("c.", "") in _RV_EMUL
+    """Whether kinst emulates @mnem (arch/<dir>/isa.toml [kinst])."""
+    k = xdtvm.FACTS[isa]["kinst"]
+    if k.get("strip_prefix") and mnem.startswith(k["strip_prefix"]):
+        mnem = mnem[len(k["strip_prefix"]):]
+    return mnem in k["emulated"] or \
+        any(mnem.startswith(p) for p in k["emulated_prefixes"])
 
 
 def kinst_offsets(isa, ko):
@@ -337,9 +328,7 @@ class Bench:
                 self.gp_func = f
                 return
         # No fbt probe: the BPF rows still run, on the ISA's usual name.
-        self.gp_func = {"x86_64": "__x64_sys_getppid",
-                        "aarch64": "__arm64_sys_getppid"}.get(self.isa,
-                                                              "sys_getppid")
+        self.gp_func = xdtvm.FACTS[self.isa]["bench"]["sys_getppid"]
         why = (f"xdt fbt lists no probe on any of {', '.join(GETPPID)} "
                f"(dtrace -l -n 'fbt:kernel:*getppid*:entry' gave "
                f"{self.gp_listed or 'nothing'}; status {r.status})")
@@ -1022,18 +1011,9 @@ def structural_traps(isa, variant, via):
         # simulate_* (branches, adr/adrp, ldr literal), riscv64
         # simulate_* (jal, jalr, auipc, branches) in 6.1.
         return f"1 ({v}; the kprobe simulates the insn)"
-    if isa == "x86_64" and v == "int3":
-        # arch/x86/kernel/kprobes/core.c: a boostable instruction's copy
-        # ends in a jmp back (1 int3); otherwise the copy ends in int3 (2).
-        return "1-2 (int3; 1 if boosted)"
-    if isa == "aarch64" and v == "brk":
-        # arch/arm64/kernel/probes/kprobes.c arch_prepare_ss_slot(): the
-        # slot is the insn + BRK64_OPCODE_KPROBES_SS.
-        return "2 (brk + slot brk)"
-    if isa == "riscv64" and v == "ebreak":
-        # arch/riscv/kernel/probes/kprobes.c arch_prepare_ss_slot(): the
-        # slot is the insn + __BUG_INSN_32 (ebreak).
-        return "2 (ebreak + slot ebreak)"
+    if v == TRAP[isa]:
+        # the kprobe's single-step slot (arch/<dir>/isa.toml [bench])
+        return xdtvm.FACTS[isa]["bench"]["kprobe_traps"]
     return "?"
 
 

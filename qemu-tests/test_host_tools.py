@@ -1,5 +1,6 @@
 """Host-only checks of the lab tooling: no guest needed, run first."""
 import os
+import re
 import subprocess
 import tempfile
 
@@ -157,3 +158,43 @@ def test_known_kernel_report_is_skipped_whole_and_only_it():
     vm.expect_alloc_failures = True
     assert vm.oopses(0) is None
     del xdtvm.KNOWN_SEEN[seen:]  # not reports of this run's kernels
+
+
+def _isa_h_defines(adir):
+    """The integer #defines of arch/<adir>/isa.h, evaluated (hex, shifts
+    and ors over earlier ones; C's u suffix dropped)."""
+    vals = {}
+    with open(os.path.join(xdtvm.TOP, "arch", adir, "isa.h")) as f:
+        for line in f:
+            m = re.match(r"#define\s+(XDT_\w+)\s+(.+?)\s*(/\*.*)?$", line)
+            if not m:
+                continue
+            expr = re.sub(r"\b(0x[0-9a-fA-F]+|\d+)[uU]\b", r"\1", m.group(2))
+            try:
+                vals[m.group(1)] = eval(expr, {"__builtins__": {}}, dict(vals))
+            except Exception:
+                pass        # not an integer expression (a type, a call)
+    return vals
+
+
+@pytest.mark.parametrize("isa", sorted(xdtvm.ISAS))
+def test_isa_toml_patch_is_isa_h_patch(isa):
+    """arch/<dir>/isa.toml, which the tools and the bench read, says the
+    same patch instruction as isa.h, which the module is built with, and
+    the trap list recognises it."""
+    adir = xdtvm.ISAS[isa]["dir"]
+    defs = _isa_h_defines(adir)
+    f = xdtvm.FACTS[isa]["patch"]
+    want = [defs[k] for k in ("XDT_PATCHVAL", "XDT_EBREAK") if k in defs]
+    assert want, f"arch/{adir}/isa.h defines no patch value"
+    patch = bytes.fromhex(f["bytes"])
+    assert int.from_bytes(patch, "little") == want[0], (f, hex(want[0]))
+    insns = [patch] + ([bytes.fromhex(f["compressed"])]
+                       if "compressed" in f else [])
+    if "XDT_C_EBREAK" in defs:
+        assert int.from_bytes(insns[1], "little") == defs["XDT_C_EBREAK"]
+    for insn in insns:
+        w = int.from_bytes(insn, "little")
+        assert any(w & m == v for m, v in xdtvm.TRAP_INSNS[isa]), insn.hex()
+    for sect in ("qemu", "debian", "ftrace", "kinst", "bench", "gdb"):
+        assert sect in xdtvm.FACTS[isa], f"arch/{adir}/isa.toml: no [{sect}]"

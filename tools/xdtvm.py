@@ -20,6 +20,7 @@ import sys
 import tempfile
 import threading
 import time
+import tomllib
 
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CACHE = os.path.join(os.environ.get("XDG_CACHE_HOME")
@@ -62,6 +63,20 @@ def _read_isas():
 
 
 ISAS = _read_isas()
+
+
+def _read_facts():
+    """Each ISA's arch/<dir>/isa.toml: what the tools know of it (QEMU's
+    machine, the patch and trap instructions, ftrace's sites, what kinst
+    emulates), written once there for tools/ and bench/ alike."""
+    facts = {}
+    for name, i in ISAS.items():
+        with open(os.path.join(TOP, "arch", i["dir"], "isa.toml"), "rb") as f:
+            facts[name] = tomllib.load(f)
+    return facts
+
+
+FACTS = _read_facts()
 
 
 def check_isa(isa):
@@ -111,20 +126,8 @@ def initramfs(isa):
 
 
 # Per-ISA machine: QEMU arguments, console device, virtio-serial and
-# virtio-blk transports.  x86_64 uses q35 (ACPI power-off, virtio over PCI);
-# the virt boards use virtio-mmio, which needs no PCI host driver in the
-# kernel.  aarch64 runs `max` so the kernel sees PAC/BTI like modern cores;
-# pauth-impdef swaps the architected QARMA hash for QEMU's cheap one, which
-# keeps TCG fast.
-MACHINES = {
-    "x86_64": dict(args=["-M", "q35", "-cpu", "max"], console="ttyS0",
-                   vserial="virtio-serial-pci", vblk="virtio-blk-pci"),
-    "aarch64": dict(args=["-M", "virt", "-cpu", "max,pauth-impdef=on"],
-                    console="ttyAMA0", vserial="virtio-serial-device",
-                    vblk="virtio-blk-device"),
-    "riscv64": dict(args=["-M", "virt", "-bios", "default"], console="ttyS0",
-                    vserial="virtio-serial-device", vblk="virtio-blk-device"),
-}
+# virtio-blk transports (arch/<dir>/isa.toml [qemu], which says why).
+MACHINES = {isa: f["qemu"] for isa, f in FACTS.items()}
 
 
 # ---- the lab disk -----------------------------------------------------------
@@ -211,22 +214,16 @@ def disk_image():
 # from the function's start (arm64 patches ftrace's NOP, the second word),
 # the breakpoint's bytes in memory, and gdb's mnemonic for it.  arm64's BRK
 # carries xdt's own immediate, 0xd7 (arch/aarch64/isa.h).
-XDT_PATCH = {
-    "x86_64": (0, bytes([0xcc]), "int3"),
-    "aarch64": (4, (0xd4200000 | 0xd7 << 5).to_bytes(4, "little"), "brk"),
-    "riscv64": (0, (0x00100073).to_bytes(4, "little"), "ebreak"),
-}
+XDT_PATCH = {isa: (f["patch"]["offset"], bytes.fromhex(f["patch"]["bytes"]),
+                  f["patch"]["mnemonic"]) for isa, f in FACTS.items()}
 
 # Any kernel breakpoint instruction of the ISA (xdt's, kprobes', kgdb's), as
 # (mask, value) over the little-endian word at a PC: bench/stepprof.py
 # lets such an instruction run instead of single-stepping it (QEMU's
 # gdbstub loses an x86 int3 it single-steps) and resumes at the trap
 # vector (arch/isas' trapvec).
-TRAP_INSNS = {
-    "x86_64": [(0xff, 0xcc)],                           # int3
-    "aarch64": [(0xffe0001f, 0xd4200000)],              # brk #imm
-    "riscv64": [(0xffffffff, 0x00100073), (0xffff, 0x9002)],  # ebreak
-}
+TRAP_INSNS = {isa: [tuple(t) for t in f["patch"]["traps"]]
+              for isa, f in FACTS.items()}
 
 # What the kernel prints when it is in trouble.  "panic" as a word, but not
 # the panic=-1 of our own command line.
@@ -1029,8 +1026,9 @@ def first_body_insn(isa, obj, func):
         if not m:
             continue
         off, mnem = int(m.group(1), 16), m.group(2)
-        if mnem in ("nop", "c.nop", "endbr64", "bti", "hint") or (
-                isa == "x86_64" and mnem == "call" and off == 0):
+        ft = FACTS[isa]["ftrace"]
+        if mnem in ft["entry_pads"] or (
+                ft["entry_call"] and mnem == "call" and off == 0):
             continue
         return off, line.split(":", 1)[1].strip()
     raise XdtError(f"no body instruction in {func}:\n{body}")
@@ -1039,25 +1037,18 @@ def first_body_insn(isa, obj, func):
 # ftrace_init() rewrites every function's compiler-emitted patch site at boot,
 # so live text differs from vmlinux there and only there.  This is the site
 # xdt's fbt entry probe will meet first: (vmlinux bytes, boot-time bytes).
-X86_NOP5 = bytes.fromhex("0f1f440000")
+# (linked bytes or None, boot-time bytes): arch/<dir>/isa.toml [ftrace].
 FTRACE_BOOT_REWRITE = {
-    # `call __fentry__` (checked below) becomes the 5-byte NOP.
-    "x86_64": (None, X86_NOP5),
-    # Two patchable-entry NOPs; the first becomes `mov x9, x30`, which saves
-    # the return address for the ftrace trampoline once the NOP after it is
-    # turned into a `bl`.
-    "aarch64": (bytes.fromhex("1f2003d5" "1f2003d5"),
-                bytes.fromhex("e9031eaa" "1f2003d5")),
-    # Four c.nop (-fpatchable-function-entry=4 with RVC) become two 4-byte
-    # `nop`s, the shape ftrace's auipc+jalr pair will later be written over.
-    "riscv64": (bytes.fromhex("0100" * 4), bytes.fromhex("13000000" * 2)),
-}
+    isa: (None if f["ftrace"]["entry_call"] else
+          bytes.fromhex(f["ftrace"]["linked"]), bytes.fromhex(f["ftrace"]["boot"]))
+    for isa, f in FACTS.items()}
 
 
 def ftrace_boot_bytes(isa, vmlinux, addr, disk):
     """What ftrace_init() leaves at @addr, given the linked bytes @disk."""
     before, after = FTRACE_BOOT_REWRITE[isa]
-    if isa == "x86_64":
+    if FACTS[isa]["ftrace"]["entry_call"]:
+        # the linked site is `call __fentry__` (x86_64: e8 and a rel32)
         if disk[0] != 0xe8:
             raise XdtError(f"vmlinux: no call at entry: {disk.hex(' ')}")
         rel = int.from_bytes(disk[1:5], "little", signed=True)
@@ -1235,8 +1226,9 @@ def fbt_entry_written(isa, mech, before, during):
     """Whether @during (bytes at a function's entry while fbt's entry probe
     is in) is what mechanism @mech writes over @before, and nothing else:
     the ISA's breakpoint at its patch offset (XDT_PATCH), or for ftrace and
-    xdt's trampoline a call at the ftrace site -- x86_64 `call` (e8) at +0,
-    arm64 `bl` at +4, riscv64 `auipc t0` at +0 (with its jalr at +4)."""
+    xdt's trampoline a call at the ftrace site (arch/<dir>/isa.toml
+    [ftrace] call: x86_64 `call` (e8) at +0, arm64 `bl` at +4, riscv64
+    `auipc t0` at +0 with its jalr at +4)."""
     off, patch, _ = XDT_PATCH[isa]
     if mech == "breakpoint":
         return during[off:off + len(patch)] == patch and \
@@ -1244,14 +1236,11 @@ def fbt_entry_written(isa, mech, before, during):
             before[:off] + before[off + len(patch):]
     if mech not in ("ftrace", "trampoline"):
         return False
-    if isa == "x86_64":
-        return during[0] == 0xe8 and during[5:] == before[5:]
-    if isa == "aarch64":
-        w = int.from_bytes(during[4:8], "little")
-        return w & 0xfc000000 == 0x94000000 and during[8:] == before[8:] \
-            and during[:4] == before[:4]
-    w = int.from_bytes(during[0:4], "little")
-    return w & 0xfff == 0x297 and during[8:] == before[8:]
+    (at, mask, value), n = FACTS[isa]["ftrace"]["call"], \
+        FACTS[isa]["ftrace"]["call_len"]
+    w = int.from_bytes(during[at:at + 4], "little")
+    return w & mask == value and during[:at] == before[:at] and \
+        during[at + n:] == before[at + n:]
 
 
 def fbt_patch_view(vm, gdb, func, mode=None, ninsn=3, timeout=300):
