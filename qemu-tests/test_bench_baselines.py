@@ -30,7 +30,7 @@ TRIGGER = "/sys/kernel/debug/xdt_bench/trigger"
 CALLS = "/sys/kernel/debug/xdt_bench/calls"
 TARGET = "xdt_bench_target"
 GUEST_BIN = "/tmp/xdt-bpfbench"
-TRAP = {"x86_64": "int3", "aarch64": "brk", "riscv64": "ebreak"}
+TRAP = {isa: p[2] for isa, p in xdtvm.XDT_PATCH.items()}     # int3, brk, ...
 SRC = os.path.join(xdtvm.TOP, "guest", "xdt-bpfbench.c")
 MODSRC = os.path.join(xdtvm.TOP, "qemu-tests", "modules", "xdt_bench")
 MECHS = ["kprobe", "kprobe-off", "kretprobe", "fentry", "fexit",
@@ -41,7 +41,7 @@ GPSRC = os.path.join(xdtvm.TOP, "bench", "getppid-loop.c")
 # own table; arm64 and riscv64 use the generic one).
 SYSCALL_MECHS = {"raw-tp": "sys_enter:getppid",
                  "tracepoint": "syscalls:sys_enter_getppid"}
-NR_GETPPID = {"x86_64": 110, "aarch64": 173, "riscv64": 173}
+NR_GETPPID = {isa: f["abi"]["nr_getppid"] for isa, f in xdtvm.FACTS.items()}
 
 
 def kconfig(isa):

@@ -47,7 +47,7 @@ COUNTED = {"xdt-fbt-entry", "xdt-fbt-return", "xdt-kinst-emul",
 ALWAYS = {"none", "xdt-fbt-entry", "xdt-fbt-entry-empty",
           "xdt-fbt-return", "kprobe", "kprobe-empty", "kprobe-events",
           "xdt-syscall-entry", "raw-tp", "tracepoint"}
-NR_GETPPID = {"x86_64": 110, "aarch64": 173, "riscv64": 173}
+NR_GETPPID = {isa: f["abi"]["nr_getppid"] for isa, f in xdtvm.FACTS.items()}
 
 
 @pytest.fixture(scope="module")

@@ -326,7 +326,7 @@ def test_syscall_tracepoints_only_while_enabled(xdt, gdb, sysc):
 # leaves it out), so that whenever a cycle below writes the sys_enter
 # static branch, the other vCPU is running through it.
 HOG = "{sysc} getppid 2000000000 </dev/null >/dev/null 2>&1 & hog=$!; "
-GETPPID = {"x86_64": 110, "aarch64": 173, "riscv64": 173}   # __NR_getppid
+GETPPID = {isa: f["abi"]["nr_getppid"] for isa, f in xdtvm.FACTS.items()}
 # Cycles per ISA: the stale-branch case is riscv64's (its MTTCG and its
 # unsynchronized jump-label write, now stop_machine in the lab kernel), at
 # about 1% of cycles on the stock write, so 300 ftrace cycles would catch
