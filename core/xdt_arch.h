@@ -52,6 +52,9 @@
  *   XDT_XOL_SLOT             bytes of one kinst trampoline slot (a power
  *                            of two, at least the longest instruction
  *                            plus the way back)
+ *   XDT_XOL_FILL             the byte the slots' area is filled with
+ *                            before any is written (a trap or an
+ *                            undefined instruction, never run)
  *   XDT_FTRACE_OPS_FLAGS     ftrace_ops flags fbtmode=ftrace needs so that
  *                            its handler's ftrace_regs begin with a
  *                            pt_regs holding what xdt_fbt_arch_args and

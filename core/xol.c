@@ -37,15 +37,14 @@
 
 /*
  * Page-aligned, in the module's executable sections; never called, only
- * jumped to once a slot is written.  Filled with 0xcc, which x86's objtool
- * takes for int3 traps and so does not report as unreachable code; no
- * other ISA checks module text that way, and no fill byte is ever run.
+ * jumped to once a slot is written.  Filled with the ISA's XDT_XOL_FILL
+ * (isa.h says why that byte); no fill byte is ever run.
  */
 asm(".pushsection .text.xdt_xol, \"ax\"\n"
     ".balign 4096\n"
     ".globl xdt_xol_area\n"
     "xdt_xol_area:\n"
-    ".fill " __stringify(XDT_XOL_SIZE) ", 1, 0xcc\n"
+    ".fill " __stringify(XDT_XOL_SIZE) ", 1, " __stringify(XDT_XOL_FILL) "\n"
     ".popsection\n");
 extern const u8 xdt_xol_area[];
 

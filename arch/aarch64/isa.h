@@ -40,6 +40,11 @@ static inline bool xdt_arch_is_patch(xdt_patchval_t v)
 /* AAPCS64 frame record: [x29] = caller's x29, [x29 + 8] = x30. */
 /* kinst trampoline slot: the instruction + a b back (or a brk when out of range). */
 #define XDT_XOL_SLOT		8
+/*
+ * The byte the out-of-line area is filled with (core/xol.c): udf #0,
+ * permanently undefined, should a fill byte ever run.
+ */
+#define XDT_XOL_FILL		0x00
 
 #define XDT_FRAME_NEXT		0
 #define XDT_FRAME_RET		8

@@ -41,6 +41,11 @@ static inline bool xdt_arch_is_patch(xdt_patchval_t v)
  */
 /* kinst trampoline slot: the instruction (2 or 4 bytes) + ebreak. */
 #define XDT_XOL_SLOT		8
+/*
+ * The byte the out-of-line area is filled with (core/xol.c): c.unimp/unimp,
+ * illegal, should a fill byte ever run.
+ */
+#define XDT_XOL_FILL		0x00
 
 #define XDT_FRAME_NEXT		(-16)
 #define XDT_FRAME_RET		(-8)

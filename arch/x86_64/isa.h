@@ -33,6 +33,11 @@ static inline bool xdt_arch_is_patch(xdt_patchval_t v)
 /* push %rbp; mov %rsp,%rbp: [rbp] = caller's rbp, [rbp + 8] = return. */
 /* kinst trampoline slot: the longest instruction (15) + jmp rel32 back (5). */
 #define XDT_XOL_SLOT		32
+/*
+ * The byte the out-of-line area is filled with (core/xol.c): int3, which
+ * objtool takes for traps and so does not report as unreachable code.
+ */
+#define XDT_XOL_FILL		0xcc
 
 /* kinst frame state between push %rbp and mov %rsp,%rbp (kinst_isa.c). */
 #define XDT_X86_FRAME_PUSHED	2
