@@ -57,6 +57,8 @@ static bool __xdt_probe ram_page(unsigned long addr)
 	pmd_t *pmd, pm;
 	pte_t pt;
 
+	if (!xdt_arch_kaddr_ok(addr))
+		return false;
 	if (virt_addr_valid((void *)addr))
 		return true;
 	if (!kernel_pgd)

@@ -49,6 +49,13 @@
  *   xdt_arch_patch_for(v)    the breakpoint to write over original @v
  *   xdt_arch_is_patch(v)     whether @v (XDT_PATCH_LEN(v) bytes read back
  *                            from the text) is one of xdt's breakpoints
+ *   xdt_arch_kaddr_ok(a)     whether a D program's load from @a may go to
+ *                            the page-table walk and the kernel's nofault
+ *                            copy at all (probe context): false for an
+ *                            address the CPU refuses outright rather
+ *                            than faults on, which the walk -- blind to
+ *                            the bits above the paging's range -- would
+ *                            take for its alias
  *   XDT_XOL_SLOT             bytes of one kinst trampoline slot (a power
  *                            of two, at least the longest instruction
  *                            plus the way back)

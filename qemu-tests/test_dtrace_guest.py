@@ -69,6 +69,20 @@ def test_bad_load_fires_error_and_kernel_carries_on(xdt):
     assert xdt.run(["true"]).ok
 
 
+def test_load_from_an_alias_above_the_paging_range_is_an_error(xdt):
+    """A kernel pointer with a bit flipped above the paging's address range
+    (bit 52: 4-level x86_64, arm64, riscv64 Sv39/48) is no address at all,
+    though the page-table walk -- blind to those bits -- finds the page it
+    aliases.  An ERROR and nothing on the console: on x86_64's debug kernel
+    (4-level paging on an LA57 CPU) the load went to the nofault copy,
+    which took the #GP but warned."""
+    r = dtrace(xdt, "-qn", "BEGIN { this->p = (uintptr_t)curthread ^ (1ULL << 52); "
+               "trace(*(int *)this->p); } "
+               'ERROR { printf("fault %d\\n", arg4); } BEGIN { exit(0); }')
+    assert "fault 1" in r.stdout, r
+    assert xdt.run(["true"]).ok
+
+
 def test_error_clause_sees_the_fault(xdt):
     r = dtrace(xdt, "-qn", "BEGIN { trace(*(long *)16); } "
                'ERROR { printf("fault %d at 0x%x\\n", arg4, arg5); } '

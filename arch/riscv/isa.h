@@ -30,6 +30,15 @@ static inline xdt_patchval_t xdt_arch_patch_for(xdt_patchval_t orig)
 	return XDT_PATCH_LEN(orig) == 4 ? XDT_EBREAK : XDT_C_EBREAK;
 }
 
+/*
+ * Any: a load from a non-canonical address is a page fault, which
+ * copy_from_kernel_nofault() takes quietly.
+ */
+static inline bool xdt_arch_kaddr_ok(unsigned long a)
+{
+	return true;
+}
+
 static inline bool xdt_arch_is_patch(xdt_patchval_t v)
 {
 	return v == XDT_EBREAK || v == XDT_C_EBREAK;

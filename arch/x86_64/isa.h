@@ -9,6 +9,7 @@
 #define XDT_ISA_H
 
 #include <linux/types.h>
+#include <asm/page.h>
 
 #define XDT_ISA_NAME		"x86_64"
 typedef u8 xdt_patchval_t;
@@ -19,6 +20,18 @@ typedef u8 xdt_patchval_t;
  * (its DTRACE_ALIGNCHECK; the suite's pointers/err.InvalidAddress5.d).
  */
 #define XDT_UNALIGNED_LOADS	1
+
+/*
+ * Canonical for the paging in use (4- or 5-level).  A non-canonical load
+ * is a #GP, not a page fault: copy_from_kernel_nofault() survives it but
+ * warns ("General protection fault in user access"), and 6.1 lets one
+ * through when the CPU has LA57 and the kernel runs 4-level paging (its
+ * check uses the CPU's 57 bits; the debug kernel boots no5lvl).
+ */
+static inline bool xdt_arch_kaddr_ok(unsigned long a)
+{
+	return __is_canonical_address(a, __VIRTUAL_MASK_SHIFT + 1);
+}
 
 static inline xdt_patchval_t xdt_arch_patch_for(xdt_patchval_t orig)
 {
