@@ -390,9 +390,11 @@ class Soak:
                     self.g("insmod /lib/modules/xdt.ko", timeout=900)
                 break
             ok += 1
+        # what an unload leaves behind (the probe table once)
+        leak = self.kmemleak(found, "modcycles")
         return ("rmmod xdt; insmod xdt.ko; dtrace on fbt::vfs_read:entry, "
-                "syscall::getppid:entry, profile-997 over a command"), \
-            f"{n} cycles, {ok} clean"
+                "syscall::getppid:entry, profile-997 over a command; then "
+                "kmemleak"), f"{n} cycles, {ok} clean; {leak}"
 
     # ---- 6. CPU hotplug while tracing ------------------------------------
     def hotplug(self, found):

@@ -258,7 +258,7 @@ static int __init xdt_init(void)
 	xdt_destructive_init();
 	ret = xdt_dtrace_provider_init();
 	if (ret)
-		return ret;
+		goto err_tables;
 	ret = xdt_fbt_init();
 	if (ret)
 		goto err_dtrace;
@@ -301,6 +301,9 @@ err_fbt:
 	xdt_fbt_exit();
 err_dtrace:
 	xdt_dtrace_provider_exit();
+err_tables:
+	xdt_destructive_exit();
+	xdt_probes_exit();
 	return ret;
 }
 
@@ -316,6 +319,7 @@ static void __exit xdt_exit(void)
 	xdt_fbt_exit();
 	xdt_dtrace_provider_exit();
 	xdt_destructive_exit();
+	xdt_probes_exit();
 }
 
 module_init(xdt_init);

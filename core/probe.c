@@ -58,6 +58,21 @@ static u32 nrefusals, refusals_cap;
 
 static bool field_match(const char *pat, size_t len, const char *s);
 
+/*
+ * After every provider has unregistered (module exit, or init's unwind):
+ * the tables themselves.  Each unload leaked them until kmemleak on the
+ * riscv64 debug kernel said so (the table grown to 1 MiB by kinst).
+ */
+void xdt_probes_exit(void)
+{
+	kvfree(probes);
+	probes = NULL;
+	probes_cap = 0;
+	kvfree(refusals);
+	refusals = NULL;
+	refusals_cap = nrefusals = 0;
+}
+
 int xdt_provider_register(struct xdt_provider *prov)
 {
 	mutex_lock(&xdt_lock);

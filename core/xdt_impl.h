@@ -170,6 +170,7 @@ struct xdt_probe {
 
 int xdt_provider_register(struct xdt_provider *prov);
 void xdt_provider_unregister(struct xdt_provider *prov);
+void xdt_probes_exit(void);	/* after every provider unregistered */
 struct xdt_probe *xdt_probe_create(struct xdt_provider *prov, const char *mod,
 				   const char *func, const char *name,
 				   void *parg);
