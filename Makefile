@@ -78,7 +78,7 @@ DTRACE_SRCS := $(wildcard compiler/*.c)
 LIBXDT_SRCS := $(filter-out compiler/main.c,$(DTRACE_SRCS))
 VM_SRCS := core/dif.c core/vars.c core/subr.c core/firing.c core/buf.c core/spec.c \
 	core/load.c core/host/machine.c
-DTRACE_HDRS := $(wildcard compiler/*.h) core/uapi/xdt.h core/uapi/dif.h \
+DTRACE_HDRS := $(wildcard compiler/*.h) core/uapi/xdt.h core/uapi/dif.h core/uapi/xdt_pobj.h \
 	core/xdt_impl.h core/vars.h $(wildcard core/host/*.h)
 DTRACE_CFLAGS := -std=c11 -O2 -Wall -Wextra -Werror -Icore/uapi -Icore/host \
 	-Icompiler
@@ -114,7 +114,7 @@ $(BUILD)/%/dtrace: compiler/main.c $(BUILD)/%/libxdt.a | deps
 guest_dtrace = $(if $(DTRACE_SRCS),$(BUILD)/$(1)/dtrace)
 guest_xdtko = $(wildcard $(BUILD)/$(1)/xdt/xdt.ko)
 
-$(BUILD)/%/xdt-rawprog: guest/xdt-rawprog.c core/uapi/xdt.h core/uapi/dif.h | deps
+$(BUILD)/%/xdt-rawprog: guest/xdt-rawprog.c core/uapi/xdt.h core/uapi/dif.h core/uapi/xdt_pobj.h | deps
 	@mkdir -p $(@D)
 	$(call cross,$*)gcc $(DTRACE_CFLAGS) -static -o $@ $<
 
@@ -124,7 +124,7 @@ $(BUILD)/%/xdt-runas: guest/xdt-runas.c | deps
 	$(call cross,$*)gcc $(DTRACE_CFLAGS) -static -o $@ $<
 
 # The eBPF baselines' loader: raw bpf(2)/perf_event_open(2), no libbpf.
-$(BUILD)/%/xdt-bpfbench: guest/xdt-bpfbench.c $(BUILD)/%/libxdt.a | deps
+$(BUILD)/%/xdt-bpfbench: guest/xdt-bpfbench.c core/uapi/xdt_pobj.h $(BUILD)/%/libxdt.a | deps
 	@mkdir -p $(@D)
 	$(call cross,$*)gcc $(DTRACE_CFLAGS) -static -o $@ $< $(BUILD)/$*/libxdt.a
 
@@ -157,7 +157,7 @@ guest_lua = --file $(BUILD)/$(1)/xdt-lua:/usr/bin/xdt-lua \
 	$(foreach f,$(LUA_EXAMPLES),--file $(f):/usr/share/xdt/examples/$(notdir $(f)))
 
 # The DIF verifier/VM fuzzer (make fuzz; a short run in make test).
-$(BUILD)/%/xdt-fuzz: guest/xdt-fuzz.c core/uapi/xdt.h core/uapi/dif.h | deps
+$(BUILD)/%/xdt-fuzz: guest/xdt-fuzz.c core/uapi/xdt.h core/uapi/dif.h core/uapi/xdt_pobj.h | deps
 	@mkdir -p $(@D)
 	$(call cross,$*)gcc $(DTRACE_CFLAGS) -static -o $@ $<
 

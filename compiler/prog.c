@@ -1,18 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * prog.c - the program object of xdt.h: one blob, every section 8-byte
- * aligned, offsets from the blob's start.  The difos' private insn/int/
+ * prog.c - the program object of xdt.h: one blob, laid out by
+ * xdt_pobj_layout() (core/uapi/xdt_pobj.h, shared with the guest tools),
+ * offsets from the blob's start.  The difos' private insn/int/
  * string arrays are concatenated and each difo records its slices.
  */
 #include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include "dt.h"
-
-static __u32 align8(size_t n)
-{
-	return (__u32)((n + 7) & ~(size_t)7);
-}
+#include "xdt_pobj.h"
 
 void *prog_blob(const struct prog *p, size_t *size)
 {
@@ -30,35 +27,16 @@ void *prog_blob(const struct prog *p, size_t *size)
 		nints += p->difos[i].nints;
 		nstr += p->difos[i].strlen;
 	}
-	h.magic = XDT_PROG_MAGIC;
-	h.version = XDT_ABI_VERSION;
 	h.nclauses = p->nclauses;
 	h.nactions = p->nacts;
 	h.ndifos = p->ndifos;
 	h.ninsns = (__u32)ninsns;
 	h.nints = (__u32)nints;
 	h.strtab_len = (__u32)nstr;
+	h.nvars = (__u32)p->nvars;
 	h.naggs = p->naggs;
 	h.strsize = p->strsize;
 	h.bufsize = p->bufsize;
-	off = align8(sizeof(h));
-	h.clauses_off = (__u32)off;
-	off = align8(off + p->nclauses * sizeof(struct xdt_clause));
-	h.actions_off = (__u32)off;
-	off = align8(off + p->nacts * sizeof(struct xdt_action));
-	h.difos_off = (__u32)off;
-	off = align8(off + p->ndifos * sizeof(struct xdt_difo));
-	h.insns_off = (__u32)off;
-	off = align8(off + ninsns * sizeof(__u32));
-	h.ints_off = (__u32)off;
-	off = align8(off + nints * sizeof(__u64));
-	h.strtab_off = (__u32)off;
-	off = align8(off + nstr);
-	h.nvars = (__u32)p->nvars;
-	h.vars_off = (__u32)off;
-	off = align8(off + p->nvars * sizeof(struct xdt_var));
-	h.aggs_off = (__u32)off;
-	off = align8(off + p->naggs * sizeof(struct xdt_aggdesc));
 	h.aggsize = p->aggsize;
 	h.bufpolicy = p->bufpolicy;
 	h.fbtmode = p->fbtmode;
@@ -69,7 +47,7 @@ void *prog_blob(const struct prog *p, size_t *size)
 	h.scratchsize = p->scratchsize;
 	h.cleanrate = p->cleanrate;
 	h.flags = p->flags;
-	h.size = (__u32)off;
+	off = xdt_pobj_layout(&h);
 
 	blob = xzalloc(off);
 	memcpy(blob, &h, sizeof(h));

@@ -79,6 +79,7 @@
 #include <linux/perf_event.h>
 
 #include "xdt.h"		/* core/uapi: the xdt mechanism */
+#include "xdt_pobj.h"	/* core/uapi: its program object */
 #include "libxdt.h"	/* compiler/: its BTF reader */
 
 #if defined(__x86_64__)
@@ -1019,51 +1020,46 @@ static void xdt_desc(struct xdt_probedesc *d, const char *f)
 
 static int xdt_attach(void)
 {
-	size_t cl = (sizeof(struct xdt_prog) + 7) & ~(size_t)7;
-	size_t act = cl + (size_t)nfuncs * sizeof(struct xdt_clause);
-	size_t agg = (act + sizeof(struct xdt_action) + 7) & ~(size_t)7;
-	size_t size = agg + sizeof(struct xdt_aggdesc);
-	struct xdt_prog *p = calloc(1, size);
-	struct xdt_clause *c = (struct xdt_clause *)((char *)p + cl);
-	struct xdt_action *a = (struct xdt_action *)((char *)p + act);
+	/* one count() clause per function, one action, one aggregation */
+	static const struct xdt_action act = {
+		.kind = XDT_ACT_AGG, .difo = -1, .arg0 = 0, .arg1 = XDT_AGG_COUNT,
+	};
+	static const struct xdt_aggdesc agg = { XDT_AGG_COUNT, 1, 0 };
+	struct xdt_clause *c = calloc((size_t)nfuncs + 1, sizeof(*c));
+	struct xdt_prog h = { 0 };
+	struct xdt_pobj_sections sect = { .actions = &act, .aggs = &agg };
 	struct xdt_enable req;
+	size_t size;
 	uint64_t t;
+	void *p;
 	int fd, i;
 
-	if (!p)
+	if (!c)
 		die("out of memory");
-	if (size > 0xffffffffUL)
-		die("too many clauses");
-	p->magic = XDT_PROG_MAGIC;
-	p->version = XDT_ABI_VERSION;
-	p->size = size;
-	p->nclauses = nfuncs;
-	p->clauses_off = cl;
-	p->nactions = 1;
-	p->actions_off = act;
-	p->difos_off = p->insns_off = p->ints_off = p->strtab_off = size;
-	p->naggs = 1;
+	h.nclauses = nfuncs;
+	h.nactions = 1;
+	h.naggs = 1;
 	/* XDT_FBTMODE=breakpoint|ftrace|trampoline: -x fbtmode */
 	if (getenv("XDT_FBTMODE")) {
 		static const char *const names[] = XDT_FBTMODE_NAMES;
 
 		for (i = 0; i < XDT_FBTMODE_NMODES; i++)
 			if (!strcmp(getenv("XDT_FBTMODE"), names[i]))
-				p->fbtmode = (uint32_t)i;
+				h.fbtmode = (uint32_t)i;
 	}
-	p->aggs_off = agg;
-	*(struct xdt_aggdesc *)((char *)p + agg) =
-		(struct xdt_aggdesc){ XDT_AGG_COUNT, 1, 0 };
 	for (i = 0; i < nfuncs; i++) {
 		xdt_desc(&c[i].desc, funcs[i]);
 		c[i].pred = -1;
 		c[i].action0 = 0;
 		c[i].nactions = 1;
 	}
-	a->kind = XDT_ACT_AGG;
-	a->difo = -1;
-	a->arg0 = 0;
-	a->arg1 = XDT_AGG_COUNT;
+	sect.clauses = c;
+	size = xdt_pobj_layout(&h);
+	p = calloc(1, size);
+	if (!p)
+		die("out of memory");
+	xdt_pobj_write(p, &h, &sect);
+	free(c);
 	fd = open(XDT_DEVICE, O_RDWR | O_CLOEXEC);
 	if (fd < 0 && errno == ENOENT)
 		unsupported("no " XDT_DEVICE " (xdt.ko not loaded)");

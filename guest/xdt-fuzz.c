@@ -35,6 +35,7 @@
 
 #include "xdt.h"
 #include "dif.h"
+#include "xdt_pobj.h"
 
 /* ---- random numbers ------------------------------------------------------ */
 static unsigned long long rs = 88172645463325252ULL;
@@ -713,21 +714,16 @@ static void sanitize(void)
 static void lay_out(int mutate_header)
 {
 	struct xdt_prog *p = &g.p;
-	unsigned off = sizeof(*p), i;
+	const struct xdt_pobj_sections sect = {
+		g.c, g.a, g.d, g.insn, g.ints, g.str, g.v, g.agg,
+	};
+	unsigned i;
 
-#define SECTION(field, src, bytes, align) do {				\
-		off = (off + (align) - 1) & ~((align) - 1);		\
-		p->field = off;						\
-		memcpy(blob + off, src, bytes);				\
-		off += bytes;						\
-	} while (0)
 	for (i = 0; i < g.nd; i++) {
 		if (g.d[i].nints == 0)
 			g.d[i].nints = g.nn;
 		g.d[i].strlen = g.ns;
 	}
-	p->magic = XDT_PROG_MAGIC;
-	p->version = XDT_ABI_VERSION;
 	p->nclauses = g.nc;
 	p->nactions = g.na;
 	p->ndifos = g.nd;
@@ -736,17 +732,8 @@ static void lay_out(int mutate_header)
 	p->strtab_len = g.ns;
 	p->nvars = g.nv;
 	p->naggs = 3;
-	SECTION(clauses_off, g.c, g.nc * sizeof(g.c[0]), 8);
-	SECTION(actions_off, g.a, g.na * sizeof(g.a[0]), 8);
-	SECTION(difos_off, g.d, g.nd * sizeof(g.d[0]), 8);
-	SECTION(insns_off, g.insn, g.ni * 4, 8);
-	SECTION(ints_off, g.ints, g.nn * 8, 8);
-	SECTION(strtab_off, g.str, g.ns, 1);
-	SECTION(vars_off, g.v, g.nv * sizeof(g.v[0]), 8);
-	SECTION(aggs_off, g.agg, sizeof(g.agg), 8);
-#undef SECTION
-	off = (off + 7) & ~7u;
-	p->size = off;
+	bloblen = xdt_pobj_layout(p);
+	xdt_pobj_write(blob, p, &sect);
 	if (mutate_header) {
 		__u32 *w = (__u32 *)p;
 
@@ -759,9 +746,8 @@ static void lay_out(int mutate_header)
 		unsigned f = 2 + below(sizeof(*p) / 4 - 2);
 
 		w[f] = chance(50) ? w[f] + below(17) - 8 : (__u32)rnd();
+		memcpy(blob, p, sizeof(*p));
 	}
-	memcpy(blob, p, sizeof(*p));
-	bloblen = off;
 }
 
 static void generate(int fbt)

@@ -33,6 +33,7 @@
 
 #include "xdt.h"
 #include "dif.h"
+#include "xdt_pobj.h"
 
 struct blob {
 	struct xdt_prog p;
@@ -250,27 +251,21 @@ static void act(int kind, int difo)
 	pb.c[pb.nc - 1].nactions++;
 }
 
-/* Lay the sections out one after the other, as the compiler does. */
+/* Lay the sections out as the compiler does (core/uapi/xdt_pobj.h). */
 static unsigned pb_blob(void)
 {
 	struct xdt_prog *p = &pb.p;
-	unsigned off = sizeof(*p), i;
-	char *b = blobbuf;
+	const struct xdt_pobj_sections sect = {
+		pb.c, pb.a, pb.d, pb.insn, pb.ints, pb.str, pb.v, &pb_agg,
+	};
+	unsigned i;
 
-#define SECTION(field_off, src, bytes, align) do {			\
-		off = (off + (align) - 1) & ~((align) - 1);		\
-		p->field_off = off;					\
-		memcpy(b + off, src, bytes);				\
-		off += bytes;						\
-	} while (0)
 	for (i = 0; i < pb.nd; i++) {
 		pb.d[i].int0 = 0;
 		pb.d[i].nints = pb.nn;
 		pb.d[i].str0 = 0;
 		pb.d[i].strlen = pb.ns;
 	}
-	p->magic = XDT_PROG_MAGIC;
-	p->version = XDT_ABI_VERSION;
 	p->nclauses = pb.nc;
 	p->nactions = pb.na;
 	p->ndifos = pb.nd;
@@ -278,19 +273,9 @@ static unsigned pb_blob(void)
 	p->nints = pb.nn;
 	p->strtab_len = pb.ns;
 	p->nvars = pb.nv;
-	SECTION(clauses_off, pb.c, pb.nc * sizeof(pb.c[0]), 8);
-	SECTION(actions_off, pb.a, pb.na * sizeof(pb.a[0]), 8);
-	SECTION(difos_off, pb.d, pb.nd * sizeof(pb.d[0]), 8);
-	SECTION(insns_off, pb.insn, pb.ni * 4, 8);
-	SECTION(ints_off, pb.ints, pb.nn * 8, 8);
-	SECTION(strtab_off, pb.str, pb.ns, 1);
-	SECTION(vars_off, pb.v, pb.nv * sizeof(pb.v[0]), 8);
-	SECTION(aggs_off, &pb_agg, p->naggs ? sizeof(pb_agg) : 0, 8);
-#undef SECTION
-	off = (off + 7) & ~7u;
-	p->size = off;
-	memcpy(b, p, sizeof(*p));
-	return off;
+	xdt_pobj_layout(p);
+	xdt_pobj_write(blobbuf, p, &sect);
+	return p->size;
 }
 
 static int pb_enable(int fd, struct xdt_enable *req)
@@ -832,6 +817,10 @@ int main(int argc, char **argv)
 	const char *what = argc > 1 ? argv[1] : "backward-branch";
 	int fd, ret;
 
+	/*
+	 * By hand, not by xdt_pobj_layout(): the cases below break this
+	 * object on purpose, field by field, to see the kernel refuse it.
+	 */
 	memset(&b, 0, sizeof(b));
 	b.p.magic = XDT_PROG_MAGIC;
 	b.p.version = XDT_ABI_VERSION;
