@@ -1,0 +1,96 @@
+"""The lab's configuration and each ISA's facts, for every tool: where the
+tree and the cache are, which kernel variant runs, arch/isas and
+arch/<dir>/isa.toml.  Imports nothing of xdt's, so xdtelf and xdtgdb can
+build on it; tools/xdtvm.py re-exports it all.
+"""
+import os
+import tomllib
+
+TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+CACHE = os.path.join(os.environ.get("XDG_CACHE_HOME")
+                     or os.path.expanduser("~/.cache"), "xdt")
+# The kernel variant the guests boot (XDT_KVARIANT: "" for the normal
+# kernels, "debug", "kcsan"; arch/variants/).  Its kernel trees and what is
+# built against them live apart (tools/isa.sh, the Makefile).
+KVARIANT = os.environ.get("XDT_KVARIANT", "")
+# Guest command timeouts are written for the normal kernels; the debug
+# kernels run several times slower under TCG (KASAN on every access, a
+# stack saved at every allocation: insmod xdt.ko took over two minutes on
+# aarch64's), so VM.run scales every timeout on a variant.
+TIMEOUT_SCALE = float(os.environ.get("XDT_TIMEOUT_SCALE")
+                      or (5 if KVARIANT else 1))
+
+
+class XdtError(Exception):
+    pass
+
+
+class BootTimeout(XdtError):
+    pass
+
+
+class GuestGone(XdtError):
+    pass
+
+
+def _read_isas():
+    isas = {}
+    with open(os.path.join(TOP, "arch", "isas")) as f:
+        for line in f:
+            if line.startswith("#") or not line.split():
+                continue
+            name, adir, karch, cross, image, qemu, trapvec, tcg = \
+                line.split()
+            isas[name] = dict(dir=adir, karch=karch, cross=cross, image=image,
+                              qemu=qemu, trapvec=trapvec, tcg=tcg)
+    return isas
+
+
+ISAS = _read_isas()
+
+
+def _read_facts():
+    """Each ISA's arch/<dir>/isa.toml: what the tools know of it (QEMU's
+    machine, the patch and trap instructions, ftrace's sites, what kinst
+    emulates), written once there for tools/ and bench/ alike."""
+    facts = {}
+    for name, i in ISAS.items():
+        with open(os.path.join(TOP, "arch", i["dir"], "isa.toml"), "rb") as f:
+            facts[name] = tomllib.load(f)
+    return facts
+
+
+FACTS = _read_facts()
+
+
+def check_isa(isa):
+    if isa not in ISAS:
+        raise XdtError(f"unknown ISA '{isa}'; valid ISAs: {', '.join(ISAS)}")
+    return ISAS[isa]
+
+
+def kernel_dir(isa):
+    """The cached kernel build tree for @isa (built by tools/build-kernel.sh)."""
+    check_isa(isa)
+    d = os.path.join(CACHE, "kernel", KVARIANT, f"{isa}.current")
+    if not os.path.isfile(os.path.join(d, ".xdt-done")):
+        v = f"XDT_KVARIANT={KVARIANT} " if KVARIANT else ""
+        raise XdtError(f"no {KVARIANT + ' ' if KVARIANT else ''}kernel built "
+                       f"for {isa} (run: make {v}kernels)")
+    return os.path.realpath(d)
+
+
+# What xdt writes at an fbt entry site, for gdb checks: the site's offset
+# from the function's start (arm64 patches ftrace's NOP, the second word),
+# the breakpoint's bytes in memory, and gdb's mnemonic for it.  arm64's BRK
+# carries xdt's own immediate, 0xd7 (arch/aarch64/isa.h).
+XDT_PATCH = {isa: (f["patch"]["offset"], bytes.fromhex(f["patch"]["bytes"]),
+                  f["patch"]["mnemonic"]) for isa, f in FACTS.items()}
+
+# Any kernel breakpoint instruction of the ISA (xdt's, kprobes', kgdb's), as
+# (mask, value) over the little-endian word at a PC: bench/stepprof.py
+# lets such an instruction run instead of single-stepping it (QEMU's
+# gdbstub loses an x86 int3 it single-steps) and resumes at the trap
+# vector (arch/isas' trapvec).
+TRAP_INSNS = {isa: [tuple(t) for t in f["patch"]["traps"]]
+              for isa, f in FACTS.items()}
