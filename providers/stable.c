@@ -360,17 +360,25 @@ struct fn_find {
 	unsigned long addr;
 };
 
-/* @name, or @name with a compiler's suffix (finish_task_switch.isra.0) */
+/*
+ * @name, or a clone of it with a compiler's suffix (finish_task_switch.isra.0,
+ * .constprop.N) -- but not a piece split off it: GCC's .cold part (the
+ * unlikely paths, where a kprobe never fires: the debug kernel has
+ * finish_task_switch.isra.0.cold, and sched:::on-cpu went there) or a
+ * partially inlined .part.N.
+ */
 static int fn_find_cb(void *data, const char *name, struct module *mod,
 		      unsigned long addr)
 {
 	struct fn_find *f = data;
+	const char *sfx = name + f->len;
 
-	if (mod || strncmp(name, f->name, f->len) ||
-	    (name[f->len] && name[f->len] != '.'))
+	if (mod || strncmp(name, f->name, f->len) || (*sfx && *sfx != '.') ||
+	    strstr(sfx, ".cold") || strstr(sfx, ".part."))
 		return 0;
-	f->addr = addr;
-	return !name[f->len];		/* an exact name ends the walk */
+	if (!f->addr || !*sfx)
+		f->addr = addr;		/* the first clone, or the name itself */
+	return !*sfx;			/* an exact name ends the walk */
 }
 
 int xdt_stable_init(void)
