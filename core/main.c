@@ -249,37 +249,33 @@ static struct miscdevice xdt_dev = {
 	.mode = 0666,		/* xdt_open's capability check is the gate */
 };
 
+static void providers_exit(unsigned int n)
+{
+	while (n--)
+		xdt_provider_modules[n].exit();
+}
+
 static int __init xdt_init(void)
 {
-	int ret;
+	unsigned int i;
+	int ret = 0;
 
 	xdt_probes_init();
 	xdt_dif_init();
 	xdt_destructive_init();
-	ret = xdt_dtrace_provider_init();
+	for (i = 0; i < xdt_nprovider_modules && !ret; i++) {
+		ret = xdt_provider_modules[i].init();
+		if (ret) {
+			pr_err("xdt: provider %s: %d\n",
+			       xdt_provider_modules[i].name, ret);
+			providers_exit(i);
+		}
+	}
 	if (ret)
 		goto err_tables;
-	ret = xdt_fbt_init();
-	if (ret)
-		goto err_dtrace;
-	ret = xdt_kinst_init();
-	if (ret)
-		goto err_fbt;
-	ret = xdt_profile_init();
-	if (ret)
-		goto err_kinst;
-	ret = xdt_syscall_init();
-	if (ret)
-		goto err_profile;
-	ret = xdt_rawtp_init();
-	if (ret)
-		goto err_syscall;
-	ret = xdt_stable_init();
-	if (ret)
-		goto err_rawtp;
 	ret = xdt_arch_trap_init();
 	if (ret)
-		goto err_stable;
+		goto err_providers;
 	ret = misc_register(&xdt_dev);
 	if (ret)
 		goto err_trap;
@@ -287,20 +283,8 @@ static int __init xdt_init(void)
 	return 0;
 err_trap:
 	xdt_arch_trap_exit();
-err_stable:
-	xdt_stable_exit();
-err_rawtp:
-	xdt_rawtp_exit();
-err_syscall:
-	xdt_syscall_exit();
-err_profile:
-	xdt_profile_exit();
-err_kinst:
-	xdt_kinst_exit();
-err_fbt:
-	xdt_fbt_exit();
-err_dtrace:
-	xdt_dtrace_provider_exit();
+err_providers:
+	providers_exit(xdt_nprovider_modules);
 err_tables:
 	xdt_destructive_exit();
 	xdt_probes_exit();
@@ -311,13 +295,7 @@ static void __exit xdt_exit(void)
 {
 	misc_deregister(&xdt_dev);
 	xdt_arch_trap_exit();
-	xdt_stable_exit();
-	xdt_rawtp_exit();
-	xdt_syscall_exit();
-	xdt_profile_exit();
-	xdt_kinst_exit();
-	xdt_fbt_exit();
-	xdt_dtrace_provider_exit();
+	providers_exit(xdt_nprovider_modules);
 	xdt_destructive_exit();
 	xdt_probes_exit();
 }

@@ -664,6 +664,17 @@ static int sites_write_off(struct xdt_site **sites, unsigned int n)
  * site that was just restored is recognised by xdt_trap() (the text no
  * longer holds our patch) and simply re-executed.
  */
+/* Caller holds xdt_lock (the provider list). */
+bool xdt_addr_claimed(unsigned long addr)
+{
+	struct xdt_provider *prov;
+
+	list_for_each_entry(prov, &providers, list)
+		if (prov->ops->claims && prov->ops->claims(addr))
+			return true;
+	return false;
+}
+
 int xdt_sites_patch(struct xdt_site **sites, unsigned int n, bool on)
 {
 	unsigned int i;
@@ -674,7 +685,7 @@ int xdt_sites_patch(struct xdt_site **sites, unsigned int n, bool on)
 	if (on) {
 		/* a stable probe's kprobe there: one of the two must yield */
 		for (i = 0; i < n; i++)
-			if (xdt_stable_claimed(sites[i]->addr) ||
+			if (xdt_addr_claimed(sites[i]->addr) ||
 			    sites[i]->enabled)	/* a STOP could not restore it */
 				return -EBUSY;
 		for (i = 0; i < n; i++)

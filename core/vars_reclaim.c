@@ -10,6 +10,7 @@
 #include <linux/workqueue.h>
 
 #include "vars.h"
+#include "xdt_tp.h"
 
 /*
  * Process context taking the locks firings take: IRQs off and this CPU's

@@ -130,6 +130,12 @@ struct xdt_provider_ops {
 	 * applies what they queued, once.
 	 */
 	void (*choose)(struct xdt_probe *probe, const struct xdt_prog *prog);
+	/*
+	 * Whether the provider has @addr's instruction for itself (a stable
+	 * probe's kprobe there): fbt and kinst sites are not patched over
+	 * it.  xdt_lock.
+	 */
+	bool (*claims)(unsigned long addr);
 	/* For `dtrace -l -v`: xdt_probeinfo.mech of @probe.  xdt_lock. */
 	void (*mechanism)(struct xdt_probe *probe, char *buf, size_t len);
 	int (*commit)(void);
@@ -649,35 +655,22 @@ u64 xdt_arg(struct xdt_ctx *ctx, unsigned int i);
 unsigned int xdt_stack(struct xdt_ctx *ctx, u64 *pcs, unsigned int max);
 
 /* ---- 8. providers ------------------------------------------------------- */
-int xdt_dtrace_provider_init(void);
-void xdt_dtrace_provider_exit(void);
+/*
+ * The providers (providers/, one file each) and the order they come up in:
+ * one row each in providers/providers.c's table, which the core walks at
+ * module init (unwinding on a failure) and exit, and nowhere else.
+ */
+struct xdt_provider_module {
+	const char *name;
+	int (*init)(void);
+	void (*exit)(void);
+};
+extern const struct xdt_provider_module xdt_provider_modules[];
+extern const unsigned int xdt_nprovider_modules;
+/* The dtrace provider's probes, which the core fires (GO, STOP, faults). */
 extern struct xdt_probe *xdt_probe_begin, *xdt_probe_end, *xdt_probe_error;
-int xdt_fbt_init(void);
-void xdt_fbt_exit(void);
-int xdt_kinst_init(void);
-void xdt_kinst_exit(void);
-int xdt_profile_init(void);
-void xdt_profile_exit(void);
-int xdt_syscall_init(void);
-void xdt_syscall_exit(void);
-int xdt_rawtp_init(void);
-void xdt_rawtp_exit(void);
-int xdt_stable_init(void);
-void xdt_stable_exit(void);
-/* A stable probe's kprobe holds @addr's function entry (providers/stable.c). */
-bool xdt_stable_claimed(unsigned long addr);
-/* providers/rawtp.c, for providers that fire from tracepoints: */
-struct tracepoint;
-void xdt_tracepoint_quiesce(void);
-/* The tracepoint's iterator function, left out of stack() (or 0, 0). */
-void xdt_tracepoint_iterator(struct tracepoint *tp, unsigned long *lo,
-			     unsigned long *hi);
+/* Does a provider hold @addr (ops->claims)?  xdt_lock. */
+bool xdt_addr_claimed(unsigned long addr);
 /* Is @addr inside xdt.ko (frames stack() leaves out)? */
 bool xdt_own_text(unsigned long addr);
-/* A vmlinux tracepoint by name, or NULL (providers/rawtp.c). */
-struct tracepoint *xdt_tracepoint_find(const char *name);
-/* Why fbt and kinst leave a function alone, or NULL (providers/fbt.c). */
-const char *xdt_text_excluded(const char *name, unsigned long addr,
-			      struct module *mod);
-
 #endif

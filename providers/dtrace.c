@@ -6,6 +6,7 @@
  * patch site: the framework fires them itself.
  */
 #include "xdt_impl.h"
+#include "providers.h"
 
 struct xdt_probe *xdt_probe_begin, *xdt_probe_end, *xdt_probe_error;
 

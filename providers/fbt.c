@@ -27,6 +27,7 @@
 #include <linux/vmalloc.h>
 
 #include "xdt_arch.h"
+#include "providers.h"
 
 struct fbt_func {
 	struct xdt_probe *entry, *ret;

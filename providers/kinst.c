@@ -37,6 +37,7 @@
 #include <asm/extable.h>
 
 #include "xdt_arch.h"
+#include "providers.h"
 
 /* ---- probe context: a firing at a kinst site -------------------------- */
 /*

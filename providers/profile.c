@@ -32,6 +32,7 @@
 #include <asm/irq_regs.h>
 
 #include "xdt_impl.h"
+#include "providers.h"
 
 #define PROF_MIN_NS	200000ULL
 

@@ -14,7 +14,7 @@
  * kprobes and xdt's own fbt sites cannot share an instruction (each would
  * patch the other's breakpoint or NOP), so while a stable probe holds a
  * kprobe on a function's entry, fbt sites there are refused (EBUSY), and
- * the other way round (xdt_stable_claimed, xdt_sites_patch).
+ * the other way round (its claims op, xdt_sites_patch).
  */
 #include <linux/blk-mq.h>
 #include <linux/kallsyms.h>
@@ -28,6 +28,8 @@
 #include <linux/tracepoint.h>
 
 #include "xdt_impl.h"
+#include "xdt_tp.h"
+#include "providers.h"
 #include "uapi/stable.h"
 
 enum { TP, KP, KRP };
@@ -280,7 +282,7 @@ static bool site_near(unsigned long addr)
 }
 
 /* Caller holds xdt_lock. */
-bool xdt_stable_claimed(unsigned long addr)
+static bool stable_claims(unsigned long addr)
 {
 	unsigned int i;
 
@@ -351,6 +353,7 @@ static const struct xdt_provider_ops stable_ops = {
 	.enable = stable_enable,
 	.disable = stable_disable,
 	.quiesce = xdt_tracepoint_quiesce,
+	.claims = stable_claims,
 };
 
 /* ---- setup -------------------------------------------------------------- */

@@ -42,6 +42,8 @@
 #include <asm/unistd.h>
 
 #include "xdt_impl.h"
+#include "xdt_tp.h"
+#include "providers.h"
 
 struct sc_probe {
 	struct xdt_probe *probe;
