@@ -473,9 +473,23 @@ static u32 kinst_sites(struct xdt_probe *p, struct xdt_site **out, u32 max)
 	return 1;
 }
 
+/*
+ * For `dtrace -l -v`: how a firing runs the displaced instruction --
+ * "emulated" in the trap handler or "out of line" from a trampoline slot
+ * -- so a tool asks instead of re-deriving the ISA's rules.
+ */
+static void kinst_mechanism(struct xdt_probe *p, char *buf, size_t len)
+{
+	struct kinst_probe *kp = p->parg;
+
+	scnprintf(buf, len, "breakpoint; %s",
+		  kp->site.ool ? "out of line" : "emulated");
+}
+
 static const struct xdt_provider_ops kinst_ops = {
 	.sites = kinst_sites,
 	.provide = kinst_provide,
+	.mechanism = kinst_mechanism,
 };
 
 static struct xdt_provider kinst_provider = {

@@ -542,6 +542,28 @@ def test_stop_restores_every_site_when_one_was_changed(xdt, gdb):
     assert gdb.read(func, size) == before
 
 
+def test_listing_says_how_each_instruction_runs(xdt):
+    """dtrace -l -v names, per kinst probe, whether its instruction is
+    emulated in the trap handler or run out of line (what a tool asks
+    instead of re-deriving the ISA's rules): read_zero has both, and its
+    returns are emulated on every ISA."""
+    isa = xdt.isa
+    r = dtrace(xdt, "-l", "-v", "-n", "kinst::read_zero:", timeout=300)
+    mech = dict((int(o), k) for o, k in re.findall(
+        r"^\s*\d+\s+kinst\s+\S+\s+read_zero (\d+)\n\n\tArgument Types\n"
+        r"\t\t[^\n]*\n\n\tInsertion Mechanisms\n\t\tbreakpoint; "
+        r"(emulated|out of line)\n", r.stdout, re.M))
+    probes, _, _ = kinst_list(xdt, "kinst::read_zero:")
+    assert sorted(mech) == sorted(probes), r.stdout
+    assert set(mech.values()) == {"emulated", "out of line"}, mech
+    addr, size = vmlinux_func(isa, "read_zero")
+    insns = objdump_insns(isa, xdtvm.vmlinux(isa), "read_zero", addr, size)
+    rets = [o for o, _, m, ops in insns if o in probes and
+            (m.startswith("ret") or (m == "c.jr" and ops == "ra") or
+             (m == "jalr" and ops.startswith("zero,0(ra)")))]
+    assert rets and all(mech[o] == "emulated" for o in rets), (rets, mech)
+
+
 # ---- traps per firing -------------------------------------------------------------
 
 def test_traps_per_firing(xdt):
