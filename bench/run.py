@@ -339,8 +339,14 @@ class Bench:
         """Are kinst's probes there, at the offsets the rows use?"""
         r = self.vm.run(["dtrace", "-l", "-v", "-n",
                          f"kinst::{TARGET}:"], timeout=120)
-        probes, refused = set(), {}
+        probes, refused, how, name = set(), {}, {}, None
         for ln in r.stdout.splitlines()[1:]:
+            # kinst says how each runs its instruction (its listing's
+            # Insertion Mechanisms: "breakpoint; emulated" / "... out of line")
+            m = re.match(r"\t\tbreakpoint; (emulated|out of line)$", ln)
+            if m and name:
+                how[name] = m.group(1)
+                continue
             f = ln.split(None, 4)
             if len(f) < 5 or f[1] != "kinst" or f[3] != TARGET:
                 continue
@@ -360,6 +366,13 @@ class Bench:
             elif str(off) not in probes:
                 why = (f"kinst has no probe at offset {off} (`{insn}`): "
                        + refused.get(str(off), "not listed"))
+            elif how.get(str(off)) != ("emulated" if key == "emul"
+                                       else "out of line"):
+                # the row's premise, from the kernel (arch/<dir>/isa.toml's
+                # [kinst] list chose the offset and could be stale)
+                why = (f"kinst runs `{insn}` at offset {off} "
+                       f"{how.get(str(off), 'in a way it does not say')}, "
+                       f"not as this row assumes")
             else:
                 continue
             self.unavailable[f"kernel/{v}"] = " ".join(why.split())
