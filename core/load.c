@@ -97,14 +97,151 @@ static bool counts_only(const struct xdt_clause_k *c)
 	return true;
 }
 
+/* The aggregations' descriptions, each checked against its function. */
+static int load_aggs(struct xdt_state *st, struct xdt_enable *req)
+{
+	const struct xdt_prog *p = st->prog;
+	u32 i;
+
+	for (i = 0; i < p->naggs; i++) {
+		const struct xdt_aggdesc *d = (const struct xdt_aggdesc *)
+			(st->blob + p->aggs_off) + i;
+		u32 n = xdt_agg_nvals(d->func, d->arg);
+
+		if (!n || n != d->nvals)
+			return EERR("aggregation %u: function %u with parameters "
+				    "0x%llx keeps %u values, not %u", i, d->func,
+				    (unsigned long long)d->arg, n, d->nvals);
+		/* an entry must at least fit in the arena without keys */
+		if (sizeof(struct xdt_aggent) + 8ull + 8ull * n > st->aggsize)
+			return EERR("aggregation %u: %u values do not fit in "
+				    "aggsize %u", i, n, st->aggsize);
+		st->aggs[i] = *d;
+	}
+	return 0;
+}
+
+/* What a clause's actions have done so far, for the next one's checks. */
+struct clause_walk {
+	u32 off;	/* record bytes so far */
+	u32 nkeys;	/* aggregation keys waiting for their aggregation */
+	u32 nspec;	/* speculate()s seen */
+};
+
+/* Action @j of clause @i: checked, and its place in the record. */
+static int load_action(struct xdt_state *st, struct xdt_enable *req,
+		       const struct xdt_clause *uc, u32 i, u32 j,
+		       struct xdt_act_k *k, struct clause_walk *w)
+{
+	const struct xdt_prog *p = st->prog;
+	const struct xdt_action *a = (const struct xdt_action *)
+		(st->blob + p->actions_off) + uc->action0 + j;
+
+	k->kind = a->kind;
+	k->difo = a->difo;
+	k->arg0 = a->arg0;
+	k->arg1 = a->arg1;
+	if (a->difo >= (s32)p->ndifos || a->difo < -1)
+		return EERR("clause %u action %u: difo %d out of range", i, j,
+			    a->difo);
+	if (a->kind < 1 || a->kind >= XDT_NACTS || !act_rec[a->kind])
+		return EERR("clause %u action %u: unknown action kind %u", i,
+			    j, a->kind);
+	if ((act_flags[a->kind] & XDT_AF_DESTR) &&
+	    !(p->flags & XDT_PROG_DESTRUCTIVE))
+		return EERR("clause %u action %u: destructive actions not "
+			    "allowed", i, j);
+	if ((act_flags[a->kind] & XDT_AF_VALUE) && a->difo < 0)
+		return EERR("clause %u action %u: no value", i, j);
+	/* what the action records, 8-aligned */
+	w->off = ALIGN(w->off, 8);
+	k->off = w->off;
+	switch (act_rec[a->kind] - 1) {
+	case XDT_REC_U64:
+		w->off += 8;
+		break;
+	case XDT_REC_STR:
+		w->off += st->strsize;
+		break;
+	case XDT_REC_STACK:
+		if (a->arg0 < 1 || a->arg0 > XDT_MAXSTACK)
+			return EERR("clause %u action %u: stack of %u frames "
+				    "(1 to %u)", i, j, a->arg0, XDT_MAXSTACK);
+		w->off += a->arg0 * 8;
+		break;
+	case XDT_REC_MEM:
+		if (a->arg0 < 1 || a->arg0 > XDT_MAXMEMREF)
+			return EERR("clause %u action %u: %u bytes of memory "
+				    "(1 to %u)", i, j, a->arg0, XDT_MAXMEMREF);
+		w->off += a->arg0;
+		break;
+	}
+	/*
+	 * A speculating clause reserves its record at its one speculate:
+	 * nothing may write the record before it, nor aggregate, nor be
+	 * destructive after it (DTrace's rules, which its compiler enforces;
+	 * the kernel's own safety needs the first).
+	 */
+	if ((a->kind == XDT_ACT_SPECULATE || a->kind == XDT_ACT_COMMIT ||
+	     a->kind == XDT_ACT_DISCARD) && !p->nspec)
+		return EERR("clause %u action %u: a speculation action in a "
+			    "program without speculations (nspec 0)", i, j);
+	if (a->kind == XDT_ACT_SPECULATE) {
+		if (!(uc->flags & XDT_CLAUSE_SPEC) || w->nspec++ ||
+		    w->off != sizeof(struct xdt_rechdr))
+			return EERR("clause %u action %u: speculate must come "
+				    "once, before any data, in a speculating "
+				    "clause", i, j);
+	} else if (uc->flags & XDT_CLAUSE_SPEC && !w->nspec &&
+		   act_rec[a->kind] - 1 != XDT_REC_NONE) {
+		return EERR("clause %u action %u: data before speculate", i, j);
+	} else if (w->nspec && (a->kind == XDT_ACT_AGG ||
+				a->kind == XDT_ACT_AGGKEY ||
+				a->kind == XDT_ACT_EXIT ||
+				(act_flags[a->kind] & XDT_AF_DESTR))) {
+		return EERR("clause %u action %u: not allowed after speculate",
+			    i, j);
+	}
+	switch (a->kind) {
+	case XDT_ACT_AGGKEY:
+		if (a->arg0 > XDT_KEY_STACK)
+			return EERR("clause %u action %u: bad key type", i, j);
+		if (a->arg0 == XDT_KEY_STACK &&
+		    (a->arg1 < 1 || a->arg1 > XDT_MAXSTACK))
+			return EERR("clause %u action %u: stack key of %u "
+				    "frames (1 to %u)", i, j, a->arg1,
+				    XDT_MAXSTACK);
+		if (a->arg0 != XDT_KEY_STACK && a->difo < 0)
+			return EERR("clause %u action %u: no value", i, j);
+		w->nkeys++;
+		break;
+	case XDT_ACT_AGG:
+		if (a->arg0 >= p->naggs)
+			return EERR("clause %u action %u: aggregation %u of %u",
+				    i, j, a->arg0, p->naggs);
+		if (st->aggs[a->arg0].func != a->arg1)
+			return EERR("clause %u action %u: aggregation %u is %u, "
+				    "not %u", i, j, a->arg0,
+				    st->aggs[a->arg0].func, a->arg1);
+		if (w->nkeys > XDT_MAXKEYS)
+			return EERR("clause %u action %u: more than 8 keys", i,
+				    j);
+		if (a->arg1 != XDT_AGG_COUNT && a->difo < 0)
+			return EERR("clause %u action %u: no value", i, j);
+		w->nkeys = 0;
+		break;
+	}
+	return 0;
+}
+
 static int load_clauses(struct xdt_state *st, struct xdt_enable *req)
 {
 	const struct xdt_prog *p = st->prog;
 	const struct xdt_clause *uc = st->blob + p->clauses_off;
-	const struct xdt_action *ua = st->blob + p->actions_off;
 	struct xdt_act_k *acts;
 	u64 nacts = 0;
 	u32 i, j;
+	int ret;
 
 	for (i = 0; i < p->nclauses; i++) {
 		if (!in_blob(p->nactions, uc[i].action0, uc[i].nactions, 1))
@@ -125,24 +262,12 @@ static int load_clauses(struct xdt_state *st, struct xdt_enable *req)
 				   GFP_KERNEL);
 	if (!st->aggs || !st->clauses || !acts)
 		return -ENOMEM;
-	for (i = 0; i < p->naggs; i++) {
-		const struct xdt_aggdesc *d = (const struct xdt_aggdesc *)
-			(st->blob + p->aggs_off) + i;
-		u32 n = xdt_agg_nvals(d->func, d->arg);
-
-		if (!n || n != d->nvals)
-			return EERR("aggregation %u: function %u with parameters "
-				    "0x%llx keeps %u values, not %u", i, d->func,
-				    (unsigned long long)d->arg, n, d->nvals);
-		/* an entry must at least fit in the arena without keys */
-		if (sizeof(struct xdt_aggent) + 8ull + 8ull * n > st->aggsize)
-			return EERR("aggregation %u: %u values do not fit in "
-				    "aggsize %u", i, n, st->aggsize);
-		st->aggs[i] = *d;
-	}
+	ret = load_aggs(st, req);
+	if (ret)
+		return ret;
 	for (i = 0; i < p->nclauses; i++) {
 		struct xdt_clause_k *c = &st->clauses[i];
-		u32 off = sizeof(struct xdt_rechdr), nkeys = 0, nspec = 0;
+		struct clause_walk w = { .off = sizeof(struct xdt_rechdr) };
 
 		if (!desc_terminated(&uc[i].desc))
 			return EERR("clause %u: unterminated probe description", i);
@@ -158,121 +283,15 @@ static int load_clauses(struct xdt_state *st, struct xdt_enable *req)
 		c->acts = acts;
 		acts += c->nacts;
 		for (j = 0; j < c->nacts; j++) {
-			const struct xdt_action *a = &ua[uc[i].action0 + j];
-			struct xdt_act_k *k = &c->acts[j];
-
-			k->kind = a->kind;
-			k->difo = a->difo;
-			k->arg0 = a->arg0;
-			k->arg1 = a->arg1;
-			if (a->difo >= (s32)p->ndifos || a->difo < -1)
-				return EERR("clause %u action %u: difo %d out of "
-					    "range", i, j, a->difo);
-			if (a->kind < 1 || a->kind >= XDT_NACTS ||
-			    !act_rec[a->kind])
-				return EERR("clause %u action %u: unknown action "
-					    "kind %u", i, j, a->kind);
-			if ((act_flags[a->kind] & XDT_AF_DESTR) &&
-			    !(p->flags & XDT_PROG_DESTRUCTIVE))
-				return EERR("clause %u action %u: destructive "
-					    "actions not allowed", i, j);
-			if ((act_flags[a->kind] & XDT_AF_VALUE) && a->difo < 0)
-				return EERR("clause %u action %u: no value", i, j);
-			/* what the action records, 8-aligned */
-			off = ALIGN(off, 8);
-			k->off = off;
-			switch (act_rec[a->kind] - 1) {
-			case XDT_REC_U64:
-				off += 8;
-				break;
-			case XDT_REC_STR:
-				off += st->strsize;
-				break;
-			case XDT_REC_STACK:
-				if (a->arg0 < 1 || a->arg0 > XDT_MAXSTACK)
-					return EERR("clause %u action %u: stack of "
-						    "%u frames (1 to %u)", i, j,
-						    a->arg0, XDT_MAXSTACK);
-				off += a->arg0 * 8;
-				break;
-			case XDT_REC_MEM:
-				if (a->arg0 < 1 || a->arg0 > XDT_MAXMEMREF)
-					return EERR("clause %u action %u: %u bytes "
-						    "of memory (1 to %u)", i, j,
-						    a->arg0, XDT_MAXMEMREF);
-				off += a->arg0;
-				break;
-			}
-			/*
-			 * A speculating clause reserves its record at its one
-			 * speculate: nothing may write the record before it,
-			 * nor aggregate, nor be destructive after it (DTrace's
-			 * rules, which its compiler enforces; the kernel's own
-			 * safety needs the first).
-			 */
-			if ((a->kind == XDT_ACT_SPECULATE ||
-			     a->kind == XDT_ACT_COMMIT ||
-			     a->kind == XDT_ACT_DISCARD) && !p->nspec)
-				return EERR("clause %u action %u: a speculation "
-					    "action in a program without "
-					    "speculations (nspec 0)", i, j);
-			if (a->kind == XDT_ACT_SPECULATE) {
-				if (!(uc[i].flags & XDT_CLAUSE_SPEC) || nspec++ ||
-				    off != sizeof(struct xdt_rechdr))
-					return EERR("clause %u action %u: speculate "
-						    "must come once, before any data, "
-						    "in a speculating clause", i, j);
-			} else if (uc[i].flags & XDT_CLAUSE_SPEC && !nspec &&
-				   act_rec[a->kind] - 1 != XDT_REC_NONE) {
-				return EERR("clause %u action %u: data before "
-					    "speculate", i, j);
-			} else if (nspec && (a->kind == XDT_ACT_AGG ||
-					     a->kind == XDT_ACT_AGGKEY ||
-					     a->kind == XDT_ACT_EXIT ||
-					     (act_flags[a->kind] & XDT_AF_DESTR))) {
-				return EERR("clause %u action %u: not allowed "
-					    "after speculate", i, j);
-			}
-			switch (a->kind) {
-			case XDT_ACT_AGGKEY:
-				if (a->arg0 > XDT_KEY_STACK)
-					return EERR("clause %u action %u: bad key "
-						    "type", i, j);
-				if (a->arg0 == XDT_KEY_STACK &&
-				    (a->arg1 < 1 || a->arg1 > XDT_MAXSTACK))
-					return EERR("clause %u action %u: stack key "
-						    "of %u frames (1 to %u)", i, j,
-						    a->arg1, XDT_MAXSTACK);
-				if (a->arg0 != XDT_KEY_STACK && a->difo < 0)
-					return EERR("clause %u action %u: no value",
-						    i, j);
-				nkeys++;
-				break;
-			case XDT_ACT_AGG:
-				if (a->arg0 >= p->naggs)
-					return EERR("clause %u action %u: "
-						    "aggregation %u of %u", i, j,
-						    a->arg0, p->naggs);
-				if (st->aggs[a->arg0].func != a->arg1)
-					return EERR("clause %u action %u: "
-						    "aggregation %u is %u, not %u",
-						    i, j, a->arg0,
-						    st->aggs[a->arg0].func, a->arg1);
-				if (nkeys > XDT_MAXKEYS)
-					return EERR("clause %u action %u: more "
-						    "than 8 keys", i, j);
-				if (a->arg1 != XDT_AGG_COUNT && a->difo < 0)
-					return EERR("clause %u action %u: no value",
-						    i, j);
-				nkeys = 0;
-				break;
-			}
+			ret = load_action(st, req, &uc[i], i, j, &c->acts[j], &w);
+			if (ret)
+				return ret;
 		}
-		if (nkeys)
+		if (w.nkeys)
 			return EERR("clause %u: keys without an aggregation", i);
-		if ((uc[i].flags & XDT_CLAUSE_SPEC) && !nspec)
+		if ((uc[i].flags & XDT_CLAUSE_SPEC) && !w.nspec)
 			return EERR("clause %u: speculating without speculate", i);
-		c->recsize = ALIGN(off, 8);
+		c->recsize = ALIGN(w.off, 8);
 		if (counts_only(c))
 			c->flags |= XDT_CLAUSE_K_COUNTS;
 		/* fill keeps room for the largest END record (and its ERROR) */
