@@ -96,6 +96,13 @@ static void __xdt_probe act_fault(struct xdt_ctx *ctx, char *rec, int kind,
 		((struct xdt_rechdr *)rec)->epid = U32_MAX;
 }
 
+/*
+ * One clause of one firing: predicate, record reservation, every action,
+ * commit.  Longer than the house's ~150 lines on purpose: it is the
+ * firing's hot path, and its locals (the record, the machine state, the
+ * speculation) live across every action; split, they would go through
+ * memory on each call (bench/stepprof.py counts the instructions).
+ */
 static int __xdt_probe run_clause(struct xdt_cpu *c, struct xdt_scpu *sc,
 				  struct xdt_state *st,
 				  const struct xdt_ecb *ecb,
