@@ -217,8 +217,8 @@ static int __xdt_probe scmp(struct xdt_mstate *m, u64 a, u64 b, u32 max,
 }
 
 /*
- * The DIF interpreter: one loop over one switch (the ops' bodies are
- * DIF_OPS's, core/uapi/dif.h), so it is as long as the instruction set;
+ * The DIF interpreter: one loop over one switch with a case per op of
+ * DIF_OPS (core/uapi/dif.h), so it is as long as the instruction set;
  * cutting it up would put a call between an instruction and the next.
  */
 int __xdt_probe xdt_dif_run(const struct xdt_difo_k *d, struct xdt_mstate *m,
