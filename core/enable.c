@@ -314,7 +314,7 @@ int xdt_go(struct xdt_state *st)
 	if (ret) {
 		stop_locked(st);
 	} else {
-		st->counted = true;
+		WRITE_ONCE(st->counted, true);
 		WRITE_ONCE(xdt_tracing, xdt_tracing + 1);
 	}
 	mutex_unlock(&xdt_lock);
@@ -338,7 +338,7 @@ static void stop_locked(struct xdt_state *st)
 	int ret;
 
 	if (st->counted) {
-		st->counted = false;
+		WRITE_ONCE(st->counted, false);
 		WRITE_ONCE(xdt_tracing, xdt_tracing - 1);
 	}
 	/* From here on no firing runs st's clauses (END excepted). */

@@ -16,6 +16,7 @@
 #include <linux/fs.h>
 #include <linux/miscdevice.h>
 #include <linux/module.h>
+#include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 #include <linux/user_namespace.h>
@@ -234,12 +235,32 @@ static long xdt_ioctl(struct file *f, unsigned int cmd, unsigned long arg)
 	return ret;
 }
 
+/*
+ * /proc/<pid>/fdinfo/<fd> of an open /dev/xdt: where this consumer is
+ * (idle, enabled, running, stopped) and whether its probes are all in
+ * (tracing: 1 from a successful GO to the start of its STOP) -- what a
+ * script waits on before it starts a workload for one consumer, however
+ * many others trace (parameters/tracing counts them all).
+ */
+static void xdt_show_fdinfo(struct seq_file *m, struct file *f)
+{
+	static const char *const names[] = { "idle", "enabled", "running",
+					     "stopped" };
+	struct xdt_state *st = f->private_data;
+	int state = READ_ONCE(st->state);
+
+	seq_printf(m, "xdt-state:\t%s\nxdt-tracing:\t%d\n",
+		   state >= 0 && state < ARRAY_SIZE(names) ? names[state] : "?",
+		   READ_ONCE(st->counted) ? 1 : 0);
+}
+
 static const struct file_operations xdt_fops = {
 	.owner = THIS_MODULE,
 	.open = xdt_open,
 	.release = xdt_release,
 	.unlocked_ioctl = xdt_ioctl,
 	.compat_ioctl = compat_ptr_ioctl,
+	.show_fdinfo = xdt_show_fdinfo,
 };
 
 static struct miscdevice xdt_dev = {

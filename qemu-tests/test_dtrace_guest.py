@@ -150,6 +150,10 @@ def test_tracing_parameter_counts_consumers_between_go_and_stop(xdt):
         assert tracing_now() == "1"
         r = dtrace(xdt, "-n", "fbt::no_such_function_xdt:entry")
         assert r.code != 0 and tracing_now() == "1", r
+        # and per consumer, in its /dev/xdt's fdinfo
+        r = xdt.run("grep -h '^xdt-' /proc/$(pidof dtrace)/fdinfo/*")
+        assert r.stdout.split() == ["xdt-state:", "running",
+                                    "xdt-tracing:", "1"], r
     assert tracing_now() == "0"
 
 

@@ -370,9 +370,10 @@ def test_watch_default_count_and_errors(xdt):
 
 # ---- the examples a researcher copies --------------------------------------
 
-# Shell: wait until the background consumer $p is tracing -- xdt.ko counts
-# the consumers between GO and STOP -- or fail if it ended first.
-STARTED = ('while [ "$(cat /sys/module/xdt/parameters/tracing)" = 0 ]; do '
+# Shell: wait until the background consumer $p is tracing -- its /dev/xdt
+# says so in fdinfo from GO to STOP; another consumer (the module's Lua
+# stream) may be tracing all along -- or fail if it ended first.
+STARTED = ("while ! grep -qs '^xdt-tracing:.*1$' /proc/$p/fdinfo/*; do "
            'kill -0 $p 2>/dev/null || exit 3; sleep 0.1; done; ')
 
 
