@@ -561,8 +561,14 @@ class Soak:
                                "exec dtrace -q -x bufsize=16k -x aggsize=16k "
                                f"-n \"{self.PROB_PROG}\" -c \"cat /proc/version\"'",
                                timeout=300)
+                    err = r.stderr.strip().splitlines()
                     if r.ok and "done 1" in r.stdout:
                         key = "ran"
+                    elif r.how == "exited" and r.code in (126, 127):
+                        # an exec failed (the shell's of dtrace, or the
+                        # loader of dtrace's -c command): the injection
+                        # hit them, not xdt -- counted, not a finding
+                        key = f"exec failed before dtrace ({r.code})"
                     elif r.how == "signaled" or (r.how == "exited"
                                                  and r.code > 128):
                         key = f"killed by signal {r.code}"
@@ -572,8 +578,12 @@ class Soak:
                         key = "timeout"
                         found.append(f"{fa} run {k}: timed out")
                     else:
-                        msg = (r.stderr.strip().splitlines() or ["(none)"])[-1]
-                        msg = re.sub(r"0x[0-9a-f]+|\d+", "N", msg)[:120]
+                        # dtrace's own message (a compile error's caret
+                        # and source lines come after it)
+                        msg = next((ln for ln in err if
+                                    ln.startswith("dtrace:")),
+                                   err[-1] if err else "(none)")
+                        msg = re.sub(r"0x[0-9a-f]+|\d+", "N", msg)[:160]
                         key = f"exit {r.code}: {msg}"
                         if not re.search(r"memory|Bad address|No space|"
                                          r"Resource temporarily", msg, re.I):
