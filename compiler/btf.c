@@ -341,7 +341,13 @@ static struct btf *kernel(void)
 		kbtf->name = "vmlinux";
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	btf_load_ms = (t1.tv_sec - t0.tv_sec) * 1e3 + (t1.tv_nsec - t0.tv_nsec) / 1e6;
-	if (!kbtf && btf_path)
+	/*
+	 * Said even for the running kernel's own file, which exists (checked
+	 * above): a read that failed (ENOMEM under memory pressure, say) would
+	 * otherwise surface later as a misleading "incomplete type" or an
+	 * untyped args[], far from its cause.
+	 */
+	if (!kbtf)
 		fprintf(stderr, "dtrace: kernel types unavailable: %s\n", err);
 	return kbtf;
 }

@@ -663,6 +663,15 @@ char *dt_readfile(const char *path)
 		r = fread(buf + n, 1, cap - n - 1, f);
 		n += r;
 	} while (r);
+	/* a read that failed part-way is an error, not a shorter program */
+	if (ferror(f)) {
+		int e = errno;
+
+		fclose(f);
+		free(buf);
+		errno = e ? e : EIO;
+		return NULL;
+	}
 	fclose(f);
 	buf[n] = 0;
 	return buf;
@@ -689,6 +698,18 @@ static int load_libs(xdt_hdl_t *h, struct xdt_cerror *err)
 		struct dirent **ents;
 		int n = scandir(dirs[i], &ents, d_file, alphasort);
 
+		/* no such directory is no library; one unreadable is an error */
+		if (n < 0 && errno != ENOENT && errno != ENOTDIR) {
+			memset(err, 0, sizeof(*err));
+			err->tag = DT_D_SYNTAX;
+			err->tagname = dt_errtag_name(DT_D_SYNTAX);
+			snprintf(err->file, sizeof(err->file), "%.255s", dirs[i]);
+			snprintf(err->msg, sizeof(err->msg),
+				 "cannot read D library directory: %s",
+				 strerror(errno));
+			ret = -1;
+		}
+
 		for (int k = 0; k < n; k++) {
 			char path[PATH_MAX];
 			int dup = 0;
@@ -698,6 +719,22 @@ static int load_libs(xdt_hdl_t *h, struct xdt_cerror *err)
 				dup |= !strcmp(seen[s], ents[k]->d_name);
 			snprintf(path, sizeof(path), "%s/%s", dirs[i], ents[k]->d_name);
 			text = dup || ret ? NULL : dt_readfile(path);
+			if (!dup && !ret && !text) {
+				/*
+				 * A library file that is there but cannot be
+				 * read (ENOMEM, EIO) fails the compile: going
+				 * on without it would report its translators
+				 * and inlines as missing, far from the cause.
+				 */
+				memset(err, 0, sizeof(*err));
+				err->tag = DT_D_SYNTAX;
+				err->tagname = dt_errtag_name(DT_D_SYNTAX);
+				snprintf(err->file, sizeof(err->file), "%.255s", path);
+				snprintf(err->msg, sizeof(err->msg),
+					 "cannot read D library file: %s",
+					 strerror(errno));
+				ret = -1;
+			}
 			if (text) {
 				seen = xrealloc(seen, (nseen + 1) * sizeof(*seen));
 				seen[nseen++] = xstrdup(ents[k]->d_name);

@@ -151,6 +151,26 @@ def test_cmdline_error_names_cmdline(dtrace):
                         '                 ^\n')
 
 
+def test_unreadable_library_file_is_an_error(dtrace, tmp_path):
+    """A D library file that is there but cannot be read fails the compile
+    with its name and the reason, instead of being skipped (its translators
+    and inlines would then be reported missing, far from the cause: what
+    the debug kernels' allocation-failure soak saw); a library directory
+    that does not exist is no library, not an error."""
+    (tmp_path / "broken.d").mkdir()   # read(2) fails: EISDIR
+    r = subprocess.run([dtrace, "-e", "-L", str(tmp_path), "-n",
+                        "BEGIN { trace(nosuch); }"],
+                       capture_output=True, text=True)
+    assert r.returncode == 1
+    assert r.stderr.startswith(f"dtrace: failed to compile script "
+                               f"{tmp_path}/broken.d: cannot read D library "
+                               f"file: Is a directory\n"), r.stderr
+    r = subprocess.run([dtrace, "-e", "-L", str(tmp_path / "none"), "-n",
+                        "BEGIN { trace(nosuch); }"],
+                       capture_output=True, text=True)
+    assert r.returncode == 1 and "Unknown variable name" in r.stderr, r.stderr
+
+
 # printf()'s compile-time checks: DTrace's tag (-x errtags) and message.
 PRINTF_ERRORS = [
     ('printf()', "D_PROTO_LEN", "printf( ) prototype mismatch: 0 args passed, at least 1 expected"),
