@@ -348,7 +348,8 @@ void lex_skipspace(struct lexer *lx)
 					const char *e = strchr(q + 1, '"');
 
 					if (e && e - q - 1 > 0 && memchr(q, '\n', (size_t)(e - q)) == NULL)
-						lx->fname = strndup(q + 1, (size_t)(e - q - 1));
+						if (!(lx->fname = strndup(q + 1, (size_t)(e - q - 1))))
+							dt_fatal("out of memory");
 				}
 				/* the next line is line n */
 				lx->lineoff = (int)n - (lx->line + 1);
@@ -439,6 +440,8 @@ void lex_next(struct lexer *lx)
 		}
 		t->s = strndup(lx->src + start + (c == '@'),
 			       lx->pos - start - (c == '@'));
+		if (!t->s)
+			dt_fatal("out of memory");
 	} else if (isdigit(c)) {
 		char *end;
 
