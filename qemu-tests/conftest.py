@@ -159,10 +159,11 @@ def _kernel_watch(request):
     # fails this test's setup, named as such, instead of being skipped.
     early = guest.oopses(guest._checked)
     guest._checked = guest.console_mark()
+    early = guest.kmemleak_details(early)
     if early:
         pytest.fail(f"{guest.isa}: kernel problem on the console before this "
-                    f"test, since the last one checked:\n"
-                    + guest.kmemleak_details(early), pytrace=False)
+                    f"test, since the last one checked:\n{early}",
+                    pytrace=False)
     yield
     # Let the console catch up with what the kernel logged during the test,
     # however slowly the guest prints: otherwise a late Oops would be blamed
