@@ -255,6 +255,7 @@ int xdt_go(struct xdt_state *st)
 		return ret;
 	mutex_lock(&xdt_lock);
 	link_ecbs(st);
+	xdt_fentry_choose_begin();
 	for (i = 0; i < st->necbs; i++) {
 		struct xdt_probe *p = st->ecbs[i].probe;
 

@@ -95,6 +95,33 @@ static struct xdt_site **queue;
 static unsigned long *qips;
 static u32 nqueue, qcap;
 static u32 nsites;			/* sites with live == 1 */
+static u32 ntramp;			/* of them, via XDT_VIA_TRAMP */
+static u32 nreserved;			/* chosen for it by the GO under way */
+
+/*
+ * How many trampoline sites the ISA can have at once (isa.h).  fbt asks
+ * for each entry site as it chooses (xdt_fentry_tramp_reserve); past the
+ * limit the site takes the breakpoint, which has no such limit.  (Not
+ * ftrace's ops: a broad fbtmode=ftrace enabling over ftrace's own
+ * functions, breakpoints there, hung its second GO on x86_64 -- not yet
+ * understood, so nothing is sent there that the user did not ask for.)
+ */
+#ifndef XDT_TRAMP_MAX
+#define XDT_TRAMP_MAX		UINT_MAX
+#endif
+
+void xdt_fentry_choose_begin(void)
+{
+	nreserved = 0;
+}
+
+bool xdt_fentry_tramp_reserve(void)
+{
+	if ((u64)ntramp + nreserved >= XDT_TRAMP_MAX)
+		return false;
+	nreserved++;
+	return true;
+}
 static bool qfailed;			/* a GO's queue could not grow */
 
 static bool queue_room(u32 need)
@@ -267,13 +294,17 @@ int xdt_fentry_commit(void)
 		struct xdt_site *s = queue[i];
 		int r = s->via == XDT_VIA_TRAMP ? rt : rf;
 
-		if (s->live == 3)
+		if (s->live == 3) {
 			nsites--;
-		else if (!r)
+			ntramp -= s->via == XDT_VIA_TRAMP;
+		} else if (!r) {
 			nsites++;
+			ntramp += s->via == XDT_VIA_TRAMP;
+		}
 		WRITE_ONCE(s->live, s->live == 2 && !r ? 1 : 0);
 	}
 	nqueue = 0;
+	nreserved = 0;
 	qfailed = false;
 	return rf ?: rt;
 }
@@ -359,7 +390,7 @@ void xdt_fentry_exit(void)
 	kvfree(qips);
 	queue = NULL;
 	qips = NULL;
-	nqueue = qcap = nsites = 0;
+	nqueue = qcap = nsites = ntramp = 0;
 	qfailed = false;
 }
 
@@ -377,6 +408,15 @@ void __xdt_probe xdt_fentry_tramp_fire(unsigned long site,
 
 void xdt_fentry_want(struct xdt_site *s, bool on)
 {
+}
+
+void xdt_fentry_choose_begin(void)
+{
+}
+
+bool xdt_fentry_tramp_reserve(void)
+{
+	return false;
 }
 
 int xdt_fentry_commit(void)

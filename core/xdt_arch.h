@@ -71,6 +71,10 @@
  *   XDT_FTRACE_SP_BIAS       what to add to those regs' sp for the
  *                            function's sp at its entry
  *   XDT_HAVE_TRAMP           1 when tramp.c gives fbtmode=trampoline
+ *   XDT_TRAMP_MAX            optional: at most this many trampoline sites
+ *                            at once (a limit of what the ISA's
+ *                            trampolines go through); fbt gives the
+ *                            rest the breakpoint
  *   XDT_FRAME_NEXT, XDT_FRAME_RET
  *                            where a frame record keeps the caller's frame
  *                            pointer and the return address, as byte

@@ -278,6 +278,13 @@ void xdt_site_fire(struct xdt_site *s, struct pt_regs *regs);
  * for thousands of functions).  On failure nothing queued went in.
  */
 bool xdt_fentry_traceable(unsigned long addr);
+/*
+ * A GO's choosing begins (choose_begin); reserve() is one entry site's
+ * claim on the trampolines' room (XDT_TRAMP_MAX): false when there is
+ * none left, and the site takes the breakpoint.
+ */
+void xdt_fentry_choose_begin(void);
+bool xdt_fentry_tramp_reserve(void);
 void xdt_fentry_want(struct xdt_site *s, bool on);
 int xdt_fentry_commit(void);
 void xdt_fentry_exit(void);

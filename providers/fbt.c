@@ -503,6 +503,9 @@ static void fbt_choose(struct xdt_probe *p, const struct xdt_prog *prog)
 	u8 via = via_of_mode[fbt_mode_for(f, prog->fbtmode)];
 	u32 i;
 
+	/* past the ISA's limit of trampolines (XDT_TRAMP_MAX): a breakpoint */
+	if (p == f->entry && via == XDT_VIA_TRAMP && !xdt_fentry_tramp_reserve())
+		via = XDT_VIA_TRAP;
 	for (i = 0; i < f->nsites; i++)
 		if (f->sites[i].probe == p)
 			WRITE_ONCE(f->sites[i].via,

@@ -76,5 +76,15 @@ static inline bool xdt_arch_frame_next_ok(unsigned long fp,
 #define XDT_FTRACE_OPS_FLAGS	0
 #define XDT_FTRACE_SP_BIAS	0	/* regs->sp is the function's */
 #define XDT_HAVE_TRAMP		1	/* tramp.c: ftrace direct calls */
+/*
+ * At most this many trampoline sites at once; fbt's others take the
+ * breakpoint.  6.1's direct-call hash (direct_functions) stops growing at 4096
+ * buckets, and above 8192 functions every one added copies the whole hash
+ * and leaks the copy it replaces, but the last of each
+ * register_ftrace_direct_multi() (its single free_hash): fbt:::entry's
+ * 18.7k functions took 260 MB of slab for good per GO.  The margin leaves
+ * room for other direct-call users (BPF trampolines).
+ */
+#define XDT_TRAMP_MAX		7680
 
 #endif

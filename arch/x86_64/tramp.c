@@ -42,6 +42,24 @@ struct group {
 };
 
 static LIST_HEAD(groups);		/* xdt_lock */
+static unsigned int ndirect;		/* sites in the groups; xdt_lock */
+
+/*
+ * How many functions one register_ftrace_direct_multi() may add without
+ * leaking.  ftrace_add_rec_direct() replaces the direct_functions hash with
+ * a bigger copy when it is empty (a copy of 32 buckets: room for 64) or
+ * holds more than twice its buckets (a copy of about twice as many), and
+ * hands the old one back through the call's single free_hash pointer: a
+ * second replacement in one call leaks the first's.  From a hash holding
+ * c functions (c >= ndirect, xdt's own) the next two replacements are at
+ * least max(64, c - 1) additions apart, so a group that size meets one at
+ * most.  XDT_TRAMP_MAX (isa.h) keeps the hash below 4096 buckets' 8192,
+ * above which every addition replaces it.
+ */
+static unsigned int group_cap(void)
+{
+	return max(64u, ndirect ? ndirect - 1 : 0);
+}
 
 static struct group *group_new(struct xdt_site **sites, u32 n)
 {
@@ -71,6 +89,7 @@ static struct group *group_new(struct xdt_site **sites, u32 n)
 	for (i = 0; i < n; i++)
 		sites[i]->xol = (unsigned long)g;
 	list_add(&g->node, &groups);
+	ndirect += n;
 	return g;
 }
 
@@ -87,6 +106,7 @@ static void group_unregister(struct group *g)
 		if (g->sites[i]->xol == (unsigned long)g)
 			g->sites[i]->xol = 0;
 	list_del(&g->node);
+	ndirect -= g->n;
 }
 
 static void group_free(struct group *g)
@@ -128,7 +148,7 @@ int xdt_arch_tramp_on(struct xdt_site **sites, unsigned int n)
 	u64 t0;
 
 	for (i = 0; i < n; i += k) {
-		k = min(n - i, size);
+		k = min3(n - i, size, group_cap());
 		t0 = ktime_get_ns();
 		g = group_new(sites + i, k);
 		if (IS_ERR(g)) {
@@ -159,7 +179,7 @@ void xdt_arch_tramp_off(struct xdt_site **sites, unsigned int n)
 {
 	struct group *g, *tmp;
 	unsigned int i;
-	u32 j, nk;
+	u32 j, k, nk;
 
 	list_for_each_entry_safe(g, tmp, &groups, node) {
 		for (i = 0; i < n && sites[i]->xol != (unsigned long)g; i++)
@@ -170,9 +190,13 @@ void xdt_arch_tramp_off(struct xdt_site **sites, unsigned int n)
 		for (j = nk = 0; j < g->n; j++)
 			if (g->sites[j]->live == 1)
 				g->sites[nk++] = g->sites[j];
-		if (nk && IS_ERR(group_new(g->sites, nk)))
-			pr_err("xdt: trampoline probes lost rebuilding a "
-			       "group of %u\n", nk);
+		/* in groups that leak nothing either (group_cap) */
+		for (j = 0; j < nk; j += k) {
+			k = min(nk - j, group_cap());
+			if (IS_ERR(group_new(g->sites + j, k)))
+				pr_err("xdt: trampoline probes lost rebuilding "
+				       "a group of %u\n", k);
+		}
 		kfree(g);
 		cond_resched();
 	}
