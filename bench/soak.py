@@ -604,6 +604,19 @@ class Soak:
         # has no quoting to parse: its failures (a truncated argument, E2BIG)
         # were dtrace's "syntax error" at the cut
         self.vm.put(self.PROB_PROG.encode(), "/tmp/prob.d")
+        # Who sent a SIGSEGV, and from where: the kernel kills a process
+        # whose exec failed after its point of no return (bprm_execve's
+        # force_fatal_sig) and one whose stack it could not grow; neither
+        # is dtrace's doing.  The signal_generate event's stack tells them
+        # apart, exception-trace prints a user fault's pc.
+        tr = "/sys/kernel/tracing"
+        self.sigtrace = self.g(
+            f"T={tr}; [ -d $T/events ] || T=/sys/kernel/debug/tracing; "
+            "echo 'sig==11' > $T/events/signal/signal_generate/filter && "
+            "echo 1 > $T/options/stacktrace && "
+            "echo 1 > $T/events/signal/signal_generate/enable && "
+            "echo > $T/trace && echo $T").stdout.strip() or None
+        self.g("echo 1 > /proc/sys/debug/exception-trace")
         for fa, pct in (("failslab", 3), ("fail_page_alloc", 1)):
             self.g(f"echo {pct} > /sys/kernel/debug/{fa}/probability")
             try:
@@ -622,9 +635,18 @@ class Soak:
                         key = f"exec failed before dtrace ({r.code})"
                     elif r.how == "signaled" or (r.how == "exited"
                                                  and r.code > 128):
-                        key = f"killed by signal {r.code}"
-                        found.append(f"{fa} run {k}: dtrace {r.how} {r.code}: "
-                                     f"{r.stderr[-200:]!r}")
+                        who = self.sigsegv_sender() if r.code in (11, 139) \
+                            else None
+                        if who == "exec":
+                            key = ("SIGSEGV from exec after its point of no "
+                                   "return (the kernel's)")
+                        else:
+                            key = f"killed by signal {r.code}" + (
+                                " in a user page fault" if who == "fault"
+                                else "")
+                            found.append(f"{fa} run {k}: dtrace {r.how} "
+                                         f"{r.code}{' (user page fault)' if who == 'fault' else ''}: "
+                                         f"{r.stderr[-200:]!r}")
                     elif r.how == "timeout":
                         key = "timeout"
                         found.append(f"{fa} run {k}: timed out")
@@ -653,7 +675,24 @@ class Soak:
                         self.g(f"echo {pct} > /sys/kernel/debug/{fa}/probability")
             finally:
                 self.g(f"echo 0 > /sys/kernel/debug/{fa}/probability")
+        if self.sigtrace:
+            self.g(f"echo 0 > {self.sigtrace}/events/signal/signal_generate/enable")
         return self._prob_result(outcomes, n)
+
+    def sigsegv_sender(self):
+        """The last SIGSEGV's origin from the signal_generate trace: "exec"
+        (bprm_execve), "fault" (a user page fault), or None; the trace is
+        cleared."""
+        if not self.sigtrace:
+            return None
+        t = self.g(f"cat {self.sigtrace}/trace; echo > {self.sigtrace}/trace"
+                   ).stdout
+        last = t.rsplit("signal_generate:", 1)[-1]
+        if "bprm_execve" in last:
+            return "exec"
+        if re.search(r"page_fault|do_mem_abort|do_translation_fault", last):
+            return "fault"
+        return None
 
     def _prob_result(self, outcomes, n):
         return ("dtrace with make-it-fail under failslab 3% and "
