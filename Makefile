@@ -75,7 +75,7 @@ $(BUILD)/%/init: guest/init.c guest/agent.h | deps
 # (GNU C, without the warnings kernel style does not heed, and with the
 # kernel's -fno-strict-overflow: DIF's arithmetic wraps, in the host VM too).
 DTRACE_SRCS := $(wildcard compiler/*.c)
-LIBXDT_SRCS := $(filter-out compiler/main.c,$(DTRACE_SRCS))
+LIBXDT_SRCS := $(DTRACE_SRCS)
 VM_SRCS := core/dif.c core/vars.c core/subr.c core/firing.c core/buf.c core/spec.c \
 	core/load.c core/host/machine.c
 DTRACE_HDRS := $(wildcard compiler/*.h) core/uapi/xdt.h core/uapi/dif.h core/uapi/xdt_pobj.h \
@@ -105,11 +105,11 @@ $(BUILD)/%/libxdt.a: $(LIBXDT_SRCS) $(VM_SRCS) $(DTRACE_HDRS) | deps
 	$(call build_libxdt,$(call cross,$*),$@)
 
 host-dtrace: $(BUILD)/host/dtrace
-$(BUILD)/host/dtrace: compiler/main.c $(BUILD)/host/libxdt.a
-	gcc $(DTRACE_CFLAGS) -o $@ $^
+$(BUILD)/host/dtrace: cmd/dtrace/main.c compiler/libxdt.h $(BUILD)/host/libxdt.a
+	gcc $(DTRACE_CFLAGS) -o $@ $< $(BUILD)/host/libxdt.a
 
-$(BUILD)/%/dtrace: compiler/main.c $(BUILD)/%/libxdt.a | deps
-	$(call cross,$*)gcc $(DTRACE_CFLAGS) -static -o $@ $^
+$(BUILD)/%/dtrace: cmd/dtrace/main.c compiler/libxdt.h $(BUILD)/%/libxdt.a | deps
+	$(call cross,$*)gcc $(DTRACE_CFLAGS) -static -o $@ $< $(BUILD)/$*/libxdt.a
 
 guest_dtrace = $(if $(DTRACE_SRCS),$(BUILD)/$(1)/dtrace)
 guest_xdtko = $(wildcard $(BUILD)/$(1)/xdt/xdt.ko)

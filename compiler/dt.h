@@ -706,21 +706,13 @@ struct dt_opts {
 	long aggrate_us;	/* -x aggrate: how often xdt_work() snapshots */
 	long statusrate_us;	/* -x statusrate: how often it asks for status */
 	int droptags;		/* -x droptags: "[DTRACEDROP_*] " before drops */
-	pid_t child;		/* -c */
-	pid_t target;		/* -p */
-	int child_gate;		/* 1: the -c child waits stopped for GO */
 	int hostvm;		/* -x hostvm: run in the host VM, not /dev/xdt */
 	int destructive;	/* -w: destructive actions allowed */
 };
-int list_probes(const struct xdt_probedesc *m, int n, int verbose);
 
 /* A whole file, NUL-terminated (malloc'd), or NULL with errno set. */
 char *dt_readfile(const char *path);
 
-struct xdt_hdl;
-struct dt_opts *xdt__opts(struct xdt_hdl *h);
-struct prog *xdt__prog(struct xdt_hdl *h);
-void xdt__warn_unimplemented(struct xdt_hdl *h);
 
 /* ---- libxdt.c: the handle behind libxdt.h --------------------------------- */
 #define DT_NOPTIONS	128
