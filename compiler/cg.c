@@ -17,17 +17,6 @@ struct cg {
 	unsigned live;		/* bit n: %rn in use */
 };
 
-struct node *node_new(enum nkind k, int line, int col)
-{
-	struct node *n = xzalloc(sizeof(*n));
-
-	n->k = k;
-	n->line = line;
-	n->col = col;
-	n->type = XDT_TYPE_INT;
-	return n;
-}
-
 
 static int ralloc(struct cg *g, struct node *n)
 {

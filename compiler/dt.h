@@ -33,7 +33,7 @@
 #define DT_TYPE_STACK	2
 #define DT_TYPE_MEM	3	/* bytes of memory: tracemem(), structs */
 
-/* ---- lex.c ------------------------------------------------------------ */
+/* ---- lex.c, pragma.c, diag.c -------------------------------------------- */
 enum tok {
 	T_EOF = 0, T_INT, T_STR, T_IDENT, T_AGG,	/* @name */
 	/* punctuation, each its own token */
@@ -75,6 +75,13 @@ void lex_next(struct lexer *lx);
 struct token lex_peek(struct lexer *lx);
 int lex_probedesc(struct lexer *lx, char *out, size_t cap, int *line, int *col);
 void lex_skipspace(struct lexer *lx);
+/*
+ * A "#pragma" control line, @p just after the word (pragma.c): D's own
+ * pragmas are checked as DTrace checks them (options are applied by
+ * libxdt's option pass, before compiling); others are ignored.  Returns 1
+ * (read), or raises the compile error.
+ */
+int dt_pragma(struct lexer *lx, const char *p);
 /*
  * DTrace's diagnostic tags (-x errtags prints them): the ones xdt raises,
  * with the conditions of illumos' compiler.  D_SYNTAX is the default.
@@ -354,6 +361,7 @@ struct dinline {
 	struct node *e;
 };
 
+/* parse.c: the tree's constructor */
 struct node *node_new(enum nkind k, int line, int col);
 
 /* ---- sema.c: the semantic pass ------------------------------------------- */
@@ -527,7 +535,6 @@ struct prog {
 	int *srcfile;
 };
 
-struct node *node_new(enum nkind k, int line, int col);
 int cg_difo(struct prog *p, struct lexer *lx, struct node *e);
 /* one DIF object evaluating each of @es for its effects */
 int cg_difo_effects(struct prog *p, struct lexer *lx, struct node **es, int n);
