@@ -8,7 +8,7 @@
  */
 #define _GNU_SOURCE
 #include <string.h>
-#include "dt.h"
+#include "dt_tree.h"
 
 struct cg {
 	struct prog *p;

@@ -15,7 +15,7 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
-#include "dt.h"
+#include "dt_consumer.h"
 #include "libxdt.h"
 
 

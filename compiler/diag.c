@@ -8,7 +8,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include "dt.h"
+#include "dt_lex.h"
 
 void *xzalloc(size_t n)
 {

@@ -9,7 +9,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include "dt.h"
+#include "dt_lex.h"
 
 void lex_init(struct lexer *lx, const char *name, const char *src)
 {

@@ -14,8 +14,7 @@
 #include <strings.h>
 #include <dirent.h>
 #include <unistd.h>
-#include "dt.h"
-#include "cpp.h"
+#include "dt_consumer.h"
 #include "libxdt.h"
 
 #define HERR(h, ...) (snprintf((h)->errmsg, sizeof((h)->errmsg), __VA_ARGS__), -1)

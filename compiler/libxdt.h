@@ -6,7 +6,7 @@
  * then call xdt_work() as often as the switch rate wants: each call
  * drains every CPU's buffer and hands each record, drop and error to the
  * handle's callbacks (by default DTrace's printers).  Stop, walk the
- * aggregations, close.  dtrace(1) (main.c) is a thin wrapper of it; the
+ * aggregations, close.  dtrace(1) (cmd/dtrace/main.c) is a thin wrapper of it; the
  * Lua front end and the bench tools link it too.
  *
  * One handle compiles at a time in a process (the type table is the

@@ -28,7 +28,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <setjmp.h>
-#include "dt.h"
 #include "stable.h"
 #include "parse.h"
 

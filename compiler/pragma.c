@@ -10,7 +10,7 @@
 #include <ctype.h>
 #include <stdio.h>
 #include <string.h>
-#include "dt.h"
+#include "dt_tree.h"
 
 /* DTrace's attribute triple: name-stability/data-stability/class */
 static int attr_ok(const char *a)
