@@ -68,20 +68,31 @@ $(BUILD)/%/init: guest/init.c guest/agent.h | deps
 	@mkdir -p $(@D)
 	$(call cross,$*)gcc -std=gnu11 -static -O2 -Wall -Wextra -Werror -o $@ $<
 
-# The D compiler and consumer: libxdt (compiler/libxdt.h), a static archive
-# built for the host (fast compiler tests) and for every guest, and dtrace,
-# its thin CLI.  libxdt carries the host VM (core/host/hostvm.h): the
+# The D compiler and consumer: libxdt (libxdt/libxdt.h), a static archive
+# built for the host (fast compiler tests) and for every guest, and dtrace
+# (cmd/dtrace), its thin CLI.  libxdt is two halves (docs/architecture.md):
+# the D front end (compiler/) and the consumer (libxdt/), which sees the
+# front end only through compiler/dt_program.h; each half is compiled with
+# its own include path, so the consumer cannot include the front end's
+# internal headers, and the CLI, the Lua bindings and the guest tools see
+# only libxdt.h.  libxdt carries the host VM (core/host/hostvm.h): the
 # portable core of xdt.ko built for user space, compiled as kernel C is
 # (GNU C, without the warnings kernel style does not heed, and with the
 # kernel's -fno-strict-overflow: DIF's arithmetic wraps, in the host VM too).
-DTRACE_SRCS := $(wildcard compiler/*.c)
-LIBXDT_SRCS := $(filter-out compiler/main.c,$(DTRACE_SRCS))
+FE_SRCS := $(wildcard compiler/*.c)
+CONSUMER_SRCS := $(wildcard libxdt/*.c)
+DTRACE_SRCS := cmd/dtrace/main.c
+LIBXDT_SRCS := $(FE_SRCS) $(CONSUMER_SRCS)
 VM_SRCS := core/dif.c core/vars.c core/subr.c core/firing.c core/buf.c core/spec.c \
 	core/load.c core/host/machine.c
-DTRACE_HDRS := $(wildcard compiler/*.h) core/uapi/xdt.h core/uapi/dif.h core/uapi/xdt_pobj.h \
-	core/xdt_impl.h core/vars.h $(wildcard core/host/*.h)
-DTRACE_CFLAGS := -std=c11 -O2 -Wall -Wextra -Werror -Icore/uapi -Icore/host \
-	-Icompiler
+DTRACE_HDRS := $(wildcard compiler/*.h libxdt/*.h) core/uapi/xdt.h core/uapi/dif.h \
+	core/uapi/xdt_pobj.h core/uapi/stable.h core/xdt_impl.h core/vars.h \
+	$(wildcard core/host/*.h)
+CFLAGS_C11 := -std=c11 -O2 -Wall -Wextra -Werror
+# What a user of libxdt compiles with: libxdt.h and the uapi it includes.
+DTRACE_CFLAGS := $(CFLAGS_C11) -Icore/uapi -Ilibxdt
+FE_CFLAGS := $(CFLAGS_C11) -Icore/uapi -Icompiler -Ilibxdt
+CONSUMER_CFLAGS := $(CFLAGS_C11) -Icore/uapi -Icore/host -Ilibxdt
 VM_CFLAGS := -std=gnu11 -O2 -Wall -Wextra -Wno-unused-parameter \
 	-Wno-sign-compare -Werror -fno-strict-overflow -Icore
 abs_flags = $(patsubst -I%,-I$(CURDIR)/%,$(1))
@@ -90,8 +101,10 @@ abs_flags = $(patsubst -I%,-I$(CURDIR)/%,$(1))
 define build_libxdt
 	@mkdir -p $(dir $(2))libxdt-obj
 	@cd $(dir $(2))libxdt-obj && rm -f *.o && \
-	  $(1)gcc $(call abs_flags,$(DTRACE_CFLAGS)) -c \
-	    $(addprefix $(CURDIR)/,$(LIBXDT_SRCS)) && \
+	  $(1)gcc $(call abs_flags,$(FE_CFLAGS)) -c \
+	    $(addprefix $(CURDIR)/,$(FE_SRCS)) && \
+	  $(1)gcc $(call abs_flags,$(CONSUMER_CFLAGS)) -c \
+	    $(addprefix $(CURDIR)/,$(CONSUMER_SRCS)) && \
 	  $(1)gcc $(call abs_flags,$(VM_CFLAGS)) -c $(addprefix $(CURDIR)/,$(VM_SRCS))
 	@rm -f $(2) && $(1)ar rcs $(2) $(dir $(2))libxdt-obj/*.o
 endef
@@ -105,11 +118,11 @@ $(BUILD)/%/libxdt.a: $(LIBXDT_SRCS) $(VM_SRCS) $(DTRACE_HDRS) | deps
 	$(call build_libxdt,$(call cross,$*),$@)
 
 host-dtrace: $(BUILD)/host/dtrace
-$(BUILD)/host/dtrace: compiler/main.c $(BUILD)/host/libxdt.a
-	gcc $(DTRACE_CFLAGS) -o $@ $^
+$(BUILD)/host/dtrace: cmd/dtrace/main.c libxdt/libxdt.h $(BUILD)/host/libxdt.a
+	gcc $(DTRACE_CFLAGS) -o $@ $< $(BUILD)/host/libxdt.a
 
-$(BUILD)/%/dtrace: compiler/main.c $(BUILD)/%/libxdt.a | deps
-	$(call cross,$*)gcc $(DTRACE_CFLAGS) -static -o $@ $^
+$(BUILD)/%/dtrace: cmd/dtrace/main.c libxdt/libxdt.h $(BUILD)/%/libxdt.a | deps
+	$(call cross,$*)gcc $(DTRACE_CFLAGS) -static -o $@ $< $(BUILD)/$*/libxdt.a
 
 guest_dtrace = $(if $(DTRACE_SRCS),$(BUILD)/$(1)/dtrace)
 guest_xdtko = $(wildcard $(BUILD)/$(1)/xdt/xdt.ko)
@@ -132,7 +145,7 @@ $(BUILD)/%/xdt-bpfbench: guest/xdt-bpfbench.c core/uapi/xdt_pobj.h $(BUILD)/%/li
 # The guests' is static on the Lua cross-built from Debian's source
 # (tools/lua.mk); the host's links Debian's liblua5.4 and compiles D.
 XDTLUA_SRCS := lua/lxdt.c lua/xdt-lua.c
-XDTLUA_HDRS := lua/lxdt.h compiler/libxdt.h
+XDTLUA_HDRS := lua/lxdt.h libxdt/libxdt.h
 host-xdt-lua: $(BUILD)/host/xdt-lua
 $(BUILD)/host/xdt-lua: $(XDTLUA_SRCS) $(XDTLUA_HDRS) $(BUILD)/host/libxdt.a
 	gcc $(DTRACE_CFLAGS) -Ilua -I/usr/include/lua5.4 -o $@ $(XDTLUA_SRCS) \
@@ -165,23 +178,23 @@ $(BUILD)/%/xdt-fuzz: guest/xdt-fuzz.c core/uapi/xdt.h core/uapi/dif.h core/uapi/
 # in the host VM (-V) on the host and through xdt.ko in the guests.
 .PHONY: host-dfuzz
 host-dfuzz: $(BUILD)/host/xdt-dfuzz
-$(BUILD)/host/xdt-dfuzz: guest/xdt-dfuzz.c compiler/libxdt.h $(BUILD)/host/libxdt.a
+$(BUILD)/host/xdt-dfuzz: guest/xdt-dfuzz.c libxdt/libxdt.h $(BUILD)/host/libxdt.a
 	gcc $(DTRACE_CFLAGS) -o $@ $< $(BUILD)/host/libxdt.a
 
-$(BUILD)/%/xdt-dfuzz: guest/xdt-dfuzz.c compiler/libxdt.h $(BUILD)/%/libxdt.a | deps
+$(BUILD)/%/xdt-dfuzz: guest/xdt-dfuzz.c libxdt/libxdt.h $(BUILD)/%/libxdt.a | deps
 	@mkdir -p $(@D)
 	$(call cross,$*)gcc $(DTRACE_CFLAGS) -static -o $@ $< $(BUILD)/$*/libxdt.a
 
 # fail-nth over every fault-injection site of each step of an enabling
 # (make soak, guest/xdt-failnth.c): libxdt's system calls on /dev/xdt are
 # wrapped so the helper can aim fail-nth at exactly one of them.
-$(BUILD)/%/xdt-failnth: guest/xdt-failnth.c compiler/libxdt.h $(BUILD)/%/libxdt.a | deps
+$(BUILD)/%/xdt-failnth: guest/xdt-failnth.c libxdt/libxdt.h $(BUILD)/%/libxdt.a | deps
 	@mkdir -p $(@D)
 	$(call cross,$*)gcc $(DTRACE_CFLAGS) -static \
 	  -Wl,--wrap=ioctl,--wrap=open,--wrap=close -o $@ $< $(BUILD)/$*/libxdt.a
 
 # The D library (translators to DTrace's stable types), where dtrace looks
-# for it by default (compiler/libxdt.c, XDT_LIBDIR).
+# for it by default (libxdt/libxdt.c, XDT_LIBDIR).
 DLIB := $(wildcard dlib/*.d)
 
 # The types of the kernel's global variables, for D's `name: 6.1's BTF has

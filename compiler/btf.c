@@ -40,7 +40,8 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
-#include "dt.h"
+#include "dt_lex.h"
+#include "dt_types.h"
 #include "libxdt.h"
 
 enum { NC_PLAIN, NC_STRUCT, NC_UNION, NC_ENUM, NC_FUNC, NC_VAR, NC_N };

@@ -8,7 +8,7 @@
  */
 #define _GNU_SOURCE
 #include <string.h>
-#include "dt.h"
+#include "dt_tree.h"
 
 struct cg {
 	struct prog *p;
@@ -16,17 +16,6 @@ struct cg {
 	struct difo *d;
 	unsigned live;		/* bit n: %rn in use */
 };
-
-struct node *node_new(enum nkind k, int line, int col)
-{
-	struct node *n = xzalloc(sizeof(*n));
-
-	n->k = k;
-	n->line = line;
-	n->col = col;
-	n->type = XDT_TYPE_INT;
-	return n;
-}
 
 
 static int ralloc(struct cg *g, struct node *n)

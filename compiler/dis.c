@@ -11,7 +11,7 @@
  * of rd/r1/r2 an op uses) is decided here, by op class.
  */
 #include <string.h>
-#include "dt.h"
+#include "dt_tree.h"
 
 static const struct { const char *mn; int form; int valid; int use; } ops[256] = {
 #define DIF_DIS(name, val, form, mn, use) [val] = { mn, form, 1, use },

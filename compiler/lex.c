@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * lex.c - D tokens, with line:column for every message, and the compile
- * error reporter (message, source line, caret).
+ * lex.c - D tokens, with line:column for every message.  Compile errors
+ * are raised through diag.c; #pragma lines are read by pragma.c.
  */
 #define _GNU_SOURCE
 #include <ctype.h>
@@ -9,127 +9,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include "dt.h"
-
-void *xzalloc(size_t n)
-{
-	void *p = calloc(1, n ? n : 1);
-
-	if (!p)
-		dt_fatal("out of memory");
-	return p;
-}
-
-void *xrealloc(void *p, size_t n)
-{
-	p = realloc(p, n ? n : 1);
-	if (!p)
-		dt_fatal("out of memory");
-	return p;
-}
-
-char *xstrdup(const char *s)
-{
-	char *d = strdup(s);
-
-	if (!d)
-		dt_fatal("out of memory");
-	return d;
-}
-
-_Noreturn void dt_fatal(const char *fmt, ...)
-{
-	va_list ap;
-
-	fputs("dtrace: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	exit(1);
-}
-
-jmp_buf *dt_errjmp;
-struct dt_error dt_lasterr;
-int dt_errtags;
-
-const char *dt_errtag_name(int tag)
-{
-	static const char *const names[] = {
-#define DT_TAGNAME(t) #t,
-		DT_ERRTAGS(DT_TAGNAME)
-#undef DT_TAGNAME
-	};
-	return tag >= 0 && tag < DT_NERRTAGS ? names[tag] : "D_UNKNOWN";
-}
-
-/*
- * "dtrace: failed to compile script F:L:C: msg", then the source line and a
- * caret under column C (tabs copied so the caret lines up in a terminal).
- * Under -x errtags, DTrace's "F: [TAG] line L: msg" with the column kept
- * after the line ("line L:C:"), so scripts that match DTrace's form still
- * match.
- */
-void dt_error_print(const struct dt_error *e, FILE *fp)
-{
-	const char *s = e->srcline;
-	int i;
-
-	if (dt_errtags)
-		fprintf(fp, "dtrace: failed to compile script %s: [%s] line %d:%d: %s\n",
-			e->file, dt_errtag_name(e->tag), e->line, e->col, e->msg);
-	else
-		fprintf(fp, "dtrace: failed to compile script %s:%d:%d: %s\n",
-			e->file, e->line, e->col, e->msg);
-	fprintf(fp, "%s\n", s);
-	for (i = 1; i < e->col && s[i - 1]; i++)
-		fputc(s[i - 1] == '\t' ? '\t' : ' ', fp);
-	fputs("^\n", fp);
-}
-
-static _Noreturn void verr(struct lexer *lx, int tag, int line, int col,
-			   const char *fmt, va_list ap)
-{
-	struct dt_error *e = &dt_lasterr;
-	const char *s = lx->src, *end;
-	int l = 1;
-
-	memset(e, 0, sizeof(*e));
-	e->tag = tag;
-	snprintf(e->file, sizeof(e->file), "%s", lx->fname ? lx->fname : lx->name);
-	e->line = line + lx->lineoff;
-	e->col = col;
-	vsnprintf(e->msg, sizeof(e->msg), fmt, ap);
-	while (l < line && *s) {
-		if (*s++ == '\n')
-			l++;
-	}
-	end = strchr(s, '\n');
-	if (!end)
-		end = s + strlen(s);
-	snprintf(e->srcline, sizeof(e->srcline), "%.*s", (int)(end - s), s);
-	if (dt_errjmp)
-		longjmp(*dt_errjmp, 1);
-	dt_error_print(e, stderr);
-	exit(1);
-}
-
-_Noreturn void dt_cerr(struct lexer *lx, int line, int col, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	verr(lx, DT_D_SYNTAX, line, col, fmt, ap);
-}
-
-_Noreturn void dt_cerrt(struct lexer *lx, int tag, int line, int col,
-			const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	verr(lx, tag, line, col, fmt, ap);
-}
+#include "dt_lex.h"
 
 void lex_init(struct lexer *lx, const char *name, const char *src)
 {
@@ -182,34 +62,6 @@ static int line_start(struct lexer *lx)
 	return 1;
 }
 
-/* DTrace's attribute triple: name-stability/data-stability/class */
-static int attr_ok(const char *a)
-{
-	static const char *const stab[] = { "Internal", "Private", "Obsolete",
-		"External", "Unstable", "Evolving", "Stable", "Standard" };
-	static const char *const cls[] = { "Unknown", "CPU", "Platform",
-		"Group", "ISA", "Common" };
-	char buf[64], *part[3], *save = NULL;
-	int n = 0;
-
-	snprintf(buf, sizeof(buf), "%s", a);
-	for (char *s = strtok_r(buf, "/", &save); s && n < 3; s = strtok_r(NULL, "/", &save))
-		part[n++] = s;
-	if (n != 3)
-		return 0;
-	for (int i = 0; i < 3; i++) {
-		const char *const *tab = i < 2 ? stab : cls;
-		size_t nt = i < 2 ? 8 : 6, k;
-
-		for (k = 0; k < nt; k++)
-			if (!strcmp(part[i], tab[k]))
-				break;
-		if (k == nt)
-			return 0;
-	}
-	return 1;
-}
-
 /* the control line's directive word, after '#' and blanks */
 static const char *directive(struct lexer *lx, size_t *n)
 {
@@ -226,8 +78,7 @@ static const char *directive(struct lexer *lx, size_t *n)
 /*
  * Control lines D reads without a preprocessor: line markers, #pragma,
  * #ident, and #! on the first line; anything else (#define, #include, an
- * indented directive) needs -C.  #pragma D's own commands are checked as
- * DTrace checks them (options are applied by the consumer's option pass).
+ * indented directive) needs -C.  #pragma lines are pragma.c's.
  */
 static int control_ok(struct lexer *lx)
 {
@@ -240,58 +91,8 @@ static int control_ok(struct lexer *lx)
 		return 1;		/* "# 12 "file"" or a lone '#' */
 	if ((n == 4 && !strncmp(d, "line", 4)) || (n == 5 && !strncmp(d, "ident", 5)))
 		return 1;
-	if (n == 6 && !strncmp(d, "pragma", 6)) {
-		char w[4][64] = { "" };
-		const char *p = d + 6;
-		int nw = 0;
-
-		while (nw < 4) {
-			size_t k = 0;
-
-			while (*p == ' ' || *p == '\t')
-				p++;
-			if (!*p || *p == '\n')
-				break;
-			while (p[k] && !isspace((unsigned char)p[k]))
-				k++;
-			snprintf(w[nw++], sizeof(w[0]), "%.*s", (int)k, p);
-			p += k;
-		}
-		if (nw == 0 || strcmp(w[0], "D"))
-			return 1;	/* not D's: ignored, as DTrace does */
-		if (!strcmp(w[1], "option") || !strcmp(w[1], "binding") ||
-		    !strcmp(w[1], "ident"))
-			return 1;
-		if (!strcmp(w[1], "attributes")) {
-			if (nw < 4)
-				dt_cerrt(lx, DT_D_PRAGMA_MALFORM, lx->line, lx->col,
-					 "malformed #pragma attributes");
-			if (!attr_ok(w[2]))
-				dt_cerrt(lx, DT_D_PRAGMA_INVAL, lx->line, lx->col,
-					 "invalid attributes specified by #pragma attributes: %s", w[2]);
-			/* a variable (a provider's name would be too) */
-			if (!strchr(w[3], ':') && lx->prog &&
-			    !var_lookup(lx->prog, XDT_VAR_GLOBAL, w[3]))
-				dt_cerrt(lx, DT_D_PRAGMA_UNUSED, lx->line, lx->col,
-					 "invalid name in #pragma attributes: %s", w[3]);
-			return 1;
-		}
-		if (!strcmp(w[1], "depends_on")) {
-			if (nw < 4)
-				dt_cerrt(lx, DT_D_PRAGMA_MALFORM, lx->line, lx->col,
-					 "malformed #pragma depends_on");
-			if (!strcmp(w[2], "library"))
-				dt_cerrt(lx, DT_D_PRAGMA_DEPEND, lx->line, lx->col,
-					 "failed to resolve dependency: library %s (xdt has no D libraries yet)",
-					 w[3]);
-			if (strcmp(w[2], "provider") && strcmp(w[2], "module"))
-				dt_cerrt(lx, DT_D_PRAGMA_INVAL, lx->line, lx->col,
-					 "invalid class %s specified by #pragma depends_on", w[2]);
-			return 1;
-		}
-		dt_cerrt(lx, DT_D_PRAGMA_INVAL, lx->line, lx->col,
-			 "invalid control directive: #pragma D %s", w[1]);
-	}
+	if (n == 6 && !strncmp(d, "pragma", 6))
+		return dt_pragma(lx, d + 6);
 	return 0;
 }
 

@@ -9,7 +9,6 @@
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
-#include "dt.h"
 #include "parse.h"
 
 

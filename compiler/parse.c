@@ -28,10 +28,20 @@
 #include <stdlib.h>
 #include <string.h>
 #include <setjmp.h>
-#include "dt.h"
 #include "stable.h"
 #include "parse.h"
 
+/* The tree's constructor: every node starts as an untyped int. */
+struct node *node_new(enum nkind k, int line, int col)
+{
+	struct node *n = xzalloc(sizeof(*n));
+
+	n->k = k;
+	n->line = line;
+	n->col = col;
+	n->type = XDT_TYPE_INT;
+	return n;
+}
 
 static _Noreturn void syntax(struct parser *ps)
 {

@@ -7,7 +7,8 @@
 #ifndef XDT_PARSE_H
 #define XDT_PARSE_H
 
-#include "dt.h"
+#include "dt_tree.h"
+#include "dt_printf.h"
 
 struct parser {
 	struct lexer lx;

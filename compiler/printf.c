@@ -20,7 +20,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include "dt.h"
+#include "dt_printf.h"
+#include "dt_types.h"
 
 /* ---- argument checks (compile time) -------------------------------------- */
 static int is_int(const struct pfarg *a)

@@ -11,7 +11,7 @@
 #define _GNU_SOURCE
 #include <stdlib.h>
 #include <string.h>
-#include "dt.h"
+#include "dt_tree.h"
 
 static const char *const varnames[] = {
 #define DIF_VNAME(name, str) str,

@@ -12,7 +12,7 @@
 #define _GNU_SOURCE
 #include <stdlib.h>
 #include <string.h>
-#include "dt.h"
+#include "dt_types.h"
 
 struct dtype *dt_void, *dt_int, *dt_uint, *dt_long, *dt_ulong, *dt_char,
 	*dt_uchar, *dt_string, *dt_int64, *dt_uint64;

@@ -4,7 +4,7 @@
  * curpsinfo and curlwpsinfo.  docs/stable.md maps every member to Linux
  * and says which have no Linux meaning (those read 0 or -1).
  *
- * Loaded when a program needs it (compiler/libxdt.c, load_libs), from
+ * Loaded when a program needs it (libxdt/libxdt.c, load_libs), from
  * /usr/lib/xdt in the guests (-L adds directories).
  */
 

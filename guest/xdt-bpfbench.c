@@ -80,7 +80,7 @@
 
 #include "xdt.h"		/* core/uapi: the xdt mechanism */
 #include "xdt_pobj.h"	/* core/uapi: its program object */
-#include "libxdt.h"	/* compiler/: its BTF reader */
+#include "libxdt.h"	/* libxdt/: its BTF reader */
 
 #if defined(__x86_64__)
 #define TRAP_NAME "int3"

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * lxdt.c - Lua 5.4 bindings of libxdt (compiler/libxdt.h): the module
+ * lxdt.c - Lua 5.4 bindings of libxdt (libxdt/libxdt.h): the module
  * `xdt`, built into xdt-lua (lua/xdt-lua.c).  docs/lua.md is the manual.
  *
  *   local xdt = require "xdt"

@@ -2,7 +2,7 @@
 /*
  * xdt user/kernel ABI: /dev/xdt ioctls, the program object the consumer
  * hands to the kernel, and the records the kernel hands back.  Included by
- * xdt.ko (core/) and by the consumer (compiler/), built for the host and for
+ * xdt.ko (core/) and by the consumer (libxdt/), built for the host and for
  * every guest ISA; so only fixed-size types, explicit padding, no pointers
  * (addresses travel as __u64).
  *

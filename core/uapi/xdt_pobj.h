@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * xdt_pobj.h - the program object's layout (xdt.h, struct xdt_prog), once
- * for every user-space builder: the compiler (compiler/prog.c), the raw
+ * for every user-space builder: the compiler (libxdt/prog.c), the raw
  * program tool, the fuzzer and the BPF bench's xdt rows (guest/).  The
  * kernel's checks (core/load.c) are the contract; this is the one way the
  * builders meet them.

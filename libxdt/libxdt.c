@@ -14,8 +14,7 @@
 #include <strings.h>
 #include <dirent.h>
 #include <unistd.h>
-#include "dt.h"
-#include "cpp.h"
+#include "dt_consumer.h"
 #include "libxdt.h"
 
 #define HERR(h, ...) (snprintf((h)->errmsg, sizeof((h)->errmsg), __VA_ARGS__), -1)
@@ -485,7 +484,6 @@ xdt_hdl_t *xdt_open(void)
 	h->o.switchrate_us = 1000000;
 	h->o.statusrate_us = 100000;
 	h->o.aggrate_us = 1000000;	/* DTrace's default, 1hz */
-	h->o.child_gate = -1;
 	h->env.pid = getpid();
 	h->env.target = -1;
 	h->env.strsize = 256;
@@ -780,20 +778,34 @@ void xdt_dis(xdt_hdl_t *h, FILE *fp)
 	dis_prog(fp, &h->p);
 }
 
-/* for the CLI: options it reads itself, and the warning it prints */
-struct dt_opts *xdt__opts(xdt_hdl_t *h)
+int xdt_nclauses(const xdt_hdl_t *h)
 {
-	return &h->o;
+	return h->p.nclauses;
 }
 
-struct prog *xdt__prog(xdt_hdl_t *h)
-{
-	return &h->p;
-}
-
-void xdt__warn_unimplemented(xdt_hdl_t *h)
+void xdt_warn_unimplemented(xdt_hdl_t *h)
 {
 	warn_unimplemented(h);
+}
+
+void xdt_test_kallsyms(const char *path)
+{
+	ksyms_path(path);
+}
+
+void xdt_test_selftest(FILE *fp)
+{
+	print_selftest(fp);
+}
+
+void xdt_test_records(xdt_hdl_t *h, char **vals, int n)
+{
+	print_fake_records(&h->p, vals, n);
+}
+
+void xdt_test_aggs(xdt_hdl_t *h, char **ents, int n)
+{
+	print_fake_aggs(&h->p, ents, n);
 }
 
 void xdt_cerror_print(const xdt_hdl_t *h, const struct xdt_cerror *e, FILE *fp)

@@ -6,7 +6,7 @@
  * then call xdt_work() as often as the switch rate wants: each call
  * drains every CPU's buffer and hands each record, drop and error to the
  * handle's callbacks (by default DTrace's printers).  Stop, walk the
- * aggregations, close.  dtrace(1) (main.c) is a thin wrapper of it; the
+ * aggregations, close.  dtrace(1) (cmd/dtrace/main.c) is a thin wrapper of it; the
  * Lua front end and the bench tools link it too.
  *
  * One handle compiles at a time in a process (the type table is the
@@ -80,6 +80,15 @@ void xdt_close(xdt_hdl_t *h);
 /* The last error of a call that returned -1 (not compile errors). */
 const char *xdt_errmsg(const xdt_hdl_t *h);
 
+/*
+ * dtrace -l: the probes each of @m[0..@n) matches, in DTrace's columns on
+ * stdout (@verbose: argument types and insertion mechanisms too).  0; 1
+ * if a description matched nothing (said on stderr, the others are still
+ * listed); -1 with xdt_errmsg() if /dev/xdt could not be asked.
+ */
+int xdt_list_probes(xdt_hdl_t *h, const struct xdt_probedesc *m, int n,
+		    int verbose);
+
 /* -x NAME[=VALUE] (DTrace's option names); -1 with xdt_errmsg(). */
 int xdt_setopt(xdt_hdl_t *h, const char *name, const char *value);
 /* $1.. macro arguments, $target, the preprocessor (-C) and its options */
@@ -96,8 +105,14 @@ void xdt_set_output(xdt_hdl_t *h, FILE *fp);
  */
 int xdt_compile(xdt_hdl_t *h, const char *src, const char *name, int file,
 		struct xdt_cerror *err);
+/* How many clauses the handle has compiled so far (xdt_record.clause
+   indexes them). */
+int xdt_nclauses(const xdt_hdl_t *h);
 /* Print the program's DIF (dtrace -S). */
 void xdt_dis(xdt_hdl_t *h, FILE *fp);
+/* Once everything is compiled: warn on stderr of each option named (-x,
+   #pragma D option) that xdt accepts but does not act on. */
+void xdt_warn_unimplemented(xdt_hdl_t *h);
 
 /* Enable the compiled program and start tracing (BEGIN fires). */
 int xdt_go(xdt_hdl_t *h);
@@ -192,5 +207,19 @@ int xdt_aggsnapshot(xdt_hdl_t *h, int (*fn)(const struct xdt_aggentry *, void *)
  * attach uses it: one BTF reader for xdt.)
  */
 int xdt_btf_func(const char *func, unsigned *id, char *module, size_t len);
+
+/*
+ * Test hooks, behind dtrace(1)'s hidden -X: the tests drive the printers
+ * without a kernel.  kallsyms: where stack frames are named from (default
+ * $XDT_KALLSYMS, else /proc/kallsyms); selftest: the printers' own
+ * checks; records: one record per clause of the compiled program, values
+ * taken in order from @vals, printed the default way and with -q; aggs:
+ * a snapshot of "@name;key;...;value" entries, printed as at the end of
+ * a run.
+ */
+void xdt_test_kallsyms(const char *path);
+void xdt_test_selftest(FILE *fp);
+void xdt_test_records(xdt_hdl_t *h, char **vals, int n);
+void xdt_test_aggs(xdt_hdl_t *h, char **ents, int n);
 
 #endif

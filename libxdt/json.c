@@ -11,7 +11,7 @@
  */
 #include <stdio.h>
 #include <string.h>
-#include "dt.h"
+#include "dt_print.h"
 
 /* A separator before each member after the first of the current level */
 static void sep(struct jw *w)

@@ -25,7 +25,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include "dt.h"
+#include "dt_consumer.h"
 
 struct ksym {
 	__u64 addr;

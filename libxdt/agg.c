@@ -9,7 +9,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
-#include "dt.h"
+#include "dt_print.h"
 
 struct tent {
 	__u32 aggid, keylen, nvals, hash;

@@ -8,7 +8,6 @@
 #include <stdio.h>
 #include <string.h>
 #include "libxdt.h"
-#include "dt.h"
 
 int main(void)
 {
@@ -32,7 +31,7 @@ int main(void)
 	r = xdt_compile(h, "END /x == 2/ { trace(self->y); exit(0); }", "b", 0, &e);
 	printf("second: %d\n", r);
 	/* the failed texts left nothing behind: 2 clauses, 2 variables */
-	printf("program: %d clauses\n", xdt__prog(h)->nclauses);
+	printf("program: %d clauses\n", xdt_nclauses(h));
 	xdt_close(h);
 	return 0;
 }

@@ -15,7 +15,7 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
-#include "dt.h"
+#include "dt_consumer.h"
 #include "libxdt.h"
 
 
@@ -80,16 +80,6 @@ static int open_dev_err(char *msg, size_t len)
 	return fd;
 }
 
-static int open_dev(void)
-{
-	char msg[1024];
-	int fd = open_dev_err(msg, sizeof(msg));
-
-	if (fd < 0)
-		dt_fatal("%s", msg);
-	return fd;
-}
-
 /* ---- -l ------------------------------------------------------------------ */
 /*
  * -l -v: a probe's argument types as DTrace prints them (dt_list_probe's
@@ -129,8 +119,10 @@ static void list_argtypes(const struct xdt_probedesc *d)
 	printf("\n");
 }
 
-/* One description's probes; 1 if it matched none. */
-static int list_one(int fd, const struct xdt_probedesc *m, int verbose)
+/* One description's probes; 1 if it matched none, -1 (@h's errmsg) if
+   the listing failed. */
+static int list_one(struct xdt_hdl *h, int fd, const struct xdt_probedesc *m,
+		    int verbose)
 {
 	struct xdt_probe_query q = { .match = *m };
 	struct xdt_probeinfo *pi = NULL;
@@ -141,8 +133,12 @@ static int list_one(int fd, const struct xdt_probedesc *m, int verbose)
 		pi = xrealloc(pi, cap * sizeof(*pi));
 		q.cap = cap;
 		q.buf = (__u64)(uintptr_t)pi;
-		if (ioctl(fd, XDT_IOC_PROBES, &q) < 0)
-			dt_fatal("failed to list probes: %s", strerror(errno));
+		if (ioctl(fd, XDT_IOC_PROBES, &q) < 0) {
+			snprintf(h->errmsg, sizeof(h->errmsg),
+				 "failed to list probes: %s", strerror(errno));
+			free(pi);
+			return -1;
+		}
 		if (q.count <= cap)
 			break;
 		cap = q.count + 64;
@@ -185,13 +181,23 @@ static int list_one(int fd, const struct xdt_probedesc *m, int verbose)
  * given; one that matches nothing says so and makes the exit status 1, and
  * the others are still listed.
  */
-int list_probes(const struct xdt_probedesc *m, int n, int verbose)
+int xdt_list_probes(xdt_hdl_t *h, const struct xdt_probedesc *m, int n,
+		    int verbose)
 {
-	int fd = open_dev(), ret = 0;
+	int fd = open_dev_err(h->errmsg, sizeof(h->errmsg)), ret = 0;
 
+	if (fd < 0)
+		return -1;
 	printf("%5s %10s %17s %33s %s\n", "ID", "PROVIDER", "MODULE", "FUNCTION", "NAME");
-	for (int i = 0; i < n; i++)
-		ret |= list_one(fd, &m[i], verbose);
+	for (int i = 0; i < n; i++) {
+		int r = list_one(h, fd, &m[i], verbose);
+
+		if (r < 0) {
+			ret = -1;
+			break;
+		}
+		ret |= r;
+	}
 	close(fd);
 	return ret;
 }

@@ -11,7 +11,7 @@
 #include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
-#include "dt.h"
+#include "dt_consumer.h"
 #include "libxdt.h"
 
 static long long rec_int(const char *data, const struct recval *r)

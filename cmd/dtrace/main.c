@@ -2,11 +2,14 @@
 /*
  * main.c - dtrace(1), a thin wrapper of libxdt (libxdt.h): its flags,
  * macro arguments, -c/-p targets and the tracing loop with its signals;
- * compiling, options and consuming are the library's.
+ * compiling, options and consuming are the library's.  It sees only
+ * libxdt.h, as any other consumer of the library would: the library
+ * returns errors, and it is dtrace(1) that exits on them.
  */
 #define _GNU_SOURCE
 #include <ctype.h>
 #include <errno.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -14,8 +17,39 @@
 #include <signal.h>
 #include <sys/prctl.h>
 #include <time.h>
-#include "dt.h"
 #include "libxdt.h"
+
+static _Noreturn void fatal(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+static _Noreturn void fatal(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("dtrace: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	exit(1);
+}
+
+static void *zalloc(size_t n)
+{
+	void *p = calloc(1, n ? n : 1);
+
+	if (!p)
+		fatal("out of memory");
+	return p;
+}
+
+static char *sdup(const char *s)
+{
+	char *d = strdup(s);
+
+	if (!d)
+		fatal("out of memory");
+	return d;
+}
 
 static void usage(void)
 {
@@ -36,12 +70,27 @@ static void usage(void)
 	exit(2);
 }
 
+/* A whole file, NUL-terminated. */
 static char *read_file(const char *path)
 {
-	char *buf = dt_readfile(path);
+	FILE *f = fopen(path, "r");
+	char *buf = NULL, *nb;
+	size_t n = 0, cap = 0, r;
 
-	if (!buf)
-		dt_fatal("failed to open %s: %s", path, strerror(errno));
+	if (!f)
+		fatal("failed to open %s: %s", path, strerror(errno));
+	do {
+		if (n + 4096 + 1 > cap) {
+			nb = realloc(buf, cap = cap * 2 + 8192);
+			if (!nb)
+				fatal("out of memory");
+			buf = nb;
+		}
+		r = fread(buf + n, 1, cap - n - 1, f);
+		n += r;
+	} while (r > 0);
+	fclose(f);
+	buf[n] = 0;
 	return buf;
 }
 
@@ -58,7 +107,7 @@ static void desc_fill(struct xdt_probedesc *d, const char *s)
 		const char *c = strchr(s, ':');
 
 		if (n == 4)
-			dt_fatal("invalid probe description \"%s\"", s);
+			fatal("invalid probe description \"%s\"", s);
 		parts[n++] = s;
 		if (!c)
 			break;
@@ -70,7 +119,7 @@ static void desc_fill(struct xdt_probedesc *d, const char *s)
 		int k = 4 - n + i;
 
 		if (len >= sz[k])
-			dt_fatal("probe description field too long");
+			fatal("probe description field too long");
 		memcpy(f[k], parts[i], len);
 		f[k][len] = 0;
 	}
@@ -93,9 +142,9 @@ static pid_t spawn(const char *cmd, int *gate)
 
 	pid = fork();
 	if (pid < 0)
-		dt_fatal("failed to fork: %s", strerror(errno));
+		fatal("failed to fork: %s", strerror(errno));
 	if (pid == 0) {
-		char *dup = xstrdup(cmd), *argv[64], *save = NULL;
+		char *dup = sdup(cmd), *argv[64], *save = NULL;
 		int n = 0;
 
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
@@ -114,7 +163,7 @@ static pid_t spawn(const char *cmd, int *gate)
 		_exit(127);
 	}
 	if (waitpid(pid, &status, WUNTRACED) != pid || !WIFSTOPPED(status))
-		dt_fatal("failed to start command: %s", cmd);
+		fatal("failed to start command: %s", cmd);
 	*gate = 1;
 	return pid;
 }
@@ -133,7 +182,14 @@ static void die_cerror(xdt_hdl_t *h, const struct xdt_cerror *e)
 	exit(1);
 }
 
-static int run(xdt_hdl_t *h, struct dt_opts *o)
+/* The -c command (0: none), the -p process (0: none), and the -c
+   command's gate: 1 while it waits stopped for GO. */
+struct targets {
+	pid_t child, target;
+	int child_gate;
+};
+
+static int run(xdt_hdl_t *h, struct targets *o)
 {
 	struct xdt_status st;
 	struct sigaction sa;
@@ -144,11 +200,11 @@ static int run(xdt_hdl_t *h, struct dt_opts *o)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	if (xdt_go(h) < 0)
-		dt_fatal("%s", xdt_errmsg(h));
+		fatal("%s", xdt_errmsg(h));
 	if (o->child_gate > 0) {
 		/* the -c command runs only now, so its whole life is traced */
 		if (kill(o->child, SIGCONT) < 0)
-			dt_fatal("failed to start command: %s", strerror(errno));
+			fatal("failed to start command: %s", strerror(errno));
 		o->child_gate = 0;
 	}
 	/* like DTrace, the CPU/ID header waits for the first record */
@@ -183,13 +239,13 @@ static int run(xdt_hdl_t *h, struct dt_opts *o)
 int main(int argc, char **argv)
 {
 	xdt_hdl_t *h = xdt_open();
-	struct dt_opts *o = xdt__opts(h);
+	struct targets tg = { 0, 0, -1 }, *o = &tg;
 	struct xdt_probedesc lmatch;
 	const char *cmd = NULL, *selftest = NULL, *ofile = NULL;
 	/* at most one per argument: no limit but the command line's */
-	struct dsrc { int file; const char *s; } *src = xzalloc(argc * sizeof(*src));
+	struct dsrc { int file; const char *s; } *src = zalloc(argc * sizeof(*src));
 	int nsrc = 0, list = 0, verbose = 0, compile_only = 0, showdif = 0, c, i;
-	char **cppargs = xzalloc(argc * sizeof(*cppargs));
+	char **cppargs = zalloc(argc * sizeof(*cppargs));
 	int ncpp = 0, cpp = 0;
 	struct xdt_cerror err;
 
@@ -214,13 +270,13 @@ int main(int argc, char **argv)
 			long v = strtol(optarg, &end, 10);
 
 			if (*end || v <= 0)
-				dt_fatal("invalid process ID: %s", optarg);
+				fatal("invalid process ID: %s", optarg);
 			o->target = (pid_t)v;
 			xdt_set_target(h, v);
 			break;
 		}
 		case 'x': {
-			char *dup = xstrdup(optarg), *save = NULL, *opt;
+			char *dup = sdup(optarg), *save = NULL, *opt;
 
 			for (opt = strtok_r(dup, ",", &save); opt;
 			     opt = strtok_r(NULL, ",", &save)) {
@@ -229,7 +285,7 @@ int main(int argc, char **argv)
 				if (val)
 					*val++ = 0;
 				if (xdt_setopt(h, opt, val) < 0)
-					dt_fatal("%s", xdt_errmsg(h));
+					fatal("%s", xdt_errmsg(h));
 			}
 			free(dup);
 			break;
@@ -237,7 +293,7 @@ int main(int argc, char **argv)
 		case 'C': cpp = 1; break;
 		case 'L': xdt_setopt(h, "libdir", optarg); break;
 		case 'D': case 'U': case 'I': {
-			char *a = xzalloc(strlen(optarg) + 3);
+			char *a = zalloc(strlen(optarg) + 3);
 
 			sprintf(a, "-%c%s", c, optarg);
 			cppargs[ncpp++] = a;
@@ -252,7 +308,7 @@ int main(int argc, char **argv)
 		case 'X':
 			/* hidden, for tests: selftest, records, aggs, kallsyms=PATH */
 			if (!strncmp(optarg, "kallsyms=", 9))
-				ksyms_path(optarg + 9);
+				xdt_test_kallsyms(optarg + 9);
 			else
 				selftest = optarg;
 			break;
@@ -260,7 +316,7 @@ int main(int argc, char **argv)
 		}
 	}
 	if (selftest && !strcmp(selftest, "selftest")) {
-		print_selftest(stdout);
+		xdt_test_selftest(stdout);
 		return 0;
 	} else if (selftest && strcmp(selftest, "records") && strcmp(selftest, "aggs")) {
 		usage();
@@ -272,22 +328,27 @@ int main(int argc, char **argv)
 		/* each -n is a description of its own, listed in turn (as
 		   DTrace's -l does); -P/-m/-f make one when there is no -n */
 		struct xdt_probedesc ld[64];
+		int r;
 
 		for (int i = 0; i < nsrc; i++) {
 			if (src[i].file)
-				dt_fatal("-l lists probe descriptions (-n, -P, -m, -f), "
+				fatal("-l lists probe descriptions (-n, -P, -m, -f), "
 					 "not programs (-s)");
 			ld[i] = lmatch;
 			desc_fill(&ld[i], src[i].s);
 		}
 		if (!nsrc)
 			ld[nsrc++] = lmatch;
-		return list_probes(ld, nsrc, verbose);
+		r = xdt_list_probes(h, ld, nsrc, verbose);
+
+		if (r < 0)
+			fatal("%s", xdt_errmsg(h));
+		return r;
 	}
 	if (!nsrc)
 		usage();
 	if (cmd && o->target)
-		dt_fatal("-c and -p cannot be used together");
+		fatal("-c and -p cannot be used together");
 	if (cmd && !compile_only) {
 		o->child = spawn(cmd, &o->child_gate);
 		xdt_set_target(h, o->child);
@@ -302,17 +363,17 @@ int main(int argc, char **argv)
 		if (xdt_compile(h, text, name, src[i].file, &err) < 0)
 			die_cerror(h, &err);
 	}
-	xdt__warn_unimplemented(h);
+	xdt_warn_unimplemented(h);
 	if (showdif)
 		xdt_dis(h, stdout);
 	if (selftest && !strcmp(selftest, "aggs")) {
 		/* -X aggs: trailing operands are aggregation entries */
-		print_fake_aggs(xdt__prog(h), argv + optind, argc - optind);
+		xdt_test_aggs(h, argv + optind, argc - optind);
 		return 0;
 	}
 	if (selftest) {
 		/* -X records: trailing operands are record values, not macros */
-		print_fake_records(xdt__prog(h), argv + optind, argc - optind);
+		xdt_test_records(h, argv + optind, argc - optind);
 		return 0;
 	}
 	if (compile_only)
@@ -322,7 +383,7 @@ int main(int argc, char **argv)
 		FILE *of = fopen(ofile, "a");
 
 		if (!of)
-			dt_fatal("failed to open output file '%s'", ofile);
+			fatal("failed to open output file '%s'", ofile);
 		xdt_set_output(h, of);
 	}
 	return run(h, o);

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
-#include "dt.h"
+#include "dt_consumer.h"
 #include "xdt_pobj.h"
 
 void *prog_blob(const struct prog *p, size_t *size)

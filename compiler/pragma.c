@@ -1,0 +1,94 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pragma.c - #pragma lines, which the lexer hands over whole: D's own
+ * (attributes, depends_on, binding, ident, option) are checked as DTrace
+ * checks them; others are ignored, as DTrace ignores them.  Options are
+ * not applied here: libxdt's option pass reads `#pragma D option` lines
+ * before compiling, so they take effect before the program is.
+ */
+#define _GNU_SOURCE
+#include <ctype.h>
+#include <stdio.h>
+#include <string.h>
+#include "dt_tree.h"
+
+/* DTrace's attribute triple: name-stability/data-stability/class */
+static int attr_ok(const char *a)
+{
+	static const char *const stab[] = { "Internal", "Private", "Obsolete",
+		"External", "Unstable", "Evolving", "Stable", "Standard" };
+	static const char *const cls[] = { "Unknown", "CPU", "Platform",
+		"Group", "ISA", "Common" };
+	char buf[64], *part[3], *save = NULL;
+	int n = 0;
+
+	snprintf(buf, sizeof(buf), "%s", a);
+	for (char *s = strtok_r(buf, "/", &save); s && n < 3; s = strtok_r(NULL, "/", &save))
+		part[n++] = s;
+	if (n != 3)
+		return 0;
+	for (int i = 0; i < 3; i++) {
+		const char *const *tab = i < 2 ? stab : cls;
+		size_t nt = i < 2 ? 8 : 6, k;
+
+		for (k = 0; k < nt; k++)
+			if (!strcmp(part[i], tab[k]))
+				break;
+		if (k == nt)
+			return 0;
+	}
+	return 1;
+}
+
+int dt_pragma(struct lexer *lx, const char *p)
+{
+	char w[4][64] = { "" };
+	int nw = 0;
+
+	while (nw < 4) {
+		size_t k = 0;
+
+		while (*p == ' ' || *p == '\t')
+			p++;
+		if (!*p || *p == '\n')
+			break;
+		while (p[k] && !isspace((unsigned char)p[k]))
+			k++;
+		snprintf(w[nw++], sizeof(w[0]), "%.*s", (int)k, p);
+		p += k;
+	}
+	if (nw == 0 || strcmp(w[0], "D"))
+		return 1;	/* not D's: ignored, as DTrace does */
+	if (!strcmp(w[1], "option") || !strcmp(w[1], "binding") ||
+	    !strcmp(w[1], "ident"))
+		return 1;
+	if (!strcmp(w[1], "attributes")) {
+		if (nw < 4)
+			dt_cerrt(lx, DT_D_PRAGMA_MALFORM, lx->line, lx->col,
+				 "malformed #pragma attributes");
+		if (!attr_ok(w[2]))
+			dt_cerrt(lx, DT_D_PRAGMA_INVAL, lx->line, lx->col,
+				 "invalid attributes specified by #pragma attributes: %s", w[2]);
+		/* a variable (a provider's name would be too) */
+		if (!strchr(w[3], ':') && lx->prog &&
+		    !var_lookup(lx->prog, XDT_VAR_GLOBAL, w[3]))
+			dt_cerrt(lx, DT_D_PRAGMA_UNUSED, lx->line, lx->col,
+				 "invalid name in #pragma attributes: %s", w[3]);
+		return 1;
+	}
+	if (!strcmp(w[1], "depends_on")) {
+		if (nw < 4)
+			dt_cerrt(lx, DT_D_PRAGMA_MALFORM, lx->line, lx->col,
+				 "malformed #pragma depends_on");
+		if (!strcmp(w[2], "library"))
+			dt_cerrt(lx, DT_D_PRAGMA_DEPEND, lx->line, lx->col,
+				 "failed to resolve dependency: library %s (xdt has no D libraries yet)",
+				 w[3]);
+		if (strcmp(w[2], "provider") && strcmp(w[2], "module"))
+			dt_cerrt(lx, DT_D_PRAGMA_INVAL, lx->line, lx->col,
+				 "invalid class %s specified by #pragma depends_on", w[2]);
+		return 1;
+	}
+	dt_cerrt(lx, DT_D_PRAGMA_INVAL, lx->line, lx->col,
+		 "invalid control directive: #pragma D %s", w[1]);
+}

@@ -1,0 +1,73 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * dt_consumer.h - libxdt's inside: the handle behind libxdt.h (libxdt.c:
+ * options, compiling through the front end), loading the program
+ * (prog.c) and running it through /dev/xdt or the host VM (consumer.c),
+ * and the kernel's symbols (ksyms.c).  The front end is reached only
+ * through compiler/dt_program.h.
+ */
+#ifndef XDT_DT_CONSUMER_H
+#define XDT_DT_CONSUMER_H
+
+#include "../compiler/dt_program.h"
+#include "hostvm.h"
+#include "dt_print.h"
+
+/* ---- prog.c: the program object /dev/xdt loads (xdt_pobj.h) ----------- */
+void *prog_blob(const struct prog *p, size_t *size);
+
+/* ---- ksyms.c: kernel addresses -> module`function+0xoff ---------------- */
+void ksyms_path(const char *path);	/* default $XDT_KALLSYMS, /proc/kallsyms */
+
+/* ---- consumer.c, libxdt.c: the handle ----------------------------------- */
+struct dt_opts {
+	int quiet;
+	size_t bufsize;
+	long switchrate_us;
+	long aggrate_us;	/* -x aggrate: how often xdt_work() snapshots */
+	long statusrate_us;	/* -x statusrate: how often it asks for status */
+	int droptags;		/* -x droptags: "[DTRACEDROP_*] " before drops */
+	int hostvm;		/* -x hostvm: run in the host VM, not /dev/xdt */
+	int destructive;	/* -w: destructive actions allowed */
+};
+
+/* A whole file, NUL-terminated (malloc'd), or NULL with errno set. */
+char *dt_readfile(const char *path);
+
+#define DT_NOPTIONS	128
+struct xdt_hdl {
+	struct prog p;
+	struct dt_env env;
+	struct dt_opts o;
+	int bufsize_set;
+	int in_pragma;		/* set_one() called for a #pragma D option */
+	int bufresize_manual;	/* -x bufresize=manual */
+	int bufsize_toobig;	/* ... and a bufsize past XDT_BUFSIZE_MAX */
+	unsigned aggsize;	/* -x aggsize, 0 = the kernel's default */
+	char errmsg[1024];
+	int cpp;			/* -C */
+	char **cppargs;
+	int ncpp;
+	/* the D library: -L / -x libdir directories, -x syslibdir, -x nolibs */
+	char *libdirs[8];
+	int nlibdirs;
+	char *syslibdir;
+	int nolibs;
+	char unimplemented[DT_NOPTIONS];	/* options named, not acted on */
+	/* running (consumer.c) */
+	int fd, ncpus, running, stopped;
+	struct xdt_hostvm *vm;		/* -x hostvm, instead of fd */
+	struct xdt_eprobe *eps;
+	__u32 neps;
+	char *buf;
+	size_t bufcap;
+	size_t aggcap;		/* aggregation snapshot buffer bytes */
+	long long lastagg_ns;	/* CLOCK_MONOTONIC of the last snapshot */
+	long long lastdrain_ns;	/* ... of GO or of the last buffer read */
+	long long laststatus_ns;	/* ... of GO or of the last status */
+	struct dt_print pr;
+	void *blob;
+};
+
+
+#endif

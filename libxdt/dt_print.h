@@ -1,0 +1,94 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * dt_print.h - the consumer's output: DTrace's layouts for records and
+ * aggregations (print.c), -x oformat=json's writer (json.c), and the
+ * aggregation totals the consumer keeps across snapshots (agg.c).
+ */
+#ifndef XDT_DT_PRINT_H
+#define XDT_DT_PRINT_H
+
+#include "../compiler/dt_program.h"
+
+struct dt_print {
+	int quiet;
+	int rawbytes;		/* -x rawbytes: every byte range as a hex dump */
+	FILE *orig;		/* -o's file, NULL: stdout */
+	FILE *out;		/* where records go now (freopen()), NULL: orig */
+	int header_done;
+	int last_nl;		/* the last character printed was '\n' */
+	int exit_status;	/* the value exit() recorded */
+	struct dt_aggtab *aggs;	/* the aggregation totals (agg.c) */
+	/* setopt(): the consumer sets the option; nonzero if it cannot */
+	int (*setopt)(void *ctx, const char *name, const char *val);
+	void *ctx;
+	struct dt_aggsort {	/* aggsortkey, aggsortrev, aggsortkeypos, aggsortpos;
+				   agghist, aggzoom, aggpack (they print, too) */
+		int key, rev, keypos, pos;
+		int hist, zoom, pack;
+		int utf8;	/* -x encoding: 1 utf8, -1 ascii, 0 unset */
+	} sort;
+	int json;		/* -x oformat=json (docs/json.md) */
+};
+void print_header(struct dt_print *pr);
+/* libxdt.h's structured consumers: a record's values, its consumer-side
+   actions and text, the aggregations' entries decoded */
+struct xdt_value;
+struct xdt_aggentry;
+void print_value_of(const struct prog *p, const struct recval *r,
+		    const char *data, struct xdt_value *v);
+char *print_record_text(struct dt_print *pr, const struct prog *p, int cl,
+			const char *data, size_t *len);
+int print_aggs_walk(const struct prog *p, const char *buf, size_t size,
+		    unsigned count,
+		    int (*fn)(const struct xdt_aggentry *, void *), void *arg);
+void print_record(struct dt_print *pr, const struct prog *p, int cl,
+		  const struct xdt_eprobe *ep, int cpu, const char *data);
+void print_printf(const struct pformat *pf, const struct prog *p,
+		  const struct clause *c, int rec0, const char *data, FILE *fp);
+/* Returns how many entries it printed (each aggregation after a blank line). */
+unsigned print_aggs(const struct prog *p, const char *buf, size_t size,
+		    unsigned count, FILE *fp);
+void print_aggsort(const struct dt_aggsort *o);
+void print_aggs_json(const struct prog *p, const char *buf, size_t size,
+		     unsigned count, FILE *fp);
+void print_printa(const struct prog *p, const struct pformat *pf,
+		  const int *ids, int nids, const char *buf, size_t size,
+		  unsigned count, FILE *fp);
+void agg_order(const struct prog *p, const char *buf, size_t size,
+	       unsigned count, unsigned *out);
+void print_quantize(const __s64 *b, FILE *fp);
+void print_selftest(FILE *fp);
+void print_fake_records(const struct prog *p, char **vals, int nvals);
+void print_fake_aggs(const struct prog *p, char **ents, int nents);
+void print_stack(const __u64 *pcs, unsigned nframes, FILE *fp);
+void print_bytes(struct dt_print *pr, const char *c, size_t n, int width,
+		 int raw, FILE *fp);
+
+/* ---- json.c: -x oformat=json, one object a line ------------------------ */
+struct jw {
+	FILE *fp;
+	int depth;
+	int n[16];		/* members so far, per open level */
+};
+void jw_strn_raw(FILE *fp, const char *s, size_t n);
+void jw_obj(struct jw *w, const char *k);
+void jw_arr(struct jw *w, const char *k);
+void jw_end(struct jw *w, int arr);
+void jw_str(struct jw *w, const char *k, const char *s);
+void jw_strn(struct jw *w, const char *k, const char *s, size_t n);
+void jw_int(struct jw *w, const char *k, long long v);
+void jw_uint(struct jw *w, const char *k, unsigned long long v);
+
+/* ---- agg.c: the consumer's aggregation totals --------------------------- */
+struct dt_aggtab;
+struct dt_aggtab *aggtab_new(void);
+void aggtab_free(struct dt_aggtab *t);
+void aggtab_fold(struct dt_aggtab *t, const struct prog *p, const char *buf,
+		 size_t size, unsigned count);
+char *aggtab_layout(const struct dt_aggtab *t, const char *want, size_t *size,
+		    unsigned *count, size_t **pos);
+void aggtab_clear(struct dt_aggtab *t, int aggid);
+void aggtab_trunc(struct dt_aggtab *t, const struct prog *p, int aggid,
+		  long long keep);
+
+#endif
