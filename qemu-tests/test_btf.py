@@ -20,8 +20,7 @@ from test_compiler import dtrace  # noqa: F401 (fixture)
 from test_xdt_kernel import xdt  # noqa: F401 (fixture)
 
 TOP = os.path.realpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-CACHE = os.path.join(os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"),
-                     "xdt", "kernel")
+CACHE = os.path.join(xdtvm.CACHE, "kernel")
 
 
 def vmlinux(isa):

@@ -14,6 +14,7 @@ import subprocess
 import pytest
 
 from conftest import check_expected
+import xdtvm
 
 TOP = os.path.realpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 TESTS = os.path.join(TOP, "compiler", "tests")
@@ -22,8 +23,7 @@ pytestmark = pytest.mark.host
 
 def _build(target="host-dtrace", name="dtrace"):
     """A host artifact of the Makefile (dtrace, libxdt.a): the one build."""
-    cache = os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache")
-    built = os.path.join(cache, "xdt", "build", "host", name)
+    built = os.path.join(xdtvm.CACHE, "build", "host", name)
     r = subprocess.run(["make", "-s", "-C", TOP, target],
                        capture_output=True, text=True)
     assert r.returncode == 0 and os.path.exists(built), \

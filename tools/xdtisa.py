@@ -7,8 +7,11 @@ import os
 import tomllib
 
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-CACHE = os.path.join(os.environ.get("XDG_CACHE_HOME")
-                     or os.path.expanduser("~/.cache"), "xdt")
+# Where make puts what it builds: XDT_CACHE, as the Makefile reads it (a
+# second cache for a second tree must reach the tests too, not the first's
+# binaries), else $XDG_CACHE_HOME/xdt.
+CACHE = os.environ.get("XDT_CACHE") or os.path.join(
+    os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "xdt")
 # The kernel variant the guests boot (XDT_KVARIANT: "" for the normal
 # kernels, "debug", "kcsan"; arch/variants/).  Its kernel trees and what is
 # built against them live apart (tools/isa.sh, the Makefile).
