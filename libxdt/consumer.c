@@ -746,15 +746,13 @@ int xdt_aggwalk(xdt_hdl_t *h, int (*fn)(const struct xdt_aggdata *, void *),
 	buf = aggtab_layout(h->pr.aggs, want, &size, &count, NULL);
 	free(want);
 	if (!fn && h->pr.json) {
-		print_aggsort(&h->pr.sort);
-		print_aggs_json(&h->p, buf, size, count, dt_out(h));
+		json_aggs(&h->p, &h->pr.sort, buf, size, count, dt_out(h), NULL, 0);
 		free(buf);
 		return 0;
 	}
 	if (!fn) {
 		fputc('\n', dt_out(h));
-		print_aggsort(&h->pr.sort);
-		print_aggs(&h->p, buf, size, count, dt_out(h));
+		print_aggs(&h->p, &h->pr.sort, buf, size, count, dt_out(h));
 		free(buf);
 		return 0;
 	}
@@ -811,6 +809,26 @@ void xdt_ksym(__u64 pc, char *buf, size_t len)
 	ksyms_format(pc, buf, len);
 }
 
+/* The structured API's sink: each entry decoded, to the caller's @fn */
+struct snap_sink {
+	const struct prog *p;
+	int (*fn)(const struct xdt_aggentry *, void *);
+	void *arg;
+};
+
+static int snap_entry(void *ctx, const struct dt_aggent *e)
+{
+	struct snap_sink *s = ctx;
+	struct xdt_aggbucket *b = xzalloc((e->e->nvals + 1) * sizeof(*b));
+	struct xdt_aggentry d;
+	int stop;
+
+	agg_decode(s->p, e, &d, b);
+	stop = s->fn(&d, s->arg);
+	free(b);
+	return stop;
+}
+
 static int snap_all(xdt_hdl_t *h, int (*fn)(const struct xdt_aggentry *, void *),
 		    void *arg)
 {
@@ -822,8 +840,9 @@ static int snap_all(xdt_hdl_t *h, int (*fn)(const struct xdt_aggentry *, void *)
 	memset(want, 1, (size_t)h->p.naggs);
 	buf = aggtab_layout(h->pr.aggs, want, &size, &count, NULL);
 	free(want);
-	print_aggsort(&h->pr.sort);
-	print_aggs_walk(&h->p, buf, size, count, fn, arg);
+	agg_walk(&h->p, buf, size, count, &h->pr.sort, NULL, 0,
+		 &(struct dt_aggsink){ .entry = snap_entry },
+		 &(struct snap_sink){ &h->p, fn, arg });
 	free(buf);
 	return 0;
 }

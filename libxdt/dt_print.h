@@ -26,7 +26,7 @@ struct dt_print {
 		int key, rev, keypos, pos;
 		int hist, zoom, pack;
 		int utf8;	/* -x encoding: 1 utf8, -1 ascii, 0 unset */
-	} sort;
+	} sort;			/* sorting: agg.c's; drawing: print.c's */
 	int json;		/* -x oformat=json (docs/json.md) */
 };
 void print_header(struct dt_print *pr);
@@ -38,24 +38,19 @@ void print_value_of(const struct prog *p, const struct recval *r,
 		    const char *data, struct xdt_value *v);
 char *print_record_text(struct dt_print *pr, const struct prog *p, int cl,
 			const char *data, size_t *len);
-int print_aggs_walk(const struct prog *p, const char *buf, size_t size,
-		    unsigned count,
-		    int (*fn)(const struct xdt_aggentry *, void *), void *arg);
 void print_record(struct dt_print *pr, const struct prog *p, int cl,
 		  const struct xdt_eprobe *ep, int cpu, const char *data);
 void print_printf(const struct pformat *pf, const struct prog *p,
 		  const struct clause *c, int rec0, const char *data, FILE *fp);
-/* Returns how many entries it printed (each aggregation after a blank line). */
-unsigned print_aggs(const struct prog *p, const char *buf, size_t size,
-		    unsigned count, FILE *fp);
-void print_aggsort(const struct dt_aggsort *o);
-void print_aggs_json(const struct prog *p, const char *buf, size_t size,
-		     unsigned count, FILE *fp);
-void print_printa(const struct prog *p, const struct pformat *pf,
-		  const int *ids, int nids, const char *buf, size_t size,
-		  unsigned count, FILE *fp);
-void agg_order(const struct prog *p, const char *buf, size_t size,
-	       unsigned count, unsigned *out);
+/* the end's aggregations, in text (after a blank line each) and JSON */
+void print_aggs(const struct prog *p, const struct dt_aggsort *o,
+		const char *buf, size_t size, unsigned count, FILE *fp);
+void json_aggs(const struct prog *p, const struct dt_aggsort *o,
+	       const char *buf, size_t size, unsigned count, FILE *fp,
+	       const int *ids, int nids);
+void print_printa(const struct prog *p, const struct dt_aggsort *o,
+		  const struct pformat *pf, const int *ids, int nids,
+		  const char *buf, size_t size, unsigned count, FILE *fp);
 void print_quantize(const __s64 *b, FILE *fp);
 void print_selftest(FILE *fp);
 void print_fake_records(const struct prog *p, char **vals, int nvals);
@@ -78,6 +73,7 @@ void jw_str(struct jw *w, const char *k, const char *s);
 void jw_strn(struct jw *w, const char *k, const char *s, size_t n);
 void jw_int(struct jw *w, const char *k, long long v);
 void jw_uint(struct jw *w, const char *k, unsigned long long v);
+void jw_stack(struct jw *w, const char *k, const char *p, unsigned nframes);
 
 /* ---- agg.c: the consumer's aggregation totals --------------------------- */
 struct dt_aggtab;
@@ -90,5 +86,54 @@ char *aggtab_layout(const struct dt_aggtab *t, const char *want, size_t *size,
 void aggtab_clear(struct dt_aggtab *t, int aggid);
 void aggtab_trunc(struct dt_aggtab *t, const struct prog *p, int aggid,
 		  long long keep);
+
+/*
+ * The aggregation walker: a snapshot (aggtab_layout()'s) in DTrace's
+ * order, handed to a sink.  An entry as it comes: the kernel's layout,
+ * and what it sorts by.
+ */
+struct dt_aggent {
+	const struct xdt_aggent *e;	/* aggid, keylen, nvals */
+	const char *key;
+	const __s64 *vals;
+	long double sortval, zero;
+};
+/* printa()'s line: a key, and each joined aggregation's entry for it */
+struct dt_aggrow {
+	const struct dt_aggent *k;		/* the key's first entry */
+	const struct dt_aggent *e[DT_MAXPRINTA];	/* NULL: that one lacks it */
+};
+struct dt_aggsink {
+	/* an aggregation begins: all its entries at once, for the layouts
+	   that draw them together (agghist, aggpack, JSON's object);
+	   nonzero: they are done, no entry() or row() calls follow */
+	int (*agg_begin)(void *ctx, int aggid, const struct dt_aggent *v,
+			 unsigned n);
+	/* one entry (agg_walk()); nonzero stops the walk */
+	int (*entry)(void *ctx, const struct dt_aggent *e);
+	void (*agg_end)(void *ctx, int aggid);
+	/* one joined line (agg_walk_joined()) */
+	void (*row)(void *ctx, const struct dt_aggrow *r);
+};
+int agg_walk(const struct prog *p, const char *buf, size_t size,
+	     unsigned count, const struct dt_aggsort *sort, const int *ids,
+	     int nids, const struct dt_aggsink *s, void *ctx);
+void agg_walk_joined(const struct prog *p, const char *buf, size_t size,
+		     unsigned count, const struct dt_aggsort *sort,
+		     const int *ids, int nids, const struct dt_aggsink *s,
+		     void *ctx);
+/* what a sink needs of an entry: values as DTrace computes them */
+struct xdt_aggentry;
+struct xdt_aggbucket;
+void agg_decode(const struct prog *p, const struct dt_aggent *e,
+		struct xdt_aggentry *d, struct xdt_aggbucket *b);
+unsigned long long agg_stddev(const __s64 *v, long long normal);
+long long agg_normal(const struct agg *ag);
+long long agg_bucket_value(int b);
+__u64 agg_llq_value(__u64 arg, int i);
+const struct agg *agg_laid(const struct agg *ag, const struct xdt_aggent *e,
+			   const char *key, unsigned strsize, struct agg *tmp);
+unsigned long long agg_key_uint(const struct agg *ag, int i, const char *p);
+long long dt_typed_int(const struct dtype *t, const char *p, int *uns);
 
 #endif

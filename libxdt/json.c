@@ -8,10 +8,14 @@
  * a hundred lines, and its DOM would hold every record before printing it.
  * The consumer streams instead: one object per line (JSON Lines), written
  * as the records arrive.  The schema: docs/json.md.
+ *
+ * And the aggregations' JSON: a sink of agg.c's walker.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
-#include "dt_print.h"
+#include "dt_consumer.h"
+#include "libxdt.h"
 
 /* A separator before each member after the first of the current level */
 static void sep(struct jw *w)
@@ -130,4 +134,119 @@ void jw_uint(struct jw *w, const char *k, unsigned long long v)
 {
 	key(w, k);
 	fprintf(w->fp, "%llu", v);
+}
+
+/* A stack: its frames as DTrace names them, innermost first */
+void jw_stack(struct jw *w, const char *k, const char *p, unsigned nframes)
+{
+	char sym[1024];
+
+	jw_arr(w, k);
+	for (unsigned i = 0; i < nframes; i++) {
+		__u64 pc;
+
+		memcpy(&pc, p + 8 * i, 8);
+		if (!pc)
+			break;
+		ksyms_format(pc, sym, sizeof(sym));
+		jw_str(w, NULL, sym);
+	}
+	jw_end(w, 1);
+}
+
+/* ---- aggregations: a sink of agg_walk() ---------------------------------- */
+struct json_sink {
+	const struct prog *p;
+	struct jw w;
+};
+
+/* An aggregation's object, its entries in an array */
+static int json_agg_begin(void *ctx, int aggid, const struct dt_aggent *v,
+			  unsigned n)
+{
+	struct json_sink *j = ctx;
+	const struct agg *ag = &j->p->aggs[aggid];
+
+	(void)v, (void)n;
+	jw_obj(&j->w, NULL);
+	jw_str(&j->w, "type", "aggregation");
+	jw_str(&j->w, "name", ag->name);
+	jw_str(&j->w, "function", aggfunc_name(ag->func));
+	jw_arr(&j->w, "entries");
+	return 0;
+}
+
+static void json_agg_end(void *ctx, int aggid)
+{
+	struct json_sink *j = ctx;
+
+	(void)aggid;
+	jw_end(&j->w, 1);
+	jw_end(&j->w, 0);
+}
+
+/* An entry, decoded (agg_decode()): its keys, and its value or, for a
+   distribution, the buckets that hold anything with the row value DTrace
+   prints and for the open ends which side of it ("below", "above") */
+static int json_agg_entry(void *ctx, const struct dt_aggent *e)
+{
+	struct json_sink *j = ctx;
+	struct jw *w = &j->w;
+	struct xdt_aggbucket *b = xzalloc((e->e->nvals + 1) * sizeof(*b));
+	struct xdt_aggentry d;
+
+	agg_decode(j->p, e, &d, b);
+	jw_obj(w, NULL);
+	jw_arr(w, "keys");
+	for (int k = 0; k < d.nkeys; k++) {
+		const struct xdt_value *kv = &d.keys[k];
+
+		if (kv->kind == XDT_VAL_STRING)
+			jw_strn(w, NULL, kv->s, kv->len);
+		else if (kv->kind == XDT_VAL_STACK)
+			jw_stack(w, NULL, kv->pcs, kv->nframes);
+		else
+			jw_int(w, NULL, kv->i);
+	}
+	jw_end(w, 1);
+	if (d.buckets) {
+		jw_arr(w, "buckets");
+		for (int i = 0; i < d.nbuckets; i++) {
+			jw_obj(w, NULL);
+			jw_int(w, "value", b[i].value);
+			if (b[i].bound)
+				jw_str(w, "bound", b[i].bound < 0 ? "below" : "above");
+			jw_int(w, "count", b[i].count);
+			jw_end(w, 0);
+		}
+		jw_end(w, 1);
+	} else if (!strcmp(d.func, "stddev")) {
+		jw_uint(w, "value", (unsigned long long)d.value);
+	} else {
+		jw_int(w, "value", d.value);
+	}
+	if (!strcmp(d.func, "avg") || !strcmp(d.func, "stddev")) {
+		jw_int(w, "count", d.count);
+		jw_int(w, "sum", d.sum);
+	}
+	jw_end(w, 0);
+	free(b);
+	return 0;
+}
+
+/*
+ * One object per aggregation, its entries in DTrace's order: those of
+ * @ids (printa(), even an empty one), else every one with entries.
+ */
+void json_aggs(const struct prog *p, const struct dt_aggsort *o,
+	       const char *buf, size_t size, unsigned count, FILE *fp,
+	       const int *ids, int nids)
+{
+	static const struct dt_aggsink sink = {
+		.agg_begin = json_agg_begin, .entry = json_agg_entry,
+		.agg_end = json_agg_end,
+	};
+	struct json_sink j = { p, { fp, 0, { 0 } } };
+
+	agg_walk(p, buf, size, count, o, ids, nids, &sink, &j);
 }

@@ -480,14 +480,14 @@ static void agg_action(struct dt_print *pr, const struct prog *p,
 	default:
 		break;
 	}
-	print_aggsort(&pr->sort);
 	want = xzalloc((size_t)p->naggs + 1);
 	for (int i = 0; i < o->naggids; i++) {
 		want[o->aggids[i]] = 1;
 		((struct agg *)&p->aggs[o->aggids[i]])->printed = 1;
 	}
 	buf = aggtab_layout(pr->aggs, want, &size, &count, NULL);
-	print_printa(p, o->pf, o->aggids, o->naggids, buf, size, count, fp);
+	print_printa(p, &pr->sort, o->pf, o->aggids, o->naggids, buf, size,
+		     count, fp);
 	free(buf);
 	free(want);
 }
@@ -607,110 +607,20 @@ void print_record(struct dt_print *pr, const struct prog *p, int cl,
 }
 
 /* ---- aggregations ------------------------------------------------------- */
-/*
- * stddev(): DTrace's integer approximation (dt_stddev), sqrt(avg(x^2) -
- * avg(x)^2) with the average of the squares in 128 bits, avg(x) truncated
- * toward zero, and the square root rounded down.
- */
-static unsigned long long agg_stddev(const __s64 *v, long long normal)
-{
-	unsigned __int128 sumsq, avgsq, sqavg, diff, lo, hi;
-	long long avg;
-	__u64 mag;
-
-	if (v[0] <= 0 || normal <= 0)
-		return 0;
-	/* normalized: the sum of squares by normal^2, the sum by normal */
-	sumsq = (unsigned __int128)(__u64)v[3] << 64 | (__u64)v[2];
-	avgsq = sumsq / (__u64)normal / (__u64)normal / (__u64)v[0];
-	avg = v[1] / normal / v[0];
-	/* |avg| in unsigned: an average of INT64_MIN has no long long negation */
-	mag = avg < 0 ? 0 - (__u64)avg : (__u64)avg;
-	sqavg = (unsigned __int128)mag * mag;
-	diff = avgsq > sqavg ? avgsq - sqavg : 0;
-	/* the largest r with r * r <= diff */
-	for (lo = 0, hi = (unsigned __int128)1 << 64; hi - lo > 1; ) {
-		unsigned __int128 mid = lo + (hi - lo) / 2;
-
-		if (mid * mid <= diff)
-			lo = mid;
-		else
-			hi = mid;
-	}
-	return (unsigned long long)lo;
-}
-
-struct aent {
-	const struct xdt_aggent *e;
-	const char *key;
-	const __s64 *vals;
-	long double sortval, zero;
-};
-
-static const struct prog *sort_prog;
-
-/* The bytes of the first use's keys (struct agg's sized keys comment) */
-static unsigned agg_keylen(const struct agg *ag, unsigned strsize)
-{
-	unsigned o = 0;
-
-	for (int i = 0; i < ag->nkeys; i++)
-		o += ag->keytype[i] == XDT_TYPE_STRING ? (strsize + 7) & ~7u :
-		     ag->keytype[i] == DT_TYPE_STACK ? 8 * ag->keyframes[i] : 8;
-	return o;
-}
 
 /*
- * @ag as entry @e's keys are laid out: with sized keys, a copy in @tmp
- * whose integer keys have the sizes and types of the use that made @e.
+ * How aggregations are drawn (agghist, aggpack, aggzoom, -x encoding), as
+ * the consumer's options are when a printer starts; their order is the
+ * walker's (agg.c).
  */
-static const struct agg *laid(const struct agg *ag, const struct xdt_aggent *e,
-			      const char *key, unsigned strsize, struct agg *tmp)
-{
-	unsigned base;
-	__u64 l;
-
-	if (!ag->nlayouts)
-		return ag;
-	base = agg_keylen(ag, strsize);
-	if (e->keylen < base + 8)
-		return ag;
-	memcpy(&l, key + base, 8);
-	if (l < 1 || l > (__u64)ag->nlayouts)
-		return ag;
-	*tmp = *ag;
-	for (int i = 0; i < ag->nkeys; i++)
-		if (ag->keytype[i] == XDT_TYPE_INT) {
-			tmp->keyframes[i] = ag->layouts[l - 1].size[i];
-			tmp->keyt[i] = ag->layouts[l - 1].keyt[i];
-		}
-	return tmp;
-}
-
-/* An integer key as its type's size has it (keys travel as 8 bytes) */
-static unsigned long long key_uint(const struct agg *ag, int i, const char *p)
-{
-	__u64 v;
-	unsigned sz = ag->keyframes[i];
-
-	memcpy(&v, p, 8);
-	return sz == 1 ? (__u8)v : sz == 2 ? (__u16)v : sz == 4 ? (__u32)v : v;
-}
-
-/*
- * The sort options (aggsortkey, aggsortrev, aggsortkeypos, aggsortpos),
- * as the consumer has them when it prints; trunc() sorts without them, as
- * DTrace's does (an explicit comparator ignores them).
- */
-static struct dt_aggsort sortopt, nosort;
-static int aggzoom;		/* sortopt.zoom: bars scaled to the largest */
-static int aggutf8;		/* sortopt.utf8: bars of Unicode blocks */
+static struct dt_aggsort drawopt;
+static int aggzoom;		/* drawopt.zoom: bars scaled to the largest */
+static int aggutf8;		/* drawopt.utf8: bars of Unicode blocks */
 static int packutf8;		/* aggpack's cells in Unicode blocks */
-static const struct dt_aggsort *sort_now = &nosort;
 
-void print_aggsort(const struct dt_aggsort *o)
+static void draw_opts(const struct dt_aggsort *o)
 {
-	sortopt = *o;
+	drawopt = *o;
 	const char *term = getenv("TERM");
 
 	aggzoom = o->zoom;
@@ -724,90 +634,6 @@ void print_aggsort(const struct dt_aggsort *o)
 	packutf8 = o->utf8 > 0 ||
 		   (!o->utf8 && term && strcmp(term, "sun") &&
 		    strcmp(term, "sun-color") && strcmp(term, "dumb"));
-}
-
-static int key1cmp(const struct agg *ag, const struct agg *bg, int i,
-		   const char *x, const char *y)
-{
-	if (ag->keytype[i] == XDT_TYPE_STRING)
-		return strncmp(x, y, sort_prog->strsize);
-	if (ag->keytype[i] == DT_TYPE_STACK) {
-		for (unsigned f = 0; f < ag->keyframes[i]; f++) {
-			__u64 p, q;
-
-			memcpy(&p, x + 8 * f, 8);
-			memcpy(&q, y + 8 * f, 8);
-			if (p != q)
-				return p < q ? -1 : 1;
-		}
-		return 0;
-	} else {
-		/* DTrace compares integer keys unsigned, at their size */
-		unsigned long long p = key_uint(ag, i, x), q = key_uint(bg, i, y);
-
-		return p < q ? -1 : p > q;
-	}
-}
-
-/* Keys in order from aggsortkeypos, wrapping around (dt_aggregate_keycmp) */
-static int keycmp(const struct aent *a, const struct aent *b)
-{
-	struct agg ta, tb;
-	const struct agg *ag = laid(&sort_prog->aggs[a->e->aggid], a->e, a->key,
-				    sort_prog->strsize, &ta);
-	const struct agg *bg = laid(&sort_prog->aggs[b->e->aggid], b->e, b->key,
-				    sort_prog->strsize, &tb);
-	unsigned off[DT_MAXKEYS + 1], o = 0;
-	int n = ag->nkeys, pos = sort_now->keypos < n ? sort_now->keypos : 0;
-
-	for (int i = 0; i < n; i++) {
-		off[i] = o;
-		o += ag->keytype[i] == XDT_TYPE_STRING ? (sort_prog->strsize + 7) & ~7u :
-		     ag->keytype[i] == DT_TYPE_STACK ? 8 * ag->keyframes[i] : 8;
-	}
-	for (int k = 0; k < n; k++) {
-		int i = (k + pos) % n;
-		int d = key1cmp(ag, bg, i, a->key + off[i], b->key + off[i]);
-
-		if (d)
-			return d;
-	}
-	/* equal values at different sizes: by layout (keys are unequal) */
-	if (a->e->keylen <= o || b->e->keylen <= o)
-		return a->e->keylen < b->e->keylen ? -1 : a->e->keylen > b->e->keylen;
-	return a->e->keylen != b->e->keylen ? (a->e->keylen < b->e->keylen ? -1 : 1) :
-	       memcmp(a->key + o, b->key + o, a->e->keylen - o);
-}
-
-/*
- * By aggregation, then value and keys (or, under aggsortkey, keys alone);
- * aggsortrev reverses all of it, as DTrace's DT_LESSTHAN does.
- */
-static int aent_cmp(const void *x, const void *y)
-{
-	const struct aent *a = x, *b = y;
-	int r;
-
-	if (a->e->aggid != b->e->aggid)
-		r = a->e->aggid < b->e->aggid ? -1 : 1;
-	else if (sort_now->key)
-		r = keycmp(a, b);
-	else if (a->sortval != b->sortval)
-		r = a->sortval < b->sortval ? -1 : 1;
-	else if (a->zero != b->zero)
-		r = a->zero < b->zero ? -1 : 1;
-	else
-		r = keycmp(a, b);
-	return sort_now->rev ? -r : r;
-}
-
-static long long bucket_value(int b)
-{
-	int k = b - XDT_QUANTIZE_ZERO;
-
-	if (k == 0)
-		return 0;
-	return k > 0 ? 1LL << (k - 1) : -(1LL << (-k - 1));
 }
 
 /*
@@ -940,7 +766,7 @@ static void print_hist(const __s64 *b, int n, int e0, int e1, __u64 arg,
 static void quantize_label(__u64 arg, int i, int n, char *c, size_t len)
 {
 	(void)arg, (void)n;
-	snprintf(c, len, "%lld", bucket_value(i));
+	snprintf(c, len, "%lld", agg_bucket_value(i));
 }
 
 static void lquantize_label(__u64 arg, int i, int n, char *c, size_t len)
@@ -955,30 +781,9 @@ static void lquantize_label(__u64 arg, int i, int n, char *c, size_t len)
 		snprintf(c, len, "%lld", base + (i - 1) * step);
 }
 
-/* llquantize bucket @i's lower bound (bucket 0: factor^low), by the walk */
-static __u64 llq_value(__u64 arg, int i)
-{
-	__u64 f = XDT_LLQ_FACTOR(arg), n = XDT_LLQ_STEPS(arg);
-	__u64 v = xdt_llq_pow(f, XDT_LLQ_LOW(arg));
-	unsigned o = XDT_LLQ_LOW(arg);
-	int bin = 1;
-
-	if (i == 0)
-		return v;
-	while (o <= XDT_LLQ_HIGH(arg) && bin < i) {
-		__u64 next = xdt_llq_pow(f, o + 1);
-
-		v += next > n ? next / n : 1;
-		bin++;
-		if (v == next)
-			o++;
-	}
-	return v;
-}
-
 static void llquantize_label(__u64 arg, int i, int n, char *c, size_t len)
 {
-	unsigned long long v = llq_value(arg, i);
+	unsigned long long v = agg_llq_value(arg, i);
 
 	if (i == 0)
 		snprintf(c, len, "< %llu", v);
@@ -1010,62 +815,6 @@ void print_quantize(const __s64 *b, FILE *fp)
 		   XDT_QUANTIZE_ZERO + 1, 0, quantize_label, 1, fp);
 }
 
-/*
- * What DTrace sorts an entry by (dt_aggregate_valcmp): the value; the
- * integer average; the standard deviation; for distributions the sum of
- * each bucket's count times its value (an open end counts as one past
- * it), ties broken by the count at zero (llquantize: its first bucket).
- */
-static long double agg_sortval(const struct agg *ag, const __s64 *v,
-			       unsigned nvals, long double *zero)
-{
-	long double t = 0;
-	unsigned i;
-
-	*zero = 0;
-	switch (ag->func) {
-	case XDT_AGG_STDDEV:
-		return nvals >= 4 ? agg_stddev(v, 1) : 0;
-	case XDT_AGG_AVG:
-		return v[0] ? (long double)(v[1] / v[0]) : 0;
-	case XDT_AGG_QUANTIZE:
-		for (i = 0; i < nvals; i++)
-			t += (long double)bucket_value((int)i) * v[i];
-		*zero = nvals > XDT_QUANTIZE_ZERO ? v[XDT_QUANTIZE_ZERO] : 0;
-		return t;
-	case XDT_AGG_LQUANTIZE: {
-		long long base = XDT_LQ_BASE(ag->arg), step = XDT_LQ_STEP(ag->arg);
-
-		if (nvals < 2)
-			return 0;
-		t = (long double)v[0] * (base - 1);
-		for (i = 1; i + 1 < nvals; i++) {
-			long long b = base + (long long)(i - 1) * step;
-
-			t += (long double)v[i] * b;
-			if (b == 0)
-				*zero = v[i];
-		}
-		if (base - 1 == 0)
-			*zero = v[0];
-		t += (long double)v[nvals - 1] * (base + (long long)(nvals - 2) * step + 1);
-		if (base + (long long)(nvals - 2) * step + 1 == 0)
-			*zero = v[nvals - 1];
-		return t;
-	}
-	case XDT_AGG_LLQUANTIZE:
-		if (!nvals)
-			return 0;
-		t = (long double)v[0] * ((long double)llq_value(ag->arg, 0) - 1);
-		for (i = 1; i < nvals; i++)
-			t += (long double)v[i] * llq_value(ag->arg, (int)i);
-		*zero = v[0];
-		return t;
-	default:
-		return v[0];
-	}
-}
-
 static void print_key(const struct agg *ag, const char *key, unsigned strsize,
 		      FILE *fp)
 {
@@ -1082,7 +831,7 @@ static void print_key(const struct agg *ag, const char *key, unsigned strsize,
 		} else {
 			/* dt_print_datum: by size, 1-4 bytes unsigned as %d */
 			static const int w[9] = { 0, 3, 5, 0, 8, 0, 0, 0, 16 };
-			unsigned long long v = key_uint(ag, i, key + off);
+			unsigned long long v = agg_key_uint(ag, i, key + off);
 			unsigned sz = ag->keyframes[i] <= 8 ? ag->keyframes[i] : 8;
 
 			if (sz == 8 || !w[sz])
@@ -1092,11 +841,6 @@ static void print_key(const struct agg *ag, const char *key, unsigned strsize,
 			off += 8;
 		}
 	}
-}
-
-static long long agg_normal(const struct agg *ag)
-{
-	return ag->normal > 0 ? ag->normal : 1;
 }
 
 /* An entry's value as DTrace prints it after its keys (dt_print_datum). */
@@ -1122,48 +866,14 @@ static void print_aggval(const struct agg *ag, const __s64 *v, unsigned nvals,
 	}
 }
 
-/* A snapshot's entries, in DTrace's order: by aggregation, value, keys. */
-static struct aent *agg_sorted(const struct prog *p, const char *buf,
-			       size_t size, unsigned count, unsigned *np,
-			       int opts)
-{
-	struct aent *v = xzalloc((count + 1) * sizeof(*v));
-	size_t off = 0;
-	unsigned n = 0;
-
-	while (n < count && off + sizeof(struct xdt_aggent) <= size) {
-		const struct xdt_aggent *e = (const void *)(buf + off);
-		const __s64 *vals;
-
-		if (e->size < sizeof(*e) || off + e->size > size)
-			break;
-		off += e->size;
-		if (e->aggid >= (unsigned)p->naggs || !e->nvals)
-			continue;
-		vals = (const void *)((const char *)e + sizeof(*e) +
-				      ((e->keylen + 7) & ~7u));
-		v[n].e = e;
-		v[n].key = (const char *)e + sizeof(*e);
-		v[n].vals = vals;
-		v[n].sortval = agg_sortval(&p->aggs[e->aggid], vals, e->nvals,
-					   &v[n].zero);
-		n++;
-	}
-	sort_prog = p;
-	sort_now = opts ? &sortopt : &nosort;
-	qsort(v, n, sizeof(*v), aent_cmp);
-	*np = n;
-	return v;
-}
-
 static int histable(const struct agg *ag)
 {
-	return sortopt.hist && (ag->func == XDT_AGG_SUM || ag->func == XDT_AGG_COUNT);
+	return drawopt.hist && (ag->func == XDT_AGG_SUM || ag->func == XDT_AGG_COUNT);
 }
 
 static int packable(const struct agg *ag)
 {
-	return sortopt.pack && (ag->func == XDT_AGG_QUANTIZE ||
+	return drawopt.pack && (ag->func == XDT_AGG_QUANTIZE ||
 				ag->func == XDT_AGG_LQUANTIZE);
 }
 
@@ -1194,7 +904,7 @@ static void print_packed_key(const struct prog *p, const struct agg *ag,
 			off += 8 * ag->keyframes[k];
 		} else {
 			unsigned sz = ag->keyframes[k] <= 8 ? ag->keyframes[k] : 8;
-			unsigned long long x = key_uint(ag, k, key + off);
+			unsigned long long x = agg_key_uint(ag, k, key + off);
 
 			if (sz == 8 || !sz)
 				fprintf(fp, " %16lld", (long long)x);
@@ -1251,13 +961,13 @@ static void packed_cell(__s64 v, long double total, FILE *fp)
  * quantize's columns span the buckets any entry uses, one either side
  * (dt_aggregate_minmaxbin); lquantize's are all of its buckets.
  */
-static void print_aggpack(const struct prog *p, const struct aent *v,
+static void print_aggpack(const struct prog *p, const struct dt_aggent *v,
 			  unsigned n, FILE *fp)
 {
 	const struct agg *ag = &p->aggs[v[0].e->aggid];
 	struct agg t;
 	int q = ag->func == XDT_AGG_QUANTIZE;
-	int width = packed_keywidth(laid(ag, v[0].e, v[0].key, p->strsize, &t));
+	int width = packed_keywidth(agg_laid(ag, v[0].e, v[0].key, p->strsize, &t));
 	int nb = (int)xdt_agg_nvals((__u32)ag->func, ag->arg);
 	int min = -1, max = -1, hmin, hmax, minw, maxw;
 	long long base = XDT_LQ_BASE(ag->arg), step = XDT_LQ_STEP(ag->arg);
@@ -1284,8 +994,8 @@ static void print_aggpack(const struct prog *p, const struct aent *v,
 			max++;
 		hmin = min;
 		hmax = max;
-		minw = ndigits(bucket_value(min));
-		maxw = ndigits(bucket_value(max));
+		minw = ndigits(agg_bucket_value(min));
+		maxw = ndigits(agg_bucket_value(max));
 	} else {
 		/* the header counts one column more than it draws below */
 		min = 0;
@@ -1306,11 +1016,11 @@ static void print_aggpack(const struct prog *p, const struct aent *v,
 
 		if (v[i].e->nvals != (unsigned)nb)
 			continue;
-		print_packed_key(p, laid(ag, v[i].e, v[i].key, p->strsize, &t),
+		print_packed_key(p, agg_laid(ag, v[i].e, v[i].key, p->strsize, &t),
 				 v[i].key, fp);
 		if (q) {
-			fprintf(fp, " %*lld :", ndigits(bucket_value(min)),
-				bucket_value(min));
+			fprintf(fp, " %*lld :", ndigits(agg_bucket_value(min)),
+				agg_bucket_value(min));
 		} else {
 			snprintf(c, sizeof(c), "< %lld", base);
 			fprintf(fp, "%8s :", c);
@@ -1322,8 +1032,8 @@ static void print_aggpack(const struct prog *p, const struct aent *v,
 		for (int k = min; k <= max; k++)
 			packed_cell(b[k], total, fp);
 		if (q) {
-			fprintf(fp, ": %*lld | %lld\n", -ndigits(bucket_value(max)),
-				bucket_value(max), (long long)count);
+			fprintf(fp, ": %*lld | %lld\n", -ndigits(agg_bucket_value(max)),
+				agg_bucket_value(max), (long long)count);
 		} else {
 			snprintf(c, sizeof(c), ">= %lld", base + (nb - 2) * step);
 			fprintf(fp, ": %-8s | %lld\n", c, (long long)count);
@@ -1336,14 +1046,14 @@ static void print_aggpack(const struct prog *p, const struct aent *v,
  * distribution, a row per key (keys at their packed widths), as DTrace's
  * dt_print_aggs draws them under agghist.
  */
-static void print_agghist(const struct prog *p, const struct aent *v,
+static void print_agghist(const struct prog *p, const struct dt_aggent *v,
 			  unsigned n, FILE *fp)
 {
 	const struct agg *ag = &p->aggs[v[0].e->aggid];
 	long double total = 0;
 	struct agg t;
 	int pos = 0, neg = 0;
-	int width = packed_keywidth(laid(ag, v[0].e, v[0].key, p->strsize, &t));
+	int width = packed_keywidth(agg_laid(ag, v[0].e, v[0].key, p->strsize, &t));
 
 	for (unsigned i = 0; i < n; i++) {
 		__s64 a = v[i].vals[0] < 0 ? -v[i].vals[0] : v[i].vals[0];
@@ -1360,69 +1070,63 @@ static void print_agghist(const struct prog *p, const struct aent *v,
 		width ? "key" : "value",
 		"------------- Distribution -------------", "count");
 	for (unsigned i = 0; i < n; i++) {
-		print_packed_key(p, laid(ag, v[i].e, v[i].key, p->strsize, &t),
+		print_packed_key(p, agg_laid(ag, v[i].e, v[i].key, p->strsize, &t),
 				 v[i].key, fp);
 		fputc(' ', fp);
 		quantline(v[i].vals[0], total, pos, neg, agg_normal(ag), fp);
 	}
 }
 
-unsigned print_aggs(const struct prog *p, const char *buf, size_t size,
-		    unsigned count, FILE *fp)
+/* The text sink: what printa() and the end print write */
+struct text_sink {
+	const struct prog *p;
+	FILE *fp;
+	const struct pformat *pf;	/* printa()'s format, NULL: none */
+	const int *ids;			/* printa()'s aggregations */
+	int nids;
+};
+
+/* agghist and aggpack draw an aggregation's entries at once */
+static int text_agg(void *ctx, int aggid, const struct dt_aggent *v,
+		    unsigned n)
 {
-	unsigned n, i;
-	struct aent *v = agg_sorted(p, buf, size, count, &n, 1);
+	struct text_sink *t = ctx;
+	const struct agg *ag = &t->p->aggs[aggid];
 
-	/* no line between aggregations: dt_print_aggs ends each entry alone */
-	for (i = 0; i < n; i++) {
-		const struct agg *ag = &p->aggs[v[i].e->aggid];
-		struct agg t;
-
-		if (histable(ag) || packable(ag)) {
-			unsigned j = i;
-
-			while (j < n && v[j].e->aggid == v[i].e->aggid)
-				j++;
-			if (histable(ag))
-				print_agghist(p, v + i, j - i, fp);
-			else
-				print_aggpack(p, v + i, j - i, fp);
-			i = j - 1;
-			continue;
-		}
-
-		print_key(laid(ag, v[i].e, v[i].key, p->strsize, &t), v[i].key,
-			  p->strsize, fp);
-		print_aggval(ag, v[i].vals, v[i].e->nvals, fp);
-		fputc('\n', fp);
-	}
-	free(v);
-	return n;
+	if (histable(ag))
+		print_agghist(t->p, v, n, t->fp);
+	else if (packable(ag))
+		print_aggpack(t->p, v, n, t->fp);
+	else
+		return 0;
+	return 1;
 }
 
-/*
- * The order trunc() keeps entries in: @out[k] is the position in the
- * snapshot (0 = first entry) of the k-th entry by DTrace's value order.
- */
-void agg_order(const struct prog *p, const char *buf, size_t size,
-	       unsigned count, unsigned *out)
+/* The default layout: the keys, then the value (dt_print_datum) */
+static int text_entry(void *ctx, const struct dt_aggent *e)
 {
-	unsigned n, i;
-	struct aent *v = agg_sorted(p, buf, size, count, &n, 0);
-	const char *first = buf;
+	struct text_sink *t = ctx;
+	const struct agg *ag = &t->p->aggs[e->e->aggid];
+	struct agg tmp;
 
-	for (i = 0; i < n; i++) {
-		size_t off = 0;
-		unsigned k = 0;
+	print_key(agg_laid(ag, e->e, e->key, t->p->strsize, &tmp), e->key,
+		  t->p->strsize, t->fp);
+	print_aggval(ag, e->vals, e->e->nvals, t->fp);
+	fputc('\n', t->fp);
+	return 0;
+}
 
-		/* entries are variable-sized: find the index by walking */
-		while (first + off != (const char *)v[i].e) {
-			off += ((const struct xdt_aggent *)(first + off))->size;
-			k++;
-		}
-		out[i] = k;
-	}
-	free(v);
+void print_aggs(const struct prog *p, const struct dt_aggsort *o,
+		const char *buf, size_t size, unsigned count, FILE *fp)
+{
+	static const struct dt_aggsink sink = {
+		.agg_begin = text_agg, .entry = text_entry,
+	};
+	struct text_sink t = { .p = p, .fp = fp };
+
+	draw_opts(o);
+	/* no line between aggregations: dt_print_aggs ends each entry alone */
+	agg_walk(p, buf, size, count, o, NULL, 0, &sink, &t);
 }
 
 struct printa_line {
@@ -1459,153 +1163,95 @@ static int printa_dist(FILE *fp, int j, void *ctx)
 	return 1;
 }
 
-/* A printa() line: a key and each joined aggregation's entry (or none) */
-struct prow {
-	const struct aent *k;			/* the key's first entry */
-	const struct aent *e[DT_MAXPRINTA];	/* NULL: that one lacks it */
-};
-static int sort_nids;
-
 /*
- * DTrace's joined order (dt_aggregate_walk_joined): the aggregations'
- * values compared in turn, a missing one as zero, then the keys.
+ * printa() without a format starts on a new line, and with one
+ * aggregation under agghist or aggpack draws it whole.
  */
-static int prow_cmp1(const struct prow *a, const struct prow *b)
+static int printa_begin(void *ctx, int aggid, const struct dt_aggent *v,
+			unsigned n)
 {
-	int pos = sort_now->pos < sort_nids ? sort_now->pos : 0;
+	struct text_sink *t = ctx;
 
-	if (sort_now->key) {
-		int r = keycmp(a->k, b->k);
-
-		if (r)
-			return r;
-	}
-	/* aggsortpos's aggregation first, then the others in order */
-	for (int jj = -1; jj < sort_nids; jj++) {
-		int j = jj < 0 ? pos : jj;
-
-		if (jj == pos)
-			continue;
-		long double as = a->e[j] ? a->e[j]->sortval : 0;
-		long double bs = b->e[j] ? b->e[j]->sortval : 0;
-		long double az = a->e[j] ? a->e[j]->zero : 0;
-		long double bz = b->e[j] ? b->e[j]->zero : 0;
-
-		if (as != bs)
-			return as < bs ? -1 : 1;
-		if (az != bz)
-			return az < bz ? -1 : 1;
-	}
-	return sort_now->key ? 0 : keycmp(a->k, b->k);
-}
-
-static int prow_cmp(const void *x, const void *y)
-{
-	int r = prow_cmp1(x, y);
-
-	return sort_now->rev ? -r : r;
+	if (t->pf)
+		return 0;
+	fputc('\n', t->fp);
+	return t->nids == 1 && n && text_agg(ctx, aggid, v, n);
 }
 
 /*
- * printa(): the aggregations @ids[0..nids-1] joined on their keys.  With a
- * format, a line's keys are the format's arguments and %@ conversions
- * print the values; without, the default layout (keys, then each value).
+ * A printa() line.  With a format, the key's values are the format's
+ * arguments and %@ conversions print the aggregations' values; without,
+ * the default layout (keys, then each value).
  */
-void print_printa(const struct prog *p, const struct pformat *pf,
-		  const int *ids, int nids, const char *buf, size_t size,
-		  unsigned count, FILE *fp)
+static void printa_row(void *ctx, const struct dt_aggrow *r)
 {
-	unsigned n, i, k, nr = 0;
-	struct aent *v = agg_sorted(p, buf, size, count, &n, 1);
+	struct text_sink *t = ctx;
+	const struct prog *p = t->p;
+	const int *ids = t->ids;
+	int nids = t->nids;
+	FILE *fp = t->fp;
 	const struct agg *a0 = &p->aggs[ids[0]];
-	struct prow *rows = xzalloc((n + 1) * sizeof(*rows));
-	char *seen = xzalloc(n + 1);
 	static const __s64 zero[4];
+	struct pfval kv[DT_MAXKEYS], av[DT_MAXPRINTA];
+	__s64 shown[DT_MAXPRINTA];
+	struct printa_line l = { p, ids, { 0 }, { 0 } };
+	struct pfaggs pa = { av, nids, printa_dist, &l };
+	unsigned off = 0;
+	struct agg tmp;
+	const struct agg *ka = agg_laid(a0, r->k->e, r->k->key, p->strsize, &tmp);
 
-	for (i = 0; i < n; i++) {
-		struct prow *r;
+	for (int j = 0; j < nids; j++) {
+		const struct agg *ag = &p->aggs[ids[j]];
+		const __s64 *vals = r->e[j] ? r->e[j]->vals : zero;
 
-		if (seen[i])
-			continue;
-		for (k = 0; k < (unsigned)nids && (int)v[i].e->aggid != ids[k]; k++)
-			;
-		if (k == (unsigned)nids)
-			continue;
-		r = &rows[nr++];
-		r->k = &v[i];
-		for (k = i; k < n; k++)
-			if (v[k].e->keylen == v[i].e->keylen &&
-			    !memcmp(v[k].key, v[i].key, v[i].e->keylen)) {
-				for (int j = 0; j < nids; j++)
-					if ((int)v[k].e->aggid == ids[j])
-						r->e[j] = &v[k];
-				seen[k] = 1;
-			}
-	}
-	sort_prog = p;
-	sort_nids = nids;
-	qsort(rows, nr, sizeof(*rows), prow_cmp);
-	if (!pf)
-		fputc('\n', fp);
-	if (!pf && nids == 1 && n && (histable(a0) || packable(a0))) {
-		if (histable(a0))
-			print_agghist(p, v, n, fp);
+		l.vals[j] = r->e[j] ? r->e[j]->vals : NULL;
+		l.nvals[j] = r->e[j] ? r->e[j]->e->nvals : 0;
+		if (ag->func == XDT_AGG_AVG)
+			shown[j] = vals[0] ? vals[1] / agg_normal(ag) / vals[0] : 0;
+		else if (ag->func == XDT_AGG_STDDEV)
+			shown[j] = vals == zero ? 0 :
+				(__s64)agg_stddev(vals, agg_normal(ag));
 		else
-			print_aggpack(p, v, n, fp);
-		nr = 0;
+			shown[j] = vals[0] / agg_normal(ag);
+		av[j] = (struct pfval){ NULL, &shown[j], 8 };
 	}
-	for (i = 0; i < nr; i++) {
-		const struct prow *r = &rows[i];
-		struct pfval kv[DT_MAXKEYS], av[DT_MAXPRINTA];
-		__s64 shown[DT_MAXPRINTA];
-		struct printa_line l = { p, ids, { 0 }, { 0 } };
-		struct pfaggs pa = { av, nids, printa_dist, &l };
-		unsigned off = 0;
-		struct agg t;
-		const struct agg *ka = laid(a0, r->k->e, r->k->key, p->strsize, &t);
-
+	if (!t->pf) {
+		print_key(ka, r->k->key, p->strsize, fp);
 		for (int j = 0; j < nids; j++) {
-			const struct agg *ag = &p->aggs[ids[j]];
-			const __s64 *vals = r->e[j] ? r->e[j]->vals : zero;
-
-			l.vals[j] = r->e[j] ? r->e[j]->vals : NULL;
-			l.nvals[j] = r->e[j] ? r->e[j]->e->nvals : 0;
-			if (ag->func == XDT_AGG_AVG)
-				shown[j] = vals[0] ? vals[1] / agg_normal(ag) / vals[0] : 0;
-			else if (ag->func == XDT_AGG_STDDEV)
-				shown[j] = vals == zero ? 0 :
-					(__s64)agg_stddev(vals, agg_normal(ag));
-			else
-				shown[j] = vals[0] / agg_normal(ag);
-			av[j] = (struct pfval){ NULL, &shown[j], 8 };
+			if (!printa_dist(fp, j, &l))
+				fprintf(fp, " %16lld", (long long)shown[j]);
 		}
-		if (!pf) {
-			print_key(ka, r->k->key, p->strsize, fp);
-			for (int j = 0; j < nids; j++) {
-				if (!printa_dist(fp, j, &l))
-					fprintf(fp, " %16lld", (long long)shown[j]);
-			}
-			fputc('\n', fp);
-			continue;
-		}
-		for (int q = 0; q < a0->nkeys; q++) {
-			if (a0->keytype[q] == XDT_TYPE_STRING) {
-				kv[q] = (struct pfval){ NULL, r->k->key + off, p->strsize };
-				off += (p->strsize + 7) & ~7u;
-			} else if (a0->keytype[q] == DT_TYPE_STACK) {
-				kv[q] = (struct pfval){ NULL, r->k->key + off,
-							a0->keyframes[q] };
-				off += 8 * a0->keyframes[q];
-			} else {
-				kv[q] = (struct pfval){ ka->keyt[q], r->k->key + off, 8 };
-				off += 8;
-			}
-		}
-		pf_format(fp, pf, kv, a0->nkeys, &pa);
+		fputc('\n', fp);
+		return;
 	}
-	free(seen);
-	free(rows);
-	free(v);
+	for (int q = 0; q < a0->nkeys; q++) {
+		if (a0->keytype[q] == XDT_TYPE_STRING) {
+			kv[q] = (struct pfval){ NULL, r->k->key + off, p->strsize };
+			off += (p->strsize + 7) & ~7u;
+		} else if (a0->keytype[q] == DT_TYPE_STACK) {
+			kv[q] = (struct pfval){ NULL, r->k->key + off,
+						a0->keyframes[q] };
+			off += 8 * a0->keyframes[q];
+		} else {
+			kv[q] = (struct pfval){ ka->keyt[q], r->k->key + off, 8 };
+			off += 8;
+		}
+	}
+	pf_format(fp, t->pf, kv, a0->nkeys, &pa);
+}
+
+/* printa(): the aggregations @ids[0..nids-1] joined on their keys. */
+void print_printa(const struct prog *p, const struct dt_aggsort *o,
+		  const struct pformat *pf, const int *ids, int nids,
+		  const char *buf, size_t size, unsigned count, FILE *fp)
+{
+	static const struct dt_aggsink sink = {
+		.agg_begin = printa_begin, .row = printa_row,
+	};
+	struct text_sink t = { p, fp, pf, ids, nids };
+
+	draw_opts(o);
+	agg_walk_joined(p, buf, size, count, o, ids, nids, &sink, &t);
 }
 
 /* A snapshot as the kernel would hand it over, through print_aggs(). */
@@ -1660,7 +1306,7 @@ static void selftest_aggs(FILE *fp)
 	v[XDT_QUANTIZE_ZERO + 2] = 3;		/* 2..3 */
 	v[XDT_QUANTIZE_ZERO + 4] = 1;		/* 8..15 */
 	w = put_ent(w, 3, key, 16, v, XDT_QUANTIZE_BUCKETS);
-	print_aggs(&p, buf, (size_t)(w - buf), 6, fp);
+	print_aggs(&p, &(struct dt_aggsort){ 0 }, buf, (size_t)(w - buf), 6, fp);
 }
 
 /*
@@ -1821,29 +1467,13 @@ void print_fake_aggs(const struct prog *p, char **ents, int nents)
 		free(key);
 		free(dup);
 	}
-	print_aggs(p, buf, size, (unsigned)nents, stdout);
+	print_aggs(p, &(struct dt_aggsort){ 0 }, buf, size, (unsigned)nents,
+		   stdout);
 	free(buf);
 }
 
 /* ---- typed values: libxdt's structured consumers (libxdt.h) ------------- */
 _Static_assert(XDT_AGG_MAXKEYS >= DT_MAXKEYS, "XDT_AGG_MAXKEYS");
-
-/* An integer as its D type has it: sign- or zero-extended from its size */
-static long long typed_int(const struct dtype *t, const char *p, int *uns)
-{
-	__u64 v;
-	unsigned sz = t && type_is_scalar(t) ? t->real->size : 8;
-	int sgn = t && type_is_int(t) ? t->real->sgn : 0;
-
-	memcpy(&v, p, 8);
-	if (sz < 8) {
-		v &= (1ULL << (8 * sz)) - 1;
-		if (sgn && (v >> (8 * sz - 1)) & 1)
-			v |= ~0ULL << (8 * sz);
-	}
-	*uns = !sgn;
-	return (long long)v;
-}
 
 void print_value_of(const struct prog *p, const struct recval *r,
 		    const char *data, struct xdt_value *v)
@@ -1870,7 +1500,7 @@ void print_value_of(const struct prog *p, const struct recval *r,
 	} else {
 		v->kind = XDT_VAL_INT;
 		v->type = r->t ? type_str(r->t) : "int64_t";
-		v->i = typed_int(r->t, at, &v->uns);
+		v->i = dt_typed_int(r->t, at, &v->uns);
 	}
 }
 
@@ -1908,125 +1538,6 @@ char *print_record_text(struct dt_print *pr, const struct prog *p, int cl,
 	return out;
 }
 
-/* A distribution's buckets that hold anything (as json_buckets) */
-static int entry_buckets(const struct agg *ag, const __s64 *v, unsigned nvals,
-			 struct xdt_aggbucket *b)
-{
-	int n = 0;
-
-	for (unsigned i = 0; i < nvals; i++) {
-		long long val;
-		int bound = 0;
-
-		if (!v[i])
-			continue;
-		if (ag->func == XDT_AGG_QUANTIZE) {
-			val = bucket_value((int)i);
-		} else if (ag->func == XDT_AGG_LQUANTIZE) {
-			long long base = XDT_LQ_BASE(ag->arg), st = XDT_LQ_STEP(ag->arg);
-
-			if (i == 0)
-				val = base, bound = -1;
-			else if (i == nvals - 1)
-				val = base + (long long)(nvals - 2) * st, bound = 1;
-			else
-				val = base + (long long)(i - 1) * st;
-		} else {
-			val = (long long)llq_value(ag->arg, (int)i);
-			bound = i == 0 ? -1 : i == nvals - 1 ? 1 : 0;
-		}
-		b[n].value = val;
-		b[n].bound = bound;
-		b[n].count = v[i] / agg_normal(ag);
-		n++;
-	}
-	return n;
-}
-
-/*
- * Entry @e decoded into @d: keys, value or buckets (@b, room for every
- * bucket of the entry) as DTrace prints them.  What print_aggs_walk()
- * hands out and what -x oformat=json writes.
- */
-static void entry_decode(const struct prog *p, const struct aent *e,
-			 struct xdt_aggentry *d, struct xdt_aggbucket *b)
-{
-	const struct agg *ag = &p->aggs[e->e->aggid];
-	const __s64 *x = e->vals;
-	unsigned off = 0;
-
-	memset(d, 0, sizeof(*d));
-	d->aggid = (int)e->e->aggid;
-	d->name = ag->name;
-	d->func = aggfunc_name(ag->func);
-	d->nkeys = ag->nkeys;
-	for (int k = 0; k < ag->nkeys; k++) {
-		struct xdt_value *kv = &d->keys[k];
-
-		if (ag->keytype[k] == XDT_TYPE_STRING) {
-			kv->kind = XDT_VAL_STRING;
-			kv->type = "string";
-			kv->s = e->key + off;
-			kv->len = strnlen(kv->s, p->strsize);
-			off += (p->strsize + 7) & ~7u;
-		} else if (ag->keytype[k] == DT_TYPE_STACK) {
-			kv->kind = XDT_VAL_STACK;
-			kv->type = "stack";
-			kv->pcs = e->key + off;
-			kv->nframes = ag->keyframes[k];
-			off += 8 * ag->keyframes[k];
-		} else {
-			struct agg t;
-			const struct agg *ka = laid(ag, e->e, e->key, p->strsize, &t);
-
-			kv->kind = XDT_VAL_INT;
-			kv->type = ka->keyt[k] ? type_str(ka->keyt[k]) : "int64_t";
-			kv->i = typed_int(ka->keyt[k], e->key + off, &kv->uns);
-			off += 8;
-		}
-	}
-	switch (ag->func) {
-	case XDT_AGG_QUANTIZE:
-	case XDT_AGG_LQUANTIZE:
-	case XDT_AGG_LLQUANTIZE:
-		d->nbuckets = entry_buckets(ag, x, e->e->nvals, b);
-		d->buckets = b;
-		break;
-	case XDT_AGG_AVG:
-		d->value = x[0] ? x[1] / agg_normal(ag) / x[0] : 0;
-		d->count = x[0];
-		d->sum = x[1];
-		break;
-	case XDT_AGG_STDDEV:
-		d->value = (long long)(e->e->nvals >= 4 ? agg_stddev(x, agg_normal(ag)) : 0);
-		d->count = x[0];
-		d->sum = x[1];
-		break;
-	default:
-		d->value = x[0] / agg_normal(ag);
-	}
-}
-
-int print_aggs_walk(const struct prog *p, const char *buf, size_t size,
-		    unsigned count,
-		    int (*fn)(const struct xdt_aggentry *, void *), void *arg)
-{
-	unsigned n, i;
-	struct aent *v = agg_sorted(p, buf, size, count, &n, 1);
-	int stop = 0;
-
-	for (i = 0; i < n && !stop; i++) {
-		struct xdt_aggbucket *b = xzalloc((v[i].e->nvals + 1) * sizeof(*b));
-		struct xdt_aggentry d;
-
-		entry_decode(p, &v[i], &d, b);
-		stop = fn(&d, arg);
-		free(b);
-	}
-	free(v);
-	return stop;
-}
-
 /* ---- -x oformat=json (docs/json.md) -------------------------------------- */
 /* An integer record as its D type has it: sign- or zero-extended */
 static void json_int(struct jw *w, const char *k, const struct recval *r,
@@ -2036,25 +1547,7 @@ static void json_int(struct jw *w, const char *k, const struct recval *r,
 
 	/* (zero-extended from fewer than 8 bytes, an unsigned value is below
 	   2^63; a uint64_t past it is written negative, as it always was) */
-	jw_int(w, k, typed_int(r->t, data + r->off, &uns));
-}
-
-static void json_stack(struct jw *w, const char *k, const char *p,
-		       unsigned nframes)
-{
-	char sym[1024];
-
-	jw_arr(w, k);
-	for (unsigned i = 0; i < nframes; i++) {
-		__u64 pc;
-
-		memcpy(&pc, p + 8 * i, 8);
-		if (!pc)
-			break;
-		ksyms_format(pc, sym, sizeof(sym));
-		jw_str(w, NULL, sym);
-	}
-	jw_end(w, 1);
+	jw_int(w, k, dt_typed_int(r->t, data + r->off, &uns));
 }
 
 /* A recorded value: number, string, stack (frames), memory (hex) */
@@ -2064,7 +1557,7 @@ static void json_value(struct jw *w, const struct prog *p,
 	if (r->type == XDT_TYPE_STRING) {
 		jw_strn(w, NULL, data + r->off, p->strsize);
 	} else if (r->type == DT_TYPE_STACK) {
-		json_stack(w, NULL, data + r->off, r->nframes);
+		jw_stack(w, NULL, data + r->off, r->nframes);
 	} else if (r->type == DT_TYPE_MEM) {
 		char *hex = xzalloc(2 * (size_t)r->nframes + 1);
 
@@ -2078,8 +1571,6 @@ static void json_value(struct jw *w, const struct prog *p,
 	}
 }
 
-static void json_aggs(const struct prog *p, const char *buf, size_t size,
-		      unsigned count, FILE *fp, const int *ids, int nids);
 
 /*
  * A record: its probe, its values in the order the clause recorded them,
@@ -2112,13 +1603,13 @@ static void json_record(struct dt_print *pr, const struct prog *p, int cl,
 			size_t size;
 			unsigned count;
 
-			print_aggsort(&pr->sort);
 			for (int j = 0; j < o->naggids; j++) {
 				want[o->aggids[j]] = 1;
 				p->aggs[o->aggids[j]].printed = 1;
 			}
 			buf = aggtab_layout(pr->aggs, want, &size, &count, NULL);
-			json_aggs(p, buf, size, count, pf, o->aggids, o->naggids);
+			json_aggs(p, &pr->sort, buf, size, count, pf, o->aggids,
+				  o->naggids);
 			free(buf);
 			free(want);
 		} else if (o->k > OUT_PRINTA && o->k <= OUT_DENORMALIZE) {
@@ -2153,102 +1644,3 @@ static void json_record(struct dt_print *pr, const struct prog *p, int cl,
 	free(pas);
 }
 
-/* An entry, decoded (entry_decode()): its keys, and its value or, for a
-   distribution, the buckets that hold anything with the row value DTrace
-   prints and for the open ends which side of it ("below", "above") */
-static void json_entry(struct jw *w, const struct prog *p, const struct aent *e)
-{
-	struct xdt_aggbucket *b = xzalloc((e->e->nvals + 1) * sizeof(*b));
-	struct xdt_aggentry d;
-
-	entry_decode(p, e, &d, b);
-	jw_obj(w, NULL);
-	jw_arr(w, "keys");
-	for (int k = 0; k < d.nkeys; k++) {
-		const struct xdt_value *kv = &d.keys[k];
-
-		if (kv->kind == XDT_VAL_STRING)
-			jw_strn(w, NULL, kv->s, kv->len);
-		else if (kv->kind == XDT_VAL_STACK)
-			json_stack(w, NULL, kv->pcs, kv->nframes);
-		else
-			jw_int(w, NULL, kv->i);
-	}
-	jw_end(w, 1);
-	if (d.buckets) {
-		jw_arr(w, "buckets");
-		for (int i = 0; i < d.nbuckets; i++) {
-			jw_obj(w, NULL);
-			jw_int(w, "value", b[i].value);
-			if (b[i].bound)
-				jw_str(w, "bound", b[i].bound < 0 ? "below" : "above");
-			jw_int(w, "count", b[i].count);
-			jw_end(w, 0);
-		}
-		jw_end(w, 1);
-	} else if (!strcmp(d.func, "stddev")) {
-		jw_uint(w, "value", (unsigned long long)d.value);
-	} else {
-		jw_int(w, "value", d.value);
-	}
-	if (!strcmp(d.func, "avg") || !strcmp(d.func, "stddev")) {
-		jw_int(w, "count", d.count);
-		jw_int(w, "sum", d.sum);
-	}
-	jw_end(w, 0);
-	free(b);
-}
-
-static void json_agghead(struct jw *w, const struct agg *ag)
-{
-	jw_obj(w, NULL);
-	jw_str(w, "type", "aggregation");
-	jw_str(w, "name", ag->name);
-	jw_str(w, "function", aggfunc_name(ag->func));
-	jw_arr(w, "entries");
-}
-
-/*
- * One object per aggregation, its entries in DTrace's order: those of
- * @ids (printa(), even an empty one), else every one with entries.
- */
-static void json_aggs(const struct prog *p, const char *buf, size_t size,
-		      unsigned count, FILE *fp, const int *ids, int nids)
-{
-	unsigned n, i;
-	struct aent *v = agg_sorted(p, buf, size, count, &n, 1);
-	struct jw w = { fp, 0, { 0 } };
-	int cur = -1;
-
-	for (int q = 0; q < nids; q++) {
-		json_agghead(&w, &p->aggs[ids[q]]);
-		for (i = 0; i < n; i++)
-			if ((int)v[i].e->aggid == ids[q])
-				json_entry(&w, p, &v[i]);
-		jw_end(&w, 1);
-		jw_end(&w, 0);
-	}
-	for (i = 0; !nids && i < n; i++) {
-		if ((int)v[i].e->aggid != cur) {
-			if (cur >= 0) {
-				jw_end(&w, 1);
-				jw_end(&w, 0);
-			}
-			cur = (int)v[i].e->aggid;
-			json_agghead(&w, &p->aggs[cur]);
-		}
-		json_entry(&w, p, &v[i]);
-	}
-	if (cur >= 0) {
-		jw_end(&w, 1);
-		jw_end(&w, 0);
-	}
-	free(v);
-}
-
-/* The end's aggregations, in JSON */
-void print_aggs_json(const struct prog *p, const char *buf, size_t size,
-		     unsigned count, FILE *fp)
-{
-	json_aggs(p, buf, size, count, fp, NULL, 0);
-}
