@@ -792,7 +792,7 @@ int xdt_record_value(xdt_hdl_t *h, const struct xdt_record *r, int i,
 	c = &h->p.clauses[r->clause];
 	if (c->recs[i].off + 8 > r->size)
 		return -1;
-	print_value_of(&h->p, &c->recs[i], r->data, v);
+	rec_value(&h->p, &c->recs[i], r->data, v);
 	return 0;
 }
 

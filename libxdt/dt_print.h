@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * dt_print.h - the consumer's output: DTrace's layouts for records and
- * aggregations (print.c), -x oformat=json's writer (json.c), and the
- * aggregation totals the consumer keeps across snapshots (agg.c).
+ * dt_print.h - the consumer's output: the walkers over records (rec.c)
+ * and aggregations (agg.c, with the totals the consumer keeps across
+ * snapshots), and their sinks: DTrace's text (print.c), -x oformat=json
+ * (json.c) and the structured API (consumer.c).
  */
 #ifndef XDT_DT_PRINT_H
 #define XDT_DT_PRINT_H
@@ -34,12 +35,13 @@ void print_header(struct dt_print *pr);
    actions and text, the aggregations' entries decoded */
 struct xdt_value;
 struct xdt_aggentry;
-void print_value_of(const struct prog *p, const struct recval *r,
-		    const char *data, struct xdt_value *v);
 char *print_record_text(struct dt_print *pr, const struct prog *p, int cl,
 			const char *data, size_t *len);
 void print_record(struct dt_print *pr, const struct prog *p, int cl,
 		  const struct xdt_eprobe *ep, int cpu, const char *data);
+void print_datum(struct dt_print *pr, const struct prog *p,
+		 const struct clause *c, const struct outst *o,
+		 const char *data, FILE *fp);
 void print_printf(const struct pformat *pf, const struct prog *p,
 		  const struct clause *c, int rec0, const char *data, FILE *fp);
 /* the end's aggregations, in text (after a blank line each) and JSON */
@@ -59,6 +61,25 @@ void print_stack(const __u64 *pcs, unsigned nframes, FILE *fp);
 void print_bytes(struct dt_print *pr, const char *c, size_t n, int width,
 		 int raw, FILE *fp);
 
+/* ---- rec.c: the record walker ------------------------------------------ */
+struct dt_recsink {
+	/* an output that prints the record's data: trace(), printf(),
+	   stack(), tracemem(), print() (@o: which, its format, its values) */
+	void (*datum)(void *ctx, const struct clause *c, const struct outst *o,
+		      const char *data);
+	/* printa(): the totals of @o's aggregations now (aggtab_layout()'s) */
+	void (*printa)(void *ctx, const struct outst *o, const char *buf,
+		       size_t size, unsigned count);
+	/* system(), freopen(), ftruncate() act next: what was printed so far
+	   goes out first (NULL: it stays the sink's) */
+	void (*flush)(void *ctx);
+};
+void rec_walk(struct dt_print *pr, const struct prog *p, int cl,
+	      const char *data, const struct dt_recsink *s, void *ctx);
+void rec_value(const struct prog *p, const struct recval *r,
+	       const char *data, struct xdt_value *v);
+FILE *rec_out(const struct dt_print *pr);
+
 /* ---- json.c: -x oformat=json, one object a line ------------------------ */
 struct jw {
 	FILE *fp;
@@ -74,6 +95,8 @@ void jw_strn(struct jw *w, const char *k, const char *s, size_t n);
 void jw_int(struct jw *w, const char *k, long long v);
 void jw_uint(struct jw *w, const char *k, unsigned long long v);
 void jw_stack(struct jw *w, const char *k, const char *p, unsigned nframes);
+void json_record(struct dt_print *pr, const struct prog *p, int cl,
+		 const struct xdt_eprobe *ep, int cpu, const char *data);
 
 /* ---- agg.c: the consumer's aggregation totals --------------------------- */
 struct dt_aggtab;

@@ -9,8 +9,10 @@
  * The consumer streams instead: one object per line (JSON Lines), written
  * as the records arrive.  The schema: docs/json.md.
  *
- * And the aggregations' JSON: a sink of agg.c's walker.
+ * And what it writes: records (a sink of rec.c's walker) and aggregations
+ * (a sink of agg.c's).
  */
+#define _GNU_SOURCE	/* open_memstream */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -249,4 +251,94 @@ void json_aggs(const struct prog *p, const struct dt_aggsort *o,
 	struct json_sink j = { p, { fp, 0, { 0 } } };
 
 	agg_walk(p, buf, size, count, o, ids, nids, &sink, &j);
+}
+
+/* ---- records: a sink of rec_walk() --------------------------------------- */
+struct json_rec {
+	struct dt_print *pr;
+	const struct prog *p;
+	FILE *fp;		/* the record's text, for "output" */
+	FILE *pf;		/* printa()'s objects, in order */
+};
+
+static void json_datum(void *ctx, const struct clause *c,
+		       const struct outst *o, const char *data)
+{
+	struct json_rec *j = ctx;
+
+	print_datum(j->pr, j->p, c, o, data, j->fp);
+}
+
+/* the totals now; written after this record's object */
+static void json_printa(void *ctx, const struct outst *o, const char *buf,
+			size_t size, unsigned count)
+{
+	struct json_rec *j = ctx;
+
+	json_aggs(j->p, &j->pr->sort, buf, size, count, j->pf, o->aggids,
+		  o->naggids);
+}
+
+/*
+ * A record: its probe, its values in the order the clause recorded them
+ * (rec_value()'s: number, string, stack frames, memory in hex), and
+ * "output", the text DTrace prints for it (without the CPU/ID/probe
+ * columns); printa() follows as aggregation objects.
+ */
+void json_record(struct dt_print *pr, const struct prog *p, int cl,
+		 const struct xdt_eprobe *ep, int cpu, const char *data)
+{
+	static const struct dt_recsink sink = {
+		.datum = json_datum, .printa = json_printa,
+	};
+	const struct clause *c = &p->clauses[cl];
+	struct jw w = { rec_out(pr), 0, { 0 } };
+	char *out = NULL, *pas = NULL;
+	size_t len = 0, paslen = 0;
+	struct json_rec j = { pr, p, open_memstream(&out, &len),
+			      open_memstream(&pas, &paslen) };
+
+	if (!j.fp || !j.pf)
+		dt_fatal("out of memory");
+	rec_walk(pr, p, cl, data, &sink, &j);
+	fclose(j.fp);
+	jw_obj(&w, NULL);
+	jw_str(&w, "type", "probe");
+	jw_int(&w, "cpu", cpu);
+	jw_uint(&w, "id", ep->probe);
+	jw_uint(&w, "epid", ep->epid);
+	jw_str(&w, "provider", ep->desc.prov);
+	jw_str(&w, "module", ep->desc.mod);
+	jw_str(&w, "function", ep->desc.func);
+	jw_str(&w, "name", ep->desc.name);
+	jw_arr(&w, "values");
+	for (int i = 0; i < c->nrecs; i++) {
+		struct xdt_value v;
+
+		rec_value(p, &c->recs[i], data, &v);
+		if (v.kind == XDT_VAL_STRING) {
+			jw_strn(&w, NULL, v.s, v.len);
+		} else if (v.kind == XDT_VAL_STACK) {
+			jw_stack(&w, NULL, v.pcs, v.nframes);
+		} else if (v.kind == XDT_VAL_MEMORY) {
+			char *hex = xzalloc(2 * v.len + 1);
+
+			for (size_t k = 0; k < v.len; k++)
+				snprintf(hex + 2 * k, 3, "%02x", (unsigned char)v.s[k]);
+			jw_str(&w, NULL, hex);
+			free(hex);
+		} else {
+			/* (zero-extended from fewer than 8 bytes, an unsigned
+			   value is below 2^63; a uint64_t past it is written
+			   negative, as it always was) */
+			jw_int(&w, NULL, v.i);
+		}
+	}
+	jw_end(&w, 1);
+	jw_strn(&w, "output", out ? out : "", len);
+	jw_end(&w, 0);
+	free(out);
+	fclose(j.pf);
+	fwrite(pas, 1, paslen, rec_out(pr));
+	free(pas);
 }

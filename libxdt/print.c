@@ -51,7 +51,7 @@ void print_printf(const struct pformat *pf, const struct prog *p,
 
 
 /* Where records go: stdout, -o's file, or what freopen() opened. */
-#define OUT(pr)	((pr)->out ? (pr)->out : stdout)
+#define OUT(pr)	rec_out(pr)
 
 static void emit(struct dt_print *pr, const char *buf, size_t len)
 {
@@ -373,52 +373,6 @@ static void print_value(const struct prog *p, const struct recval *r,
 
 
 /*
- * The consumer's own actions, in record order with what is printed:
- * system() runs its formatted command (output flushed first), freopen()
- * sends what follows (records and the final aggregations, as DTrace's
- * freopen(3) of stdout does) to a file opened for appending, "" back to
- * the original output, and ftruncate() empties the current output file.
- */
-static void consumer_action(struct dt_print *pr, const struct prog *p,
-			    const struct clause *c, const struct outst *o,
-			    const char *data)
-{
-	FILE *f = OUT(pr), *m, *nf;
-	char *s = NULL;
-	size_t n = 0;
-
-	fflush(f);
-	if (o->k == OUT_FTRUNCATE) {
-		if (ftruncate(fileno(f), 0) == 0)
-			fseeko(f, 0, SEEK_SET);
-		return;
-	}
-	m = open_memstream(&s, &n);
-	if (!m)
-		dt_fatal("out of memory");
-	print_printf(o->pf, p, c, o->rec0, data, m);
-	fclose(m);
-	if (o->k == OUT_SYSTEM) {
-		fflush(stdout);
-		if (system(s) == -1)
-			fprintf(stderr, "dtrace: system(\"%s\") failed: %s\n", s,
-				strerror(errno));
-	} else if (!*s) {
-		if (pr->out && pr->out != pr->orig)
-			fclose(pr->out);
-		pr->out = pr->orig;
-	} else if (!(nf = fopen(s, "a"))) {
-		fprintf(stderr, "dtrace: failed to freopen to %s: %s\n", s,
-			strerror(errno));
-	} else {
-		if (pr->out && pr->out != pr->orig)
-			fclose(pr->out);
-		pr->out = nf;
-	}
-	free(s);
-}
-
-/*
  * A stack, as DTrace's dt_print_stack(): a newline, then each frame on
  * its own line indented 14 (stackindent), innermost first, up to the
  * first empty slot.
@@ -449,77 +403,25 @@ void print_header(struct dt_print *pr)
 }
 
 /*
- * printa(), clear(), trunc(), normalize(), denormalize(): on the totals
- * as of the consumer's last snapshot, as DTrace's are.
+ * One output of a record's data as DTrace prints it: trace(), printf(),
+ * stack(), tracemem(), print().
  */
-static void agg_action(struct dt_print *pr, const struct prog *p,
-		       const struct outst *o, const struct recval *r,
-		       const char *data, FILE *fp)
-{
-	struct agg *ag = &p->aggs[o->aggids[0]];
-	char *want, *buf;
-	size_t size;
-	unsigned count;
-
-	if (!pr->aggs)
-		return;
-	switch (o->k) {
-	case OUT_CLEAR:
-		aggtab_clear(pr->aggs, o->aggids[0]);
-		return;
-	case OUT_TRUNC:
-		aggtab_trunc(pr->aggs, p, o->aggids[0], o->nargs ? rec_int(data, r) : 0);
-		return;
-	case OUT_NORMALIZE:
-		/* the consumer's state: struct agg is the program's, ours */
-		((struct agg *)ag)->normal = rec_int(data, r) > 0 ? rec_int(data, r) : 1;
-		return;
-	case OUT_DENORMALIZE:
-		((struct agg *)ag)->normal = 1;
-		return;
-	default:
-		break;
-	}
-	want = xzalloc((size_t)p->naggs + 1);
-	for (int i = 0; i < o->naggids; i++) {
-		want[o->aggids[i]] = 1;
-		((struct agg *)&p->aggs[o->aggids[i]])->printed = 1;
-	}
-	buf = aggtab_layout(pr->aggs, want, &size, &count, NULL);
-	print_printa(p, &pr->sort, o->pf, o->aggids, o->naggids, buf, size,
-		     count, fp);
-	free(buf);
-	free(want);
-}
-
-static void json_record(struct dt_print *pr, const struct prog *p, int cl,
-			const struct xdt_eprobe *ep, int cpu, const char *data);
-
-/* One record of clause @cl, from enabled probe @ep, fired on @cpu. */
-/*
- * The outputs a record's data prints (text and JSON alike): trace, printf,
- * exit's status, stack, tracemem, print.  0: not one of these.
- */
-static int print_data_out(struct dt_print *pr, const struct prog *p,
-			  const struct clause *c, const struct outst *o,
-			  const char *data, FILE *fp)
+void print_datum(struct dt_print *pr, const struct prog *p,
+		 const struct clause *c, const struct outst *o,
+		 const char *data, FILE *fp)
 {
 	const struct recval *r = &c->recs[o->rec0];
 
 	switch (o->k) {
 	case OUT_TRACE:
 		print_trace(pr, p, r, data, fp);
-		return 1;
+		break;
 	case OUT_PRINTF:
 		print_printf(o->pf, p, c, o->rec0, data, fp);
-		return 1;
-	case OUT_EXIT:
-		/* dtrace(1) exits with exit()'s value */
-		pr->exit_status = (int)rec_int(data, r);
-		return 1;
+		break;
 	case OUT_STACK:
 		print_stack((const void *)(data + r->off), r->nframes, fp);
-		return 1;
+		break;
 	case OUT_TRACEMEM: {
 		/* tracemem(a, n, dsize): at most dsize of the n bytes */
 		unsigned n = r[o->nargs - 1].nframes;
@@ -531,79 +433,125 @@ static int print_data_out(struct dt_print *pr, const struct prog *p,
 				n = (unsigned)d;
 		}
 		print_bytes(pr, data + r[o->nargs - 1].off, n, -33, 1, fp);
-		return 1;
+		break;
 	}
 	case OUT_PRINT:
 		print_value(p, r, data, fp);
-		return 1;
+		break;
 	default:
-		return 0;
+		break;
 	}
 }
 
+/* The text sink of rec_walk(): a record's text, gathered in memory */
+struct text_rec {
+	struct dt_print *pr;
+	const struct prog *p;
+	FILE *fp;
+	char *out;
+	size_t len;
+};
+
+static void text_datum(void *ctx, const struct clause *c,
+		       const struct outst *o, const char *data)
+{
+	struct text_rec *t = ctx;
+
+	print_datum(t->pr, t->p, c, o, data, t->fp);
+}
+
+static void text_printa(void *ctx, const struct outst *o, const char *buf,
+			size_t size, unsigned count)
+{
+	struct text_rec *t = ctx;
+
+	print_printa(t->p, &t->pr->sort, o->pf, o->aggids, o->naggids, buf,
+		     size, count, t->fp);
+}
+
+/* before system(), freopen(), ftruncate(): what was printed so far goes
+   out first, as in DTrace */
+static void text_flush(void *ctx)
+{
+	struct text_rec *t = ctx;
+
+	fclose(t->fp);
+	emit(t->pr, t->out, t->len);
+	free(t->out);
+	t->out = NULL;
+	t->len = 0;
+	t->fp = open_memstream(&t->out, &t->len);
+	if (!t->fp)
+		dt_fatal("out of memory");
+}
+
+static void text_open(struct text_rec *t, struct dt_print *pr,
+		      const struct prog *p)
+{
+	*t = (struct text_rec){ pr, p, NULL, NULL, 0 };
+	t->fp = open_memstream(&t->out, &t->len);
+	if (!t->fp)
+		dt_fatal("out of memory");
+}
+
+/* One record of clause @cl, from enabled probe @ep, fired on @cpu. */
 void print_record(struct dt_print *pr, const struct prog *p, int cl,
 		  const struct xdt_eprobe *ep, int cpu, const char *data)
 {
+	static const struct dt_recsink sink = {
+		.datum = text_datum, .printa = text_printa, .flush = text_flush,
+	};
 	const struct clause *c = &p->clauses[cl];
-	char *out = NULL, fn[XDT_FUNCNAMELEN + XDT_NAMELEN + 2];
-	size_t len = 0;
-	FILE *fp;
+	char fn[XDT_FUNCNAMELEN + XDT_NAMELEN + 2];
+	struct text_rec t;
 
 	if (pr->json) {
 		json_record(pr, p, cl, ep, cpu, data);
 		return;
 	}
-	fp = open_memstream(&out, &len);
-	if (!fp)
-		dt_fatal("out of memory");
+	text_open(&t, pr, p);
 	print_header(pr);
 	if (!pr->quiet) {
 		snprintf(fn, sizeof(fn), "%s:%s", ep->desc.func, ep->desc.name);
-		fprintf(fp, "%3d %6u %32s ", cpu, ep->probe, fn);
+		fprintf(t.fp, "%3d %6u %32s ", cpu, ep->probe, fn);
 	}
-	for (int i = 0; i < c->nouts; i++) {
-		const struct outst *o = &c->outs[i];
-		const struct recval *r = &c->recs[o->rec0];
-
-		if (print_data_out(pr, p, c, o, data, fp)) {
-			continue;
-		} else if (o->k >= OUT_PRINTA && o->k <= OUT_DENORMALIZE) {
-			agg_action(pr, p, o, r, data, fp);
-		} else if (o->k == OUT_SETOPT) {
-			/* DTrace reports a bad one and carries on (dt_setopt) */
-			if (pr->setopt && pr->setopt(pr->ctx, o->fmt, o->fmt2))
-				fprintf(stderr, "dtrace: couldn't set option \"%s\" to \"%s\"\n",
-					o->fmt, o->fmt2 ? o->fmt2 : "");
-		} else if (o->k == OUT_SYSTEM || o->k == OUT_FREOPEN ||
-			   o->k == OUT_FTRUNCATE) {
-			/* what was printed so far goes out first, as in DTrace */
-			fclose(fp);
-			emit(pr, out, len);
-			free(out);
-			out = NULL;
-			len = 0;
-			consumer_action(pr, p, c, o, data);
-			fp = open_memstream(&out, &len);
-			if (!fp)
-				dt_fatal("out of memory");
-		}
-	}
-	fclose(fp);
-	if (len)
-		pr->last_nl = out[len - 1] == '\n';
+	rec_walk(pr, p, cl, data, &sink, &t);
+	fclose(t.fp);
+	if (t.len)
+		pr->last_nl = t.out[t.len - 1] == '\n';
 	/*
 	 * DTrace ends a record's line unless the record's output just did;
 	 * after a stack it always does, so stacks are a blank line apart.
 	 */
-	if (!pr->quiet && len && (!pr->last_nl ||
+	if (!pr->quiet && t.len && (!pr->last_nl ||
 	    (c->nouts && c->outs[c->nouts - 1].k == OUT_STACK))) {
-		emit(pr, out, len);
+		emit(pr, t.out, t.len);
 		fputc('\n', OUT(pr));
 		pr->last_nl = 1;
 	} else {
-		emit(pr, out, len);
+		emit(pr, t.out, t.len);
 	}
-	free(out);
+	free(t.out);
+}
+
+/*
+ * A record's outputs as print_record() writes them after the CPU/ID/probe
+ * columns, its consumer-side actions done on the way (printa() prints into
+ * the text; system() and freopen() act as they do for dtrace(1)).
+ */
+char *print_record_text(struct dt_print *pr, const struct prog *p, int cl,
+			const char *data, size_t *len)
+{
+	static const struct dt_recsink sink = {
+		.datum = text_datum, .printa = text_printa,
+	};
+	struct text_rec t;
+
+	text_open(&t, pr, p);
+	rec_walk(pr, p, cl, data, &sink, &t);
+	fclose(t.fp);
+	*len = t.len;
+	return t.out;
 }
 
 /* ---- aggregations ------------------------------------------------------- */
@@ -1474,173 +1422,3 @@ void print_fake_aggs(const struct prog *p, char **ents, int nents)
 
 /* ---- typed values: libxdt's structured consumers (libxdt.h) ------------- */
 _Static_assert(XDT_AGG_MAXKEYS >= DT_MAXKEYS, "XDT_AGG_MAXKEYS");
-
-void print_value_of(const struct prog *p, const struct recval *r,
-		    const char *data, struct xdt_value *v)
-{
-	const char *at = data + r->off;
-
-	memset(v, 0, sizeof(*v));
-	v->name = r->name;
-	if (r->type == XDT_TYPE_STRING) {
-		v->kind = XDT_VAL_STRING;
-		v->type = "string";
-		v->s = at;
-		v->len = strnlen(at, p->strsize);
-	} else if (r->type == DT_TYPE_STACK) {
-		v->kind = XDT_VAL_STACK;
-		v->type = "stack";
-		v->pcs = at;
-		v->nframes = r->nframes;
-	} else if (r->type == DT_TYPE_MEM) {
-		v->kind = XDT_VAL_MEMORY;
-		v->type = r->t ? type_str(r->t) : "memory";
-		v->s = at;
-		v->len = r->nframes;
-	} else {
-		v->kind = XDT_VAL_INT;
-		v->type = r->t ? type_str(r->t) : "int64_t";
-		v->i = dt_typed_int(r->t, at, &v->uns);
-	}
-}
-
-/*
- * A record's outputs as print_record() writes them after the CPU/ID/probe
- * columns, its consumer-side actions done on the way (printa() prints into
- * the text; system() and freopen() act as they do for dtrace(1)).
- */
-char *print_record_text(struct dt_print *pr, const struct prog *p, int cl,
-			const char *data, size_t *len)
-{
-	const struct clause *c = &p->clauses[cl];
-	char *out = NULL;
-	FILE *fp = open_memstream(&out, len);
-
-	if (!fp)
-		dt_fatal("out of memory");
-	for (int i = 0; i < c->nouts; i++) {
-		const struct outst *o = &c->outs[i];
-		const struct recval *r = &c->recs[o->rec0];
-
-		if (print_data_out(pr, p, c, o, data, fp)) {
-			continue;
-		} else if (o->k >= OUT_PRINTA && o->k <= OUT_DENORMALIZE) {
-			agg_action(pr, p, o, r, data, fp);
-		} else if (o->k == OUT_SETOPT) {
-			if (pr->setopt && pr->setopt(pr->ctx, o->fmt, o->fmt2))
-				fprintf(stderr, "dtrace: couldn't set option \"%s\" to \"%s\"\n",
-					o->fmt, o->fmt2 ? o->fmt2 : "");
-		} else {
-			consumer_action(pr, p, c, o, data);
-		}
-	}
-	fclose(fp);
-	return out;
-}
-
-/* ---- -x oformat=json (docs/json.md) -------------------------------------- */
-/* An integer record as its D type has it: sign- or zero-extended */
-static void json_int(struct jw *w, const char *k, const struct recval *r,
-		     const char *data)
-{
-	int uns;
-
-	/* (zero-extended from fewer than 8 bytes, an unsigned value is below
-	   2^63; a uint64_t past it is written negative, as it always was) */
-	jw_int(w, k, dt_typed_int(r->t, data + r->off, &uns));
-}
-
-/* A recorded value: number, string, stack (frames), memory (hex) */
-static void json_value(struct jw *w, const struct prog *p,
-		       const struct recval *r, const char *data)
-{
-	if (r->type == XDT_TYPE_STRING) {
-		jw_strn(w, NULL, data + r->off, p->strsize);
-	} else if (r->type == DT_TYPE_STACK) {
-		jw_stack(w, NULL, data + r->off, r->nframes);
-	} else if (r->type == DT_TYPE_MEM) {
-		char *hex = xzalloc(2 * (size_t)r->nframes + 1);
-
-		for (unsigned i = 0; i < r->nframes; i++)
-			snprintf(hex + 2 * i, 3, "%02x",
-				 (unsigned char)data[r->off + i]);
-		jw_str(w, NULL, hex);
-		free(hex);
-	} else {
-		json_int(w, NULL, r, data);
-	}
-}
-
-
-/*
- * A record: its probe, its values in the order the clause recorded them,
- * and "output", the text DTrace prints for it (without the CPU/ID/probe
- * columns); printa() follows as aggregation objects.
- */
-static void json_record(struct dt_print *pr, const struct prog *p, int cl,
-			const struct xdt_eprobe *ep, int cpu, const char *data)
-{
-	const struct clause *c = &p->clauses[cl];
-	struct jw w = { OUT(pr), 0, { 0 } };
-	char *out = NULL;
-	size_t len = 0;
-	FILE *fp = open_memstream(&out, &len), *pf;
-	char *pas = NULL;		/* printa()'s objects, in order */
-	size_t paslen = 0;
-
-	pf = open_memstream(&pas, &paslen);
-	if (!fp || !pf)
-		dt_fatal("out of memory");
-	for (int i = 0; i < c->nouts; i++) {
-		const struct outst *o = &c->outs[i];
-		const struct recval *r = &c->recs[o->rec0];
-
-		if (print_data_out(pr, p, c, o, data, fp)) {
-			continue;
-		} else if (o->k == OUT_PRINTA) {
-			/* the totals now; written after this record's object */
-			char *want = xzalloc((size_t)p->naggs + 1), *buf;
-			size_t size;
-			unsigned count;
-
-			for (int j = 0; j < o->naggids; j++) {
-				want[o->aggids[j]] = 1;
-				p->aggs[o->aggids[j]].printed = 1;
-			}
-			buf = aggtab_layout(pr->aggs, want, &size, &count, NULL);
-			json_aggs(p, &pr->sort, buf, size, count, pf, o->aggids,
-				  o->naggids);
-			free(buf);
-			free(want);
-		} else if (o->k > OUT_PRINTA && o->k <= OUT_DENORMALIZE) {
-			agg_action(pr, p, o, r, data, fp);
-		} else if (o->k == OUT_SETOPT) {
-			if (pr->setopt && pr->setopt(pr->ctx, o->fmt, o->fmt2))
-				fprintf(stderr, "dtrace: couldn't set option \"%s\" to \"%s\"\n",
-					o->fmt, o->fmt2 ? o->fmt2 : "");
-		} else {
-			consumer_action(pr, p, c, o, data);
-		}
-	}
-	fclose(fp);
-	jw_obj(&w, NULL);
-	jw_str(&w, "type", "probe");
-	jw_int(&w, "cpu", cpu);
-	jw_uint(&w, "id", ep->probe);
-	jw_uint(&w, "epid", ep->epid);
-	jw_str(&w, "provider", ep->desc.prov);
-	jw_str(&w, "module", ep->desc.mod);
-	jw_str(&w, "function", ep->desc.func);
-	jw_str(&w, "name", ep->desc.name);
-	jw_arr(&w, "values");
-	for (int i = 0; i < c->nrecs; i++)
-		json_value(&w, p, &c->recs[i], data);
-	jw_end(&w, 1);
-	jw_strn(&w, "output", out ? out : "", len);
-	jw_end(&w, 0);
-	free(out);
-	fclose(pf);
-	fwrite(pas, 1, paslen, OUT(pr));
-	free(pas);
-}
-
