@@ -53,13 +53,13 @@ void json_aggs(const struct prog *p, const struct dt_aggsort *o,
 void print_printa(const struct prog *p, const struct dt_aggsort *o,
 		  const struct pformat *pf, const int *ids, int nids,
 		  const char *buf, size_t size, unsigned count, FILE *fp);
-void print_quantize(const __s64 *b, FILE *fp);
-void print_selftest(FILE *fp);
-void print_fake_records(const struct prog *p, char **vals, int nvals);
-void print_fake_aggs(const struct prog *p, char **ents, int nents);
 void print_stack(const __u64 *pcs, unsigned nframes, FILE *fp);
 void print_bytes(struct dt_print *pr, const char *c, size_t n, int width,
 		 int raw, FILE *fp);
+
+/* ---- fixture.c: -X records, -X aggs (libxdt.h's test hooks) ------------ */
+void print_fake_records(const struct prog *p, char **vals, int nvals);
+void print_fake_aggs(const struct prog *p, char **ents, int nents);
 
 /* ---- rec.c: the record walker ------------------------------------------ */
 struct dt_recsink {

@@ -793,11 +793,6 @@ void xdt_test_kallsyms(const char *path)
 	ksyms_path(path);
 }
 
-void xdt_test_selftest(FILE *fp)
-{
-	print_selftest(fp);
-}
-
 void xdt_test_records(xdt_hdl_t *h, char **vals, int n)
 {
 	print_fake_records(&h->p, vals, n);

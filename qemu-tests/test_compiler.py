@@ -70,44 +70,6 @@ def test_compile_error(dtrace, src):
     _check(r.stderr, src + ".err")
 
 
-def test_printers(dtrace):
-    """quantize and aggregation layout on fixed data (DTrace's own example)."""
-    r = subprocess.run([dtrace, "-X", "selftest"], capture_output=True, text=True)
-    assert r.returncode == 0, r.stderr
-    _check(r.stdout, os.path.join(TESTS, "selftest.out"))
-    # the distribution of seed 000, character for character
-    assert ("           value  ------------- Distribution ------------- count    \n"
-            "              -1 |                                         0        \n"
-            "               0 |@@@@@                                    23       \n"
-            "               1 |@@@@@@@@@@                               41       \n"
-            ) in r.stdout
-    assert "  memset                                                           69\n" in r.stdout
-
-
-def test_records(dtrace):
-    """printf conversions and the default CPU/ID/FUNCTION:NAME layout
-    (%p is DTrace's: hex without 0x, as %x of the value's size)."""
-    prog = ('BEGIN { printf("%d|%5i|%-5u|%x|%X|%o|%s|%-6s|%c|%p|%8p|%%|%05d\\n", '
-            '-42, 7, 3, 255, 255, 8, "hi", "ab", 65, 4096, 16, 42); } '
-            'fbt::vfs_read:entry /arg2 > 1/ { trace(5); trace(execname); } '
-            'END { printf("%s", "no newline"); }')
-    vals = "-42 7 3 255 255 8 hi ab 65 4096 16 42 5 cat done".split()
-    r = subprocess.run([dtrace, "-X", "records", "-n", prog, "--"] + vals,
-                       capture_output=True, text=True)
-    assert r.returncode == 0, r.stderr
-    assert r.stdout == (
-        "CPU     ID                    FUNCTION:NAME\n"
-        "  0      1                           :BEGIN "
-        "-42|    7|3    |ff|FF|10|hi|ab    |A|1000|      10|%|00042\n"
-        # trace() as DTrace's: an int (4 bytes) in 8 columns, a string
-        # after two spaces, left-justified in 33
-        "  0      1                   vfs_read:entry         5  cat"
-        "                              \n"
-        "  0      1                             :END done\n"
-        "-42|    7|3    |ff|FF|10|hi|ab    |A|1000|      10|%|00042\n"
-        "5catdone\n")
-
-
 @pytest.mark.parametrize("opt,msg", [
     ("bufsize=", "failed to set -x bufsize: Invalid value for specified option"),
     ("bufsize=4q", "failed to set -x bufsize=4q: Invalid value for specified option"),

@@ -65,6 +65,34 @@ def test_same_as_guest(dtrace, script):
         assert r.stdout == f.read(), f"stdout differs:\n{r.stdout}"
 
 
+def test_records(dtrace, tmp_path):
+    """printf conversions and the default CPU/ID/FUNCTION:NAME layout, then
+    the same records with -q (%p is DTrace's: hex without 0x, as %x of the
+    value's size)."""
+    d = tmp_path / "r.d"
+    d.write_text('BEGIN { printf("%d|%5i|%-5u|%x|%X|%o|%s|%-6s|%c|%p|%8p|%%|%05d\\n", '
+                 '-42, 7, 3, 255, 255, 8, "hi", "ab", 65, 4096, 16, 42); }\n'
+                 'BEGIN { trace(5); trace("cat"); }\n'
+                 'END { printf("%s", "no newline"); }\n')
+    conv = "-42|    7|3    |ff|FF|10|hi|ab    |A|1000|      10|%|00042\n"
+    r = subprocess.run([dtrace, "-x", "hostvm", "-s", str(d)],
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout == (
+        "CPU     ID                    FUNCTION:NAME\n"
+        "  0      1                           :BEGIN " + conv +
+        # trace() as DTrace's: an int (4 bytes) in 8 columns, a string
+        # after two spaces, left-justified in 33
+        "  0      1                           :BEGIN         5  cat"
+        "                              \n"
+        "  0      2                             :END no newline\n"
+        "\n")
+    r = subprocess.run([dtrace, "-x", "hostvm", "-q", "-s", str(d)],
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout == conv + "5catno newline\n"
+
+
 def test_fault_reaches_error(dtrace, tmp_path):
     """Memory the VM did not allocate is unreadable (as in the kernel only
     RAM is): a load from a stale pointer past a string faults, and an

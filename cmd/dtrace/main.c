@@ -241,7 +241,7 @@ int main(int argc, char **argv)
 	xdt_hdl_t *h = xdt_open();
 	struct targets tg = { 0, 0, -1 }, *o = &tg;
 	struct xdt_probedesc lmatch;
-	const char *cmd = NULL, *selftest = NULL, *ofile = NULL;
+	const char *cmd = NULL, *fixture = NULL, *ofile = NULL;
 	/* at most one per argument: no limit but the command line's */
 	struct dsrc { int file; const char *s; } *src = zalloc(argc * sizeof(*src));
 	int nsrc = 0, list = 0, verbose = 0, compile_only = 0, showdif = 0, c, i;
@@ -306,21 +306,17 @@ int main(int argc, char **argv)
 		case 'm': snprintf(lmatch.mod, sizeof(lmatch.mod), "%s", optarg); break;
 		case 'f': snprintf(lmatch.func, sizeof(lmatch.func), "%s", optarg); break;
 		case 'X':
-			/* hidden, for tests: selftest, records, aggs, kallsyms=PATH */
+			/* hidden, for tests: records, aggs, kallsyms=PATH */
 			if (!strncmp(optarg, "kallsyms=", 9))
 				xdt_test_kallsyms(optarg + 9);
 			else
-				selftest = optarg;
+				fixture = optarg;
 			break;
 		default: usage();
 		}
 	}
-	if (selftest && !strcmp(selftest, "selftest")) {
-		xdt_test_selftest(stdout);
-		return 0;
-	} else if (selftest && strcmp(selftest, "records") && strcmp(selftest, "aggs")) {
+	if (fixture && strcmp(fixture, "records") && strcmp(fixture, "aggs"))
 		usage();
-	}
 	xdt_set_macros(h, argv + optind, argc - optind);
 	xdt_set_cpp(h, cpp, cppargs, ncpp);
 
@@ -366,12 +362,12 @@ int main(int argc, char **argv)
 	xdt_warn_unimplemented(h);
 	if (showdif)
 		xdt_dis(h, stdout);
-	if (selftest && !strcmp(selftest, "aggs")) {
+	if (fixture && !strcmp(fixture, "aggs")) {
 		/* -X aggs: trailing operands are aggregation entries */
 		xdt_test_aggs(h, argv + optind, argc - optind);
 		return 0;
 	}
-	if (selftest) {
+	if (fixture) {
 		/* -X records: trailing operands are record values, not macros */
 		xdt_test_records(h, argv + optind, argc - optind);
 		return 0;
