@@ -506,7 +506,7 @@ static long double agg_sortval(const struct agg *ag, const __s64 *v,
 /*
  * A snapshot's entries (those of @ids[0..nids), or all with nids 0) in
  * DTrace's order: by aggregation, value, keys, as @sort says (NULL: the
- * default order, whatever the options).
+ * default order, whatever the options; ->none: the snapshot's order).
  */
 static struct dt_aggent *agg_sorted(const struct prog *p, const char *buf,
 				    size_t size, unsigned count,
@@ -542,7 +542,8 @@ static struct dt_aggent *agg_sorted(const struct prog *p, const char *buf,
 	}
 	sort_prog = p;
 	sort_now = sort ? sort : &nosort;
-	qsort(v, n, sizeof(*v), aent_cmp);
+	if (!sort_now->none)
+		qsort(v, n, sizeof(*v), aent_cmp);
 	*np = n;
 	return v;
 }

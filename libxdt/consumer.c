@@ -714,6 +714,22 @@ static int agg_snap(xdt_hdl_t *h, int force, const struct xdt_consumer *c)
 	return 0;
 }
 
+/* xdt_aggwalk()'s sink: an entry's bytes as they are */
+struct raw_sink {
+	const struct prog *p;
+	int (*fn)(const struct xdt_aggdata *, void *);
+	void *arg;
+};
+
+static int raw_entry(void *ctx, const struct dt_aggent *e)
+{
+	struct raw_sink *s = ctx;
+	struct xdt_aggdata d = { e->e, s->p->aggs[e->e->aggid].name, e->key,
+				 e->vals };
+
+	return s->fn(&d, s->arg);
+}
+
 /*
  * Walk every aggregation's totals.  The default printer is DTrace's
  * END-time output: at the end, dtrace(1) always writes one newline (quiet
@@ -724,8 +740,8 @@ static int agg_snap(xdt_hdl_t *h, int force, const struct xdt_consumer *c)
 int xdt_aggwalk(xdt_hdl_t *h, int (*fn)(const struct xdt_aggdata *, void *),
 		void *arg)
 {
-	size_t size, off;
-	unsigned count, i;
+	size_t size;
+	unsigned count;
 	char *buf, *want;
 	int ret;
 
@@ -756,20 +772,10 @@ int xdt_aggwalk(xdt_hdl_t *h, int (*fn)(const struct xdt_aggdata *, void *),
 		free(buf);
 		return 0;
 	}
-	for (i = 0, off = 0; i < count && off + sizeof(struct xdt_aggent) <= size; i++) {
-		const struct xdt_aggent *e = (const void *)(buf + off);
-		struct xdt_aggdata d;
-
-		if (e->size < sizeof(*e) || off + e->size > size)
-			break;
-		d.ent = e;
-		d.name = e->aggid < (unsigned)h->p.naggs ? h->p.aggs[e->aggid].name : "?";
-		d.key = (const char *)(e + 1);
-		d.vals = (const __s64 *)(d.key + ((e->keylen + 7) & ~7u));
-		if (fn(&d, arg))
-			break;
-		off += e->size;
-	}
+	/* the raw entries, as the totals hold them (no order promised) */
+	agg_walk(&h->p, buf, size, count, &(struct dt_aggsort){ .none = 1 },
+		 NULL, 0, &(struct dt_aggsink){ .entry = raw_entry },
+		 &(struct raw_sink){ &h->p, fn, arg });
 	free(buf);
 	return 0;
 }

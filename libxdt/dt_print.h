@@ -27,6 +27,7 @@ struct dt_print {
 		int key, rev, keypos, pos;
 		int hist, zoom, pack;
 		int utf8;	/* -x encoding: 1 utf8, -1 ascii, 0 unset */
+		int none;	/* not sorted: as the snapshot has them */
 	} sort;			/* sorting: agg.c's; drawing: print.c's */
 	int json;		/* -x oformat=json (docs/json.md) */
 };

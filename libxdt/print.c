@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * print.c - what dtrace(1) prints: probe records (the CPU/ID/FUNCTION:NAME
- * columns, trace() values, printf() formats) and, at the end, aggregations
- * sorted by value, with quantize() distributions drawn as DTrace draws them.
+ * columns, trace() values, printf() formats) and aggregations (printa(),
+ * and at the end), with quantize() distributions drawn as DTrace draws
+ * them.  The sinks of the walkers (rec.c, agg.c): what to print comes
+ * from them, in their order; this file only lays it out.
  */
 #define _GNU_SOURCE
 #include <ctype.h>

@@ -208,8 +208,10 @@ def test_dis_matches_isa(dtrace):
 def test_libxdt_errors_are_values(tmp_path):
     """libxdt: a compile error comes back as a value (file, line, column,
     tag, message, source line) and the handle compiles again after it; a
-    bad option is an error value too.  The driver links the compiler's
-    sources as any libxdt user would: libxdt.h alone."""
+    bad option is an error value too; on the host VM, the aggregations
+    come back raw (xdt_aggwalk) and decoded in DTrace's order
+    (xdt_aggsnapshot).  The driver links the compiler's sources as any
+    libxdt user would: libxdt.h alone."""
     lib = _build("host-libxdt", "libxdt.a")
     exe = str(tmp_path / "test_libxdt")
     r = subprocess.run(["gcc", "-std=c11", "-O2", "-Wall", "-Wextra", "-Werror",
@@ -229,4 +231,10 @@ def test_libxdt_errors_are_values(tmp_path):
         'good: 0',
         'second: 0',
         'program: 2 clauses',
+        'raw: @a x 1 1',
+        'raw: @a y 1 2',
+        'raw: @b  1 5',
+        'entry: @a count 1 x 1',
+        'entry: @a count 1 y 2',
+        'entry: @b sum 0 - 5',
     ], r.stdout

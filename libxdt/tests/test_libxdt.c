@@ -2,12 +2,60 @@
 /*
  * libxdt's compile half as a library user sees it: errors are values
  * (file, line, column, DTrace's tag), the process goes on, and a handle
- * compiles again after an error.  Prints one line per check; the host test
+ * compiles again after an error.  Then a run on the host VM: the
+ * aggregations through xdt_aggwalk() (raw) and xdt_aggsnapshot()
+ * (decoded, in DTrace's order).  Prints one line per check; the host test
  * (qemu-tests/test_compiler.py) compares them.
  */
+#define _POSIX_C_SOURCE 200809L	/* strnlen */
 #include <stdio.h>
 #include <string.h>
 #include "libxdt.h"
+
+static int discard(xdt_hdl_t *h, const struct xdt_record *r, void *arg)
+{
+	(void)h, (void)r, (void)arg;
+	return 0;
+}
+
+/* a raw entry: its aggregation, its string key (if any), its first value */
+static int raw(const struct xdt_aggdata *d, void *arg)
+{
+	(void)arg;
+	printf("raw: @%s %.*s %u %lld\n", d->name, (int)strnlen(d->key, d->ent->keylen),
+	       d->key, d->ent->nvals, (long long)d->vals[0]);
+	return 0;
+}
+
+static int decoded(const struct xdt_aggentry *e, void *arg)
+{
+	(void)arg;
+	printf("entry: @%s %s %d %s %lld\n", e->name, e->func, e->nkeys,
+	       e->nkeys ? e->keys[0].s : "-", e->value);
+	return 0;
+}
+
+static void hostvm_aggs(void)
+{
+	xdt_hdl_t *h = xdt_open();
+	struct xdt_consumer c = { .record = discard };
+	struct xdt_cerror e;
+
+	xdt_setopt(h, "hostvm", NULL);
+	xdt_setopt(h, "quiet", NULL);
+	if (xdt_compile(h, "BEGIN { @a[\"x\"] = count(); @a[\"y\"] = count(); "
+			"@a[\"y\"] = count(); @b = sum(5); exit(0); }", "c", 0, &e) ||
+	    xdt_go(h)) {
+		printf("hostvm: %s\n", xdt_errmsg(h));
+		return;
+	}
+	while (xdt_work(h, &c) == XDT_WORK_OKAY)
+		;
+	xdt_stop(h, &c);
+	xdt_aggwalk(h, raw, NULL);
+	xdt_aggsnapshot(h, decoded, NULL);
+	xdt_close(h);
+}
 
 int main(void)
 {
@@ -33,5 +81,6 @@ int main(void)
 	/* the failed texts left nothing behind: 2 clauses, 2 variables */
 	printf("program: %d clauses\n", xdt_nclauses(h));
 	xdt_close(h);
+	hostvm_aggs();
 	return 0;
 }
