@@ -31,26 +31,24 @@ struct dt_print {
 	} sort;			/* sorting: agg.c's; drawing: print.c's */
 	int json;		/* -x oformat=json (docs/json.md) */
 };
+
+/* ---- print.c: DTrace's text, the walkers' text sinks --------------------- */
 void print_header(struct dt_print *pr);
-/* libxdt.h's structured consumers: a record's values, its consumer-side
-   actions and text, the aggregations' entries decoded */
-struct xdt_value;
-struct xdt_aggentry;
-char *print_record_text(struct dt_print *pr, const struct prog *p, int cl,
-			const char *data, size_t *len);
+/* a record as dtrace(1) prints it (JSON's under -x oformat=json) */
 void print_record(struct dt_print *pr, const struct prog *p, int cl,
 		  const struct xdt_eprobe *ep, int cpu, const char *data);
+/* ... and its text without the CPU/ID/probe columns (xdt_record_consume) */
+char *print_record_text(struct dt_print *pr, const struct prog *p, int cl,
+			const char *data, size_t *len);
+/* one output of the record's data (a dt_recsink's datum) as text */
 void print_datum(struct dt_print *pr, const struct prog *p,
 		 const struct clause *c, const struct outst *o,
 		 const char *data, FILE *fp);
 void print_printf(const struct pformat *pf, const struct prog *p,
 		  const struct clause *c, int rec0, const char *data, FILE *fp);
-/* the end's aggregations, in text (after a blank line each) and JSON */
+/* the end's aggregations, and printa()'s */
 void print_aggs(const struct prog *p, const struct dt_aggsort *o,
 		const char *buf, size_t size, unsigned count, FILE *fp);
-void json_aggs(const struct prog *p, const struct dt_aggsort *o,
-	       const char *buf, size_t size, unsigned count, FILE *fp,
-	       const int *ids, int nids);
 void print_printa(const struct prog *p, const struct dt_aggsort *o,
 		  const struct pformat *pf, const int *ids, int nids,
 		  const char *buf, size_t size, unsigned count, FILE *fp);
@@ -77,6 +75,7 @@ struct dt_recsink {
 };
 void rec_walk(struct dt_print *pr, const struct prog *p, int cl,
 	      const char *data, const struct dt_recsink *s, void *ctx);
+struct xdt_value;
 void rec_value(const struct prog *p, const struct recval *r,
 	       const char *data, struct xdt_value *v);
 FILE *rec_out(const struct dt_print *pr);
@@ -96,8 +95,12 @@ void jw_strn(struct jw *w, const char *k, const char *s, size_t n);
 void jw_int(struct jw *w, const char *k, long long v);
 void jw_uint(struct jw *w, const char *k, unsigned long long v);
 void jw_stack(struct jw *w, const char *k, const char *p, unsigned nframes);
+/* a record, and aggregations (those of @ids, printa()'s; else all) */
 void json_record(struct dt_print *pr, const struct prog *p, int cl,
 		 const struct xdt_eprobe *ep, int cpu, const char *data);
+void json_aggs(const struct prog *p, const struct dt_aggsort *o,
+	       const char *buf, size_t size, unsigned count, FILE *fp,
+	       const int *ids, int nids);
 
 /* ---- agg.c: the consumer's aggregation totals --------------------------- */
 struct dt_aggtab;
