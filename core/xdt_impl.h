@@ -269,6 +269,7 @@ void xdt_site_remove(struct xdt_site *site);
 struct xdt_site *xdt_site_lookup(unsigned long addr);
 struct xdt_site *xdt_site_lookup_via(unsigned long addr, u8 via);
 bool xdt_site_busy(unsigned long addr);
+bool xdt_sites_enabled_in(unsigned long addr, unsigned long len);
 void xdt_site_fire(struct xdt_site *s, struct pt_regs *regs);
 
 /*
