@@ -83,10 +83,9 @@ FE_SRCS := $(wildcard compiler/*.c)
 CONSUMER_SRCS := $(wildcard libxdt/*.c)
 DTRACE_SRCS := cmd/dtrace/main.c
 LIBXDT_SRCS := $(FE_SRCS) $(CONSUMER_SRCS)
-VM_SRCS := core/dif.c core/vars.c core/subr.c core/firing.c core/buf.c core/spec.c \
-	core/load.c core/host/machine.c
+VM_SRCS := $(wildcard core/portable/*.c) core/host/machine.c
 DTRACE_HDRS := $(wildcard compiler/*.h libxdt/*.h) core/uapi/xdt.h core/uapi/dif.h \
-	core/uapi/xdt_pobj.h core/uapi/stable.h core/xdt_impl.h core/vars.h \
+	core/uapi/xdt_pobj.h core/uapi/stable.h core/xdt_impl.h $(wildcard core/portable/*.h) \
 	$(wildcard core/host/*.h)
 CFLAGS_C11 := -std=c11 -O2 -Wall -Wextra -Werror
 # What a user of libxdt compiles with: libxdt.h and the uapi it includes.
@@ -94,7 +93,7 @@ DTRACE_CFLAGS := $(CFLAGS_C11) -Icore/uapi -Ilibxdt
 FE_CFLAGS := $(CFLAGS_C11) -Icore/uapi -Icompiler -Ilibxdt
 CONSUMER_CFLAGS := $(CFLAGS_C11) -Icore/uapi -Icore/host -Ilibxdt
 VM_CFLAGS := -std=gnu11 -O2 -Wall -Wextra -Wno-unused-parameter \
-	-Wno-sign-compare -Werror -fno-strict-overflow -Icore
+	-Wno-sign-compare -Werror -fno-strict-overflow -Icore -Icore/portable
 abs_flags = $(patsubst -I%,-I$(CURDIR)/%,$(1))
 
 # $(call build_libxdt,CROSS-PREFIX,ARCHIVE)

@@ -507,6 +507,21 @@ struct xdt_site *__xdt_probe xdt_site_lookup_via(unsigned long addr, u8 via)
 	return NULL;
 }
 
+/*
+ * Is an xdt site enabled in [@addr, @addr + @len)?  For a provider that
+ * patches by other means (a stable probe's kprobe): the two must not meet
+ * on one instruction.  xdt_lock.
+ */
+bool xdt_sites_enabled_in(unsigned long addr, unsigned long len)
+{
+	unsigned long a;
+
+	for (a = addr; a < addr + len; a++)
+		if (xdt_site_busy(a))
+			return true;
+	return false;
+}
+
 /* Is a breakpoint of xdt's (any site's) patched in at @addr? */
 bool xdt_site_busy(unsigned long addr)
 {

@@ -144,7 +144,7 @@ void xdt_vars_stop(struct xdt_vars *v)
 	cancel_delayed_work_sync(&v->cleaner);
 }
 
-/* ---- the speculations' cleaner (core/spec.c), at cleanrate ------------- */
+/* ---- the speculations' cleaner (core/portable/spec.c), at cleanrate ------------- */
 static void spec_clean_work(struct work_struct *w)
 {
 	struct xdt_spec *sp = container_of(to_delayed_work(w), struct xdt_spec,

@@ -7,10 +7,10 @@
  *   2. providers and probes          (core/probe.c)
  *   3. patch sites                   (core/probe.c; arch/<isa>/ fills them)
  *   4. enablings                     (core/enable.c)
- *   5. DIF                           (core/dif.c)
- *   5b. D variables                  (core/vars.c)
- *   6. buffers and aggregations      (core/buf.c)
- *   7. firing                        (core/firing.c)
+ *   5. DIF                           (core/portable/dif.c)
+ *   5b. D variables                  (core/portable/vars.c)
+ *   6. buffers and aggregations      (core/portable/buf.c)
+ *   7. firing                        (core/portable/firing.c)
  *   8. built-in providers            (providers/)
  *
  * 1. PROBE CONTEXT.  Everything reachable from a breakpoint trap runs with
@@ -23,7 +23,7 @@
  * program), write the current CPU's buffers, and load memory through the
  * fault-safe loader.  It takes no sleeping locks and never sleeps; it
  * allocates only from pools made at enable (the dynamic variables of
- * core/vars.c, whose tiny cmpxchg bucket locks are safe because a firing
+ * core/portable/vars.c, whose tiny cmpxchg bucket locks are safe because a firing
  * runs with interrupts off and never nests on one CPU).
  * A fault or a bad operand sets a per-CPU fault code; the clause is
  * abandoned and dtrace:::ERROR fires with the details.
@@ -269,6 +269,7 @@ void xdt_site_remove(struct xdt_site *site);
 struct xdt_site *xdt_site_lookup(unsigned long addr);
 struct xdt_site *xdt_site_lookup_via(unsigned long addr, u8 via);
 bool xdt_site_busy(unsigned long addr);
+bool xdt_sites_enabled_in(unsigned long addr, unsigned long len);
 void xdt_site_fire(struct xdt_site *s, struct pt_regs *regs);
 
 /*
@@ -320,7 +321,7 @@ struct xdt_clause_k {
 	u32 flags;			/* XDT_CLAUSE_*, XDT_CLAUSE_K_* */
 	u32 index;
 };
-/* Kernel-only clause flags, derived at load (core/load.c) */
+/* Kernel-only clause flags, derived at load (core/portable/load.c) */
 #define XDT_CLAUSE_K_COUNTS	0x80000000u	/* only keyless count()s */
 
 struct xdt_ecb {
@@ -422,41 +423,22 @@ struct xdt_mstate {
 	bool nokread;			/* the consumer's perfmon_only */
 };
 int xdt_dif_run(const struct xdt_difo_k *d, struct xdt_mstate *m, u64 *rv);
+/* What the portable core needs of where it runs: core/portable/xdt_env.h */
+#include "xdt_env.h"
 /*
- * The environment's (kernel: core/kmem.c; host VM: core/host/machine.c).
- * The core calls the two kernel-memory copies only through xdt_read and
- * xdt_readstr, so that the privilege check there covers every read.
- */
-long xdt_strcpy_nofault(char *dst, unsigned long src, u32 max);
-int xdt_copy_nofault(void *dst, unsigned long src, size_t n);
-u64 xdt_dif_var(u32 v, struct xdt_mstate *m);
-/*
- * The core's one way to read memory a D program names (core/vars.c):
+ * The core's one way to read memory a D program names (core/portable/vars.c):
  * 0 or the fault kind (XDT_FAULT_KPRIV, XDT_FAULT_BADADDR), which the
  * caller raises; the string copy returns the length or minus the kind.
  */
 int xdt_read(struct xdt_mstate *m, void *dst, u64 src, size_t n);
 long xdt_readstr(struct xdt_mstate *m, char *dst, u64 src, u32 max);
-/* User memory of the current task, never sleeping: 0 / length, or -EFAULT. */
-int xdt_copyin_nofault(void *dst, unsigned long uaddr, size_t n);
-long xdt_ustrcpy_nofault(char *dst, unsigned long uaddr, u32 max);
-/* progenyof(): is the current task @pid or a descendant of it? */
-int xdt_progenyof(s64 pid);
-/* execargs(): the current process's arguments, space-separated, at @dst. */
-long xdt_execargs(char *dst, u32 max);
-/* Destructive actions and subroutines (allowed only under dtrace -w) */
-int xdt_copyout_nofault(unsigned long uaddr, const void *src, size_t n);
-int xdt_raise(u64 sig);	/* 1.._NSIG-1, else -EINVAL */
-int xdt_chill(u64 ns);
-int xdt_breakpoint(void);
-void xdt_panic(const struct xdt_probe *p);
 #define XDT_SIGSTOP	19	/* Linux's, on every ISA xdt has */
 void xdt_destructive_init(void);	/* kernel only */
 void xdt_destructive_exit(void);
 void xdt_dif_init(void);
 void xdt_dif_fault(struct xdt_mstate *m, int kind, u64 addr, u32 pc);
 
-/* ---- 5b. D variables (core/vars.c; docs/variables.md) -------------------- */
+/* ---- 5b. D variables (core/portable/vars.c; docs/variables.md) -------------------- */
 /* This CPU's part of a program's variables, scratch and working buffers. */
 struct xdt_vcpu {
 	char *locals;			/* this-> storage */
@@ -472,7 +454,7 @@ struct xdt_vcpu {
 int xdt_vars_create(struct xdt_state *st, char *err, size_t errlen);
 int xdt_vars_start(struct xdt_vars *v);
 void xdt_vars_unhook(struct xdt_vars *v);
-void xdt_vars_stop(struct xdt_vars *v);
+/* xdt_vars_stop: xdt_env.h */
 void xdt_vars_free(struct xdt_vars *v);
 void xdt_vars_status(struct xdt_vars *v, struct xdt_status *s);
 void xdt_vars_clear(struct xdt_vars *v, struct xdt_vcpu *vc);
@@ -559,7 +541,7 @@ u64 xdt_traps(void);
 void xdt_state_status(struct xdt_state *st, struct xdt_status *s);
 int xdt_agg_snap(struct xdt_state *st, struct xdt_aggsnap *req);
 
-/* ---- 6b. speculations (core/spec.c) ---------------------------------------- */
+/* ---- 6b. speculations (core/portable/spec.c) ---------------------------------------- */
 #define XDT_CLEAN_DEFAULT	101	/* Hz, DTrace's cleanrate default */
 #define XDT_NSPEC_MAX		256
 #define XDT_SPECSIZE_DEFAULT	(64u << 10)
@@ -659,7 +641,7 @@ static inline void xdt_ctx_init(struct xdt_ctx *ctx, struct xdt_probe *probe)
 void xdt_probe_fire(struct xdt_ctx *ctx);
 void xdt_probe_fire_irqsoff(struct xdt_ctx *ctx);
 u64 xdt_arg(struct xdt_ctx *ctx, unsigned int i);
-unsigned int xdt_stack(struct xdt_ctx *ctx, u64 *pcs, unsigned int max);
+/* xdt_stack: xdt_env.h */
 
 /* ---- 8. providers ------------------------------------------------------- */
 /*
@@ -674,8 +656,8 @@ struct xdt_provider_module {
 };
 extern const struct xdt_provider_module xdt_provider_modules[];
 extern const unsigned int xdt_nprovider_modules;
-/* The dtrace provider's probes, which the core fires (GO, STOP, faults). */
-extern struct xdt_probe *xdt_probe_begin, *xdt_probe_end, *xdt_probe_error;
+/* The dtrace provider's BEGIN, fired at GO (END and ERROR: xdt_env.h). */
+extern struct xdt_probe *xdt_probe_begin;
 /* Does a provider hold @addr (ops->claims)?  xdt_lock. */
 bool xdt_addr_claimed(unsigned long addr);
 /* Is @addr inside xdt.ko (frames stack() leaves out)? */

@@ -2,7 +2,7 @@
 /*
  * The dtrace provider: BEGIN (fired by GO before any other probe is
  * patched in), END (fired by STOP after every other probe is out) and ERROR
- * (described by the records core/firing.c writes for a fault).  None has a
+ * (described by the records core/portable/firing.c writes for a fault).  None has a
  * patch site: the framework fires them itself.
  */
 #include "xdt_impl.h"

@@ -270,15 +270,7 @@ static int fires_first(const struct stable *s)
 
 static bool site_near(unsigned long addr)
 {
-	unsigned long a;
-
-	for (a = addr; a < addr + STABLE_WINDOW; a++) {
-		struct xdt_site *s = xdt_site_lookup(a);
-
-		if (s && READ_ONCE(s->enabled))
-			return true;
-	}
-	return false;
+	return xdt_sites_enabled_in(addr, STABLE_WINDOW);
 }
 
 /* Caller holds xdt_lock. */

@@ -1,4 +1,5 @@
 """Host-only checks of the lab tooling: no guest needed, run first."""
+import glob
 import os
 import re
 import subprocess
@@ -276,3 +277,49 @@ def test_kmemleak_objects_are_judged_by_their_stack():
     got = _console_vm(line + "\n" + LATER_BUG).oopses(0)
     assert "BUG: KASAN" in got
     del xdtvm.KNOWN_SEEN[seen:]
+
+
+# The C library functions the portable core may call in its host build
+# (what core/host/kernel.h's shims and the compiler's builtins come down to).
+PORTABLE_LIBC = {"memchr", "memcmp", "memcpy", "memmove", "memset",
+                 "snprintf", "strchr", "strcmp", "strlen", "strncmp",
+                 "random"}
+
+
+def test_portable_core_needs_only_its_environment(tmp_path):
+    """core/portable/ compiled for the host calls nothing but what
+    core/portable/xdt_env.h declares (which the kernel and the host VM
+    both define) and a few C library functions: a new call into the kernel
+    from the portable core fails here, not in the host VM's link."""
+    env = open(os.path.join(TOP, "core", "portable", "xdt_env.h")).read()
+    body = re.sub(r"/\*.*?\*/", "", env, flags=re.S)
+    declared = set(re.findall(r"\b(xdt_\w+)\s*\(", body)) | \
+        set(re.findall(r"\*(xdt_\w+)", body))
+    srcs = sorted(glob.glob(os.path.join(TOP, "core", "portable", "*.c")))
+    assert len(srcs) >= 7, srcs
+    undefined, defined = set(), set()
+    for src in srcs:
+        obj = str(tmp_path / (os.path.basename(src) + ".o"))
+        subprocess.run(["gcc", "-std=gnu11", "-O2", "-Wno-unused-parameter",
+                        "-fno-strict-overflow",
+                        "-I" + os.path.join(TOP, "core"),
+                        "-I" + os.path.join(TOP, "core", "portable"),
+                        "-I" + os.path.join(TOP, "core", "uapi"),
+                        "-c", src, "-o", obj], check=True)
+        for ln in subprocess.run(["nm", obj], capture_output=True, text=True,
+                                 check=True).stdout.splitlines():
+            f = ln.split()
+            if len(f) == 2 and f[0] == "U":
+                undefined.add(f[1])
+            elif len(f) == 3:
+                defined.add(f[2])
+    outside = undefined - defined
+    # kernel.h's shims of the kernel API (kmalloc, current) call the host
+    # VM's own helpers: the kernel's API, not an environment call
+    shims = set(re.findall(r"\b(xdt_host_\w+)\b", open(os.path.join(
+        TOP, "core", "host", "kernel.h")).read()))
+    outside -= shims
+    assert outside - declared - PORTABLE_LIBC == set(), \
+        "the portable core calls what xdt_env.h does not declare"
+    # and the header declares nothing the core does not use
+    assert declared - outside == set(), declared - outside

@@ -7,7 +7,7 @@ refused; CAP_SYS_ADMIN reads kernel memory and may be destructive.  Root
 (every other suite) keeps all of it.  dtrace's loading of xdt.ko by a
 user who may not load modules fails with the reason, promptly.
 
-The read rule itself (core/vars.c, Reads) is also checked on the host, in
+The read rule itself (core/portable/vars.c, Reads) is also checked on the host, in
 milliseconds: the host VM runs the same core, and XDT_HOSTVM_PRIV=perfmon
 makes its consumer a CAP_PERFMON-only one."""
 import os

@@ -1,6 +1,6 @@
 """D variables in xdt.ko, without the D compiler: xdt-rawprog vars-CASE
 hand-assembles programs that store with DIFEXPR actions and record loads,
-so every test here checks the kernel's side of the ABI (core/vars.c,
+so every test here checks the kernel's side of the ABI (core/portable/vars.c,
 docs/variables.md) on its own.  Parametrized over the ISAs like the other
 guest suites (one booted VM per ISA)."""
 import collections

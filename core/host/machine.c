@@ -466,7 +466,7 @@ static int vm_enable(struct xdt_state *st, struct xdt_enable *req)
 	/*
 	 * XDT_HOSTVM_PRIV=perfmon: a consumer as one that opened /dev/xdt
 	 * with CAP_PERFMON only, whose reads are held to its own memory
-	 * (core/vars.c, Reads), so host tests check that rule in
+	 * (core/portable/vars.c, Reads), so host tests check that rule in
 	 * milliseconds.  (-w is refused by core/main.c, not here.)
 	 */
 	st->perfmon_only = getenv("XDT_HOSTVM_PRIV") &&

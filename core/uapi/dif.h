@@ -171,7 +171,7 @@ enum dif_var {
  * "void" subroutines are called for their effect.  DIF_SF_DESTR marks a
  * destructive one (DTrace's copyout, copyoutstr): the verifier refuses it
  * in a program enabled without -w.  Adding a subroutine is a row here and
- * a function subr_NAME in core/subr.c.
+ * a function subr_NAME in core/portable/subr.c.
  */
 #define DIF_SF_DESTR	0x1
 #define DIF_SUBRS(X) \

@@ -3,7 +3,7 @@
  * xdt_pobj.h - the program object's layout (xdt.h, struct xdt_prog), once
  * for every user-space builder: the compiler (libxdt/prog.c), the raw
  * program tool, the fuzzer and the BPF bench's xdt rows (guest/).  The
- * kernel's checks (core/load.c) are the contract; this is the one way the
+ * kernel's checks (core/portable/load.c) are the contract; this is the one way the
  * builders meet them.
  *
  * The caller fills the header's counts and settings; xdt_pobj_layout()
