@@ -567,7 +567,8 @@ SCALE_PHASES = {
     "xdt-ftrace": "as xdt; GO / STOP set the ftrace_ops filter and "
                   "(un)register it",
     "xdt-tramp": "as xdt; GO / STOP write the trampoline calls (x86_64: "
-                 "ftrace direct-call groups)",
+                 "ftrace direct-call groups, at most XDT_TRAMP_MAX = 7680 "
+                 "functions, the rest breakpoints)",
     "kprobe-multi": "BPF_LINK_CREATE / close(link) (program load not "
                     "included)",
     "kprobe-events": "`p:` lines into kprobe_events + group enable / group "

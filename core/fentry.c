@@ -102,9 +102,10 @@ static u32 nreserved;			/* chosen for it by the GO under way */
  * How many trampoline sites the ISA can have at once (isa.h).  fbt asks
  * for each entry site as it chooses (xdt_fentry_tramp_reserve); past the
  * limit the site takes the breakpoint, which has no such limit.  (Not
- * ftrace's ops: a broad fbtmode=ftrace enabling over ftrace's own
- * functions, breakpoints there, hung its second GO on x86_64 -- not yet
- * understood, so nothing is sent there that the user did not ask for.)
+ * ftrace's ops: an fbtmode=ftrace enabling that also held ftrace's own
+ * functions -- no ftrace site, so breakpoints -- hung in its second GO on
+ * x86_64, not yet understood; nothing is sent there that the user did not
+ * ask for.)
  */
 #ifndef XDT_TRAMP_MAX
 #define XDT_TRAMP_MAX		UINT_MAX
