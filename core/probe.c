@@ -76,6 +76,7 @@ void xdt_probes_exit(void)
 int xdt_provider_register(struct xdt_provider *prov)
 {
 	mutex_lock(&xdt_lock);
+	INIT_LIST_HEAD(&prov->probes);
 	list_add_tail(&prov->list, &providers);
 	mutex_unlock(&xdt_lock);
 	return 0;
@@ -90,6 +91,7 @@ void xdt_provider_unregister(struct xdt_provider *prov)
 	for (i = 1; i <= nprobes; i++) {
 		if (probes[i] && probes[i]->prov == prov) {
 			list_del(&probes[i]->fnode);
+			list_del(&probes[i]->pnode);
 			kfree(probes[i]);
 			probes[i] = NULL;
 		}
@@ -148,6 +150,7 @@ struct xdt_probe *xdt_probe_create(struct xdt_provider *prov, const char *mod,
 	p->parg = parg;
 	probes[p->id] = p;
 	list_add_tail(&p->fnode, func_bucket(func ? func : ""));
+	list_add_tail(&p->pnode, &prov->probes);
 	return p;
 }
 
@@ -157,6 +160,7 @@ void xdt_probe_destroy(struct xdt_probe *p)
 	lockdep_assert_held(&xdt_lock);
 	probes[p->id] = NULL;
 	list_del(&p->fnode);
+	list_del(&p->pnode);
 	kfree(p);
 }
 
@@ -333,7 +337,7 @@ bool xdt_probe_matches(const struct xdt_probe *p,
 int xdt_probe_foreach(const struct xdt_probedesc *d,
 		      int (*fn)(struct xdt_probe *p, void *arg), void *arg)
 {
-	char func[XDT_FUNCNAMELEN];
+	char func[XDT_FUNCNAMELEN], pname[XDT_PROVNAMELEN];
 	struct xdt_probe *p;
 	u32 i;
 	int ret;
@@ -347,6 +351,31 @@ int xdt_probe_foreach(const struct xdt_probedesc *d,
 			ret = fn(p, arg);
 			if (ret)
 				return ret;
+		}
+		return 0;
+	}
+	/*
+	 * A provider named exactly (dtrace:::BEGIN, profile:::tick-1s,
+	 * syscall::*:entry): its own probes only.  Every D program's BEGIN
+	 * had matched its glob against all ~38 000 probes.
+	 */
+	strscpy(pname, d->prov, sizeof(pname));
+	if (pname[0] && !strpbrk(pname, "*?[\\")) {
+		struct xdt_provider *prov;
+
+		list_for_each_entry(prov, &providers, list) {
+			if (strcmp(prov->name, pname))
+				continue;
+			i = 0;
+			list_for_each_entry(p, &prov->probes, pnode) {
+				if (!(++i & 1023))
+					cond_resched();
+				if (!xdt_probe_matches(p, d))
+					continue;
+				ret = fn(p, arg);
+				if (ret)
+					return ret;
+			}
 		}
 		return 0;
 	}

@@ -152,6 +152,7 @@ struct xdt_provider {
 	const char *name;
 	const struct xdt_provider_ops *ops;
 	struct list_head list;
+	struct list_head probes;	/* its probes, ID order (probe.c) */
 };
 
 struct xdt_ecb;
@@ -172,6 +173,7 @@ struct xdt_probe {
 	 */
 	struct xdt_ecb *ecbs;
 	struct list_head fnode;		/* by function name, ID order */
+	struct list_head pnode;		/* in prov->probes */
 };
 
 int xdt_provider_register(struct xdt_provider *prov);
@@ -451,6 +453,8 @@ struct xdt_vcpu {
 	u64 dyndrops, dyndrops_dirty;
 };
 
+int xdt_vars_check(const struct xdt_prog *p, const struct xdt_var *tab,
+		   char *err, size_t errlen);
 int xdt_vars_create(struct xdt_state *st, char *err, size_t errlen);
 int xdt_vars_start(struct xdt_vars *v);
 void xdt_vars_unhook(struct xdt_vars *v);

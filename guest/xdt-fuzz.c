@@ -763,8 +763,15 @@ static void generate(int fbt)
 	g.p.bufsize = chance(90) ? 4096 : 0;	/* small: quicker GO/close */
 	/* switch, fill, ring, and one past them (refused) */
 	g.p.bufpolicy = chance(50) ? 0 : below(4);
-	g.p.dynvarsize = chance(50) ? 0 : 64 << below(12);
-	g.p.scratchsize = chance(60) ? 0 : 8 << below(12);
+	/*
+	 * Storage sizes: the defaults (a MiB or more per CPU each) one time
+	 * in ten, otherwise small -- small arenas are where the exhaustion
+	 * edges are, and on a KASAN kernel zeroing the default megabytes
+	 * was most of an accepted program's time (~12 programs/s).
+	 */
+	g.p.dynvarsize = chance(10) ? 0 : 64 << below(12);
+	g.p.scratchsize = chance(10) ? 0 : 8 << below(12);
+	g.p.aggsize = chance(10) ? 0 : 4096 << below(8);
 	g.p.cleanrate = chance(70) ? 0 : 1 + below(1000);
 	/* speculations: none, or a few small ones (drops happen) */
 	g.p.nspec = chance(50) ? 0 : 1 + below(4);
@@ -846,7 +853,9 @@ int main(int argc, char **argv)
 {
 	unsigned long long seed = 1, nmax = 0, progs = 0, acc = 0, ref = 0;
 	unsigned long long goerr = 0, errors = 0, dyndrops = 0, firings = 0;
-	double secs = 0, t0, last;
+	double secs = 0, t0, last, t;
+	/* where the time goes: enable (verify), GO, the run, STOP, close */
+	double tm[6] = { 0 };
 	int fd = -1, opt, verbose = 0, fbt = 1;
 	char buf[64];
 
@@ -896,7 +905,10 @@ int main(int argc, char **argv)
 		memset(&req, 0, sizeof(req));
 		req.prog = (unsigned long)blob;
 		req.size = bloblen;
-		if (ioctl(fd, XDT_IOC_ENABLE, &req) < 0) {
+		t = now();
+		i = ioctl(fd, XDT_IOC_ENABLE, &req);
+		tm[i < 0 ? 5 : 0] += now() - t;
+		if (i < 0) {
 			ref++;
 			if (errno != EINVAL && errno != E2BIG) {
 				printf("xdt-fuzz: program %llu: enable: %s "
@@ -909,7 +921,11 @@ int main(int argc, char **argv)
 			continue;
 		}
 		acc++;
-		if (ioctl(fd, XDT_IOC_GO) < 0) {
+		t = now();
+		i = ioctl(fd, XDT_IOC_GO);
+		tm[1] += now() - t;
+		t = now();
+		if (i < 0) {
 			goerr++;
 			if (verbose)
 				printf("%llu go: %s\n", progs, strerror(errno));
@@ -924,7 +940,11 @@ int main(int argc, char **argv)
 			}
 			if (chance(30))
 				agg_snapshot(fd);
+			tm[2] += now() - t;
+			t = now();
 			ioctl(fd, XDT_IOC_STOP);
+			tm[3] += now() - t;
+			t = now();
 			if (chance(30))
 				agg_snapshot(fd);
 			count_faults(fd);
@@ -936,6 +956,7 @@ int main(int argc, char **argv)
 		}
 		close(fd);
 		fd = -1;
+		tm[4] += now() - t;
 		if (now() - last >= 5) {
 			last = now();
 			printf("xdt-fuzz: %llu programs, %llu accepted, %.0f/s\n",
@@ -946,6 +967,9 @@ int main(int argc, char **argv)
 	printf("xdt-fuzz: programs %llu accepted %llu refused %llu goerr %llu "
 	       "firings %llu errors %llu dyndrops %llu wall %.1f s\n", progs,
 	       acc, ref, goerr, firings, errors, dyndrops, now() - t0);
+	printf("xdt-fuzz: seconds in refusals %.1f enable %.1f go %.1f run %.1f "
+	       "stop %.1f close %.1f\n", tm[5], tm[0], tm[1], tm[2], tm[3],
+	       tm[4]);
 	printf("xdt-fuzz: ERROR records by fault: badaddr %llu divzero %llu "
 	       "illop %llu noscratch %llu tupoflow %llu badalign %llu\n",
 	       faults[XDT_FAULT_BADADDR], faults[XDT_FAULT_DIVZERO],

@@ -85,6 +85,36 @@ static bool checker_runtime(const char *name)
 	return false;
 }
 
+/*
+ * ftrace's own entry code: the generic names include/linux/ftrace.h
+ * declares and every ISA's ftrace assembly defines (with the labels
+ * inside it).  ftrace rewrites the calls inside it, and x86_64 copies it
+ * whole into each ops' trampoline -- a breakpoint there was copied too,
+ * and the copy trapped where xdt owns no site: the int3 went on to kgdb
+ * (or the die path) and the machine stopped (x86_64, -x fbtmode=ftrace
+ * over ftrace_caller and other functions, the third GO).  kprobes does
+ * not refuse these; xdt must.  Exact names, and the labels after a
+ * prefix ("ftrace_caller_end", "ftrace_regs_caller_op_ptr").
+ */
+static const char *const ftrace_entry_code[] = {
+	"ftrace_caller", "ftrace_regs_caller", "ftrace_common",
+	"ftrace_call", "ftrace_regs_call", "ftrace_graph_call",
+	"ftrace_graph_regs_call", "ftrace_graph_caller", "ftrace_stub",
+	"ftrace_stub_graph", "ftrace_epilogue", "return_to_handler",
+	"__fentry__", "_mcount", "mcount",
+};
+
+static bool ftrace_entry(const char *name)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(ftrace_entry_code); i++)
+		if (!strcmp(name, ftrace_entry_code[i]))
+			return true;
+	return !strncmp(name, "ftrace_caller_", 14) ||
+	       !strncmp(name, "ftrace_regs_caller_", 19);
+}
+
 static unsigned long text_lo, text_hi;
 static struct fbt_func **funcs;
 static u32 nfuncs, funcs_cap;
@@ -181,6 +211,8 @@ const char *xdt_text_excluded(const char *name, unsigned long addr,
 		return "kprobes blacklist";
 	if (checker_runtime(name))
 		return "kernel checker's runtime (called from probe context)";
+	if (ftrace_entry(name))
+		return "ftrace's entry code (ftrace copies and rewrites it)";
 	return NULL;
 }
 

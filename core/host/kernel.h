@@ -127,6 +127,7 @@ void xdt_host_free(const void *p);
 #define kcalloc(n, s, f)	xdt_host_alloc((size_t)(n) * (s), 1)
 #define kvcalloc(n, s, f)	xdt_host_alloc((size_t)(n) * (s), 1)
 #define kvmalloc(n, f)		xdt_host_alloc(n, 0)
+#define kvzalloc(n, f)		xdt_host_alloc(n, 1)
 #define vmalloc(n)		xdt_host_alloc(n, 0)
 #define vzalloc(n)		xdt_host_alloc(n, 1)
 #define kfree(p)		xdt_host_free(p)

@@ -28,21 +28,21 @@ void xdt_bufs_free(struct xdt_state *st)
 {
 	int cpu, i;
 
-	vfree(st->aggpend);
+	kvfree(st->aggpend);
 	st->aggpend = NULL;
 	if (!st->cpu)
 		return;
 	for_each_possible_cpu(cpu) {
 		struct xdt_scpu *c = &st->cpu[cpu];
 
-		vfree(c->bufs[0].data);
-		vfree(c->bufs[1].data);
+		kvfree(c->bufs[0].data);
+		kvfree(c->bufs[1].data);
 		for (i = 0; i < 2; i++) {
-			vfree(c->ag[i].data);
-			vfree(c->ag[i].hash);
-			vfree(c->ag[i].nokey);
+			kvfree(c->ag[i].data);
+			kvfree(c->ag[i].hash);
+			kvfree(c->ag[i].nokey);
 		}
-		vfree(c->keybuf);
+		kvfree(c->keybuf);
 	}
 	kvfree(st->cpu);
 	st->cpu = NULL;
@@ -103,9 +103,10 @@ int xdt_bufs_alloc(struct xdt_state *st)
 	for_each_possible_cpu(cpu) {
 		struct xdt_scpu *c = &st->cpu[cpu];
 
-		c->bufs[0].data = vmalloc(size);
-		c->bufs[1].data = vmalloc(size);
-		c->keybuf = vmalloc(XDT_KEYBUF);
+		/* kv*alloc: see xdt_vars_create */
+		c->bufs[0].data = kvmalloc(size, GFP_KERNEL);
+		c->bufs[1].data = kvmalloc(size, GFP_KERNEL);
+		c->keybuf = kvmalloc(XDT_KEYBUF, GFP_KERNEL);
 		if (!c->bufs[0].data || !c->bufs[1].data || !c->keybuf) {
 			xdt_bufs_free(st);
 			return -ENOMEM;
@@ -113,9 +114,11 @@ int xdt_bufs_alloc(struct xdt_state *st)
 		for (i = 0; i < 2; i++) {
 			struct xdt_aggarena *a = &c->ag[i];
 
-			a->data = vmalloc(st->aggsize);
-			a->hash = vzalloc(AGG_SLOTS * sizeof(u32));
-			a->nokey = vzalloc(XDT_MAXAGGS * sizeof(u32));
+			a->data = kvmalloc(st->aggsize, GFP_KERNEL);
+			a->hash = kvzalloc(AGG_SLOTS * sizeof(u32),
+					   GFP_KERNEL);
+			a->nokey = kvzalloc(XDT_MAXAGGS * sizeof(u32),
+					    GFP_KERNEL);
 			if (!a->data || !a->hash || !a->nokey) {
 				xdt_bufs_free(st);
 				return -ENOMEM;
@@ -527,8 +530,8 @@ static int agg_take(struct xdt_state *st)
 			nents++;
 	}
 	nslots = roundup_pow_of_two(max(2 * nents, 16u));
-	merged = vmalloc(total);
-	mhash = vzalloc(nslots * sizeof(u32));
+	merged = kvmalloc(total, GFP_KERNEL);
+	mhash = kvzalloc(nslots * sizeof(u32), GFP_KERNEL);
 	if (!merged || !mhash) {
 		ret = -ENOMEM;
 		goto out;
@@ -572,8 +575,8 @@ static int agg_take(struct xdt_state *st)
 	st->aggpend_count = count;
 	merged = NULL;
 out:
-	vfree(merged);
-	vfree(mhash);
+	kvfree(merged);
+	kvfree(mhash);
 	return ret;
 }
 
@@ -619,7 +622,7 @@ int xdt_agg_snap(struct xdt_state *st, struct xdt_aggsnap *req)
 	if (copy_to_user(u64_to_user_ptr(req->buf), st->aggpend + 8,
 			 st->aggpend_size))
 		return -EFAULT;
-	vfree(st->aggpend);
+	kvfree(st->aggpend);
 	st->aggpend = NULL;
 	return agg_drops(st, req);
 }

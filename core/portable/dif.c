@@ -93,7 +93,7 @@ static int verify_index(const struct xdt_difo_k *d, const struct xdt_var *vars,
 }
 
 /*
- * @vars: the program's variable table, already checked (xdt_vars_create):
+ * @vars: the program's variable table, already checked (xdt_vars_check):
  * every scope and kind in it is known.
  */
 int xdt_dif_verify(const struct xdt_difo_k *d, const struct xdt_var *vars,

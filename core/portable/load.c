@@ -370,15 +370,23 @@ int xdt_prog_load(struct xdt_state *st, struct xdt_enable *req, void *blob)
 		return EERR("%u speculations of %u bytes per CPU (at most %u, "
 			    "%u MiB in all)", p->nspec, specsize,
 			    XDT_NSPEC_MAX, XDT_SPECMEM_MAX >> 20);
-	if (p->nspec) {
-		ret = xdt_spec_create(st, p->nspec, specsize);
-		if (ret)
-			return ret;
-	}
-	ret = xdt_vars_create(st, req->err, sizeof(req->err));
+	/*
+	 * Verify before allocating: the DIF, the clauses and the actions
+	 * need only the blob, while the storage (scratch and clause-locals
+	 * per CPU, the dynamic-variable pool, speculation buffers) is
+	 * megabytes of zeroed memory.  A malformed program is refused
+	 * before any of it exists -- on a KASAN kernel that was two thirds
+	 * of the time the fuzzer spent on refused objects.
+	 */
+	ret = xdt_vars_check(p, st->blob + p->vars_off, req->err,
+			     sizeof(req->err));
 	if (!ret)
 		ret = load_difos(st, req);
 	if (!ret)
 		ret = load_clauses(st, req);
+	if (!ret && p->nspec)
+		ret = xdt_spec_create(st, p->nspec, specsize);
+	if (!ret)
+		ret = xdt_vars_create(st, req->err, sizeof(req->err));
 	return ret;
 }

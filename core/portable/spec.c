@@ -48,7 +48,7 @@ int xdt_spec_create(struct xdt_state *st, u32 n, u32 size)
 		if (!sp->s[i].cpu)
 			return -ENOMEM;
 		for_each_possible_cpu(cpu) {
-			sp->s[i].cpu[cpu].data = vmalloc(size);
+			sp->s[i].cpu[cpu].data = kvmalloc(size, GFP_KERNEL);
 			if (!sp->s[i].cpu[cpu].data)
 				return -ENOMEM;
 		}
@@ -68,7 +68,7 @@ void xdt_spec_free(struct xdt_state *st)
 		if (!sp->s[i].cpu)
 			continue;
 		for_each_possible_cpu(cpu)
-			vfree(sp->s[i].cpu[cpu].data);
+			kvfree(sp->s[i].cpu[cpu].data);
 		kfree(sp->s[i].cpu);
 	}
 	kfree(sp->s);

@@ -138,18 +138,18 @@ void xdt_vars_free(struct xdt_vars *v)
 	xdt_vars_stop(v);
 	if (v->cpu) {
 		for (cpu = 0; cpu < nr_cpu_ids; cpu++) {
-			vfree(v->cpu[cpu].locals);
-			vfree(v->cpu[cpu].scratch);
-			vfree(v->cpu[cpu].key);
-			vfree(v->cpu[cpu].bounce);
+			kvfree(v->cpu[cpu].locals);
+			kvfree(v->cpu[cpu].scratch);
+			kvfree(v->cpu[cpu].key);
+			kvfree(v->cpu[cpu].bounce);
 		}
 	}
 	kvfree(v->cpu);
 	kvfree(v->off);
-	vfree(v->globals);
-	vfree(v->zero);
-	vfree(v->meta);
-	vfree(v->vals);
+	kvfree(v->globals);
+	kvfree(v->zero);
+	kvfree(v->meta);
+	kvfree(v->vals);
 	kvfree(v->tbuckets);
 	kvfree(v->abuckets);
 	kfree(v);
@@ -165,8 +165,10 @@ static int alloc_pool(struct xdt_vars *v, u32 dynvarsize)
 	v->nbuckets = roundup_pow_of_two(max(v->nchunks, 1u));
 	v->tbuckets = kvcalloc(v->nbuckets, sizeof(*v->tbuckets), GFP_KERNEL);
 	v->abuckets = kvcalloc(v->nbuckets, sizeof(*v->abuckets), GFP_KERNEL);
-	v->meta = vzalloc(max_t(size_t, v->nchunks * v->metastride, 1));
-	v->vals = vzalloc(max_t(size_t, v->nchunks * v->valstride, 1));
+	v->meta = kvzalloc(max_t(size_t, v->nchunks * v->metastride, 1),
+			   GFP_KERNEL);
+	v->vals = kvzalloc(max_t(size_t, v->nchunks * v->valstride, 1),
+			   GFP_KERNEL);
 	if (!v->tbuckets || !v->abuckets || !v->meta || !v->vals)
 		return -ENOMEM;
 	for (i = 1; i <= v->nchunks; i++)
@@ -176,9 +178,38 @@ static int alloc_pool(struct xdt_vars *v, u32 dynvarsize)
 }
 
 /*
- * Check the program's variable table and make its storage.  Done at
- * enable, so an enabling that cannot have its variables is refused before
- * anything runs, and nothing is allocated in probe context.
+ * Check the program's variable table: every scope, kind, size and key
+ * known.  First of all at enable, because the verifier trusts it
+ * (xdt_dif_verify indexes by scope and kind).
+ */
+int xdt_vars_check(const struct xdt_prog *p, const struct xdt_var *tab,
+		   char *err, size_t errlen)
+{
+	u32 dynvarsize = p->dynvarsize ? p->dynvarsize : DYN_DEFAULT;
+	u32 scratch = p->scratchsize ? p->scratchsize : SCRATCH_DEFAULT;
+	u32 rate = p->cleanrate ? p->cleanrate : CLEAN_DEFAULT;
+	u32 i;
+	int ret;
+
+	if (dynvarsize > DYN_MAX || scratch > SCRATCH_MAX || rate > CLEAN_MAX) {
+		snprintf(err, errlen, "dynvarsize %u (at most %u), scratchsize "
+			 "%u (at most %u), cleanrate %u Hz (at most %u)",
+			 dynvarsize, DYN_MAX, scratch, SCRATCH_MAX, rate,
+			 CLEAN_MAX);
+		return -EINVAL;
+	}
+	for (i = 0; i < p->nvars; i++) {
+		ret = check_var(&tab[i], i, err, errlen);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/*
+ * Make the variables' storage (the table is checked: xdt_vars_check).
+ * Done at enable, so an enabling that cannot have its variables is
+ * refused before anything runs, and nothing is allocated in probe context.
  */
 int xdt_vars_create(struct xdt_state *st, char *err, size_t errlen)
 {
@@ -190,15 +221,7 @@ int xdt_vars_create(struct xdt_state *st, char *err, size_t errlen)
 	struct xdt_vars *v;
 	u64 gsize = 0, lsize = 0;
 	u32 i, cpu;
-	int ret;
 
-	if (dynvarsize > DYN_MAX || scratch > SCRATCH_MAX || rate > CLEAN_MAX) {
-		snprintf(err, errlen, "dynvarsize %u (at most %u), scratchsize "
-			 "%u (at most %u), cleanrate %u Hz (at most %u)",
-			 dynvarsize, DYN_MAX, scratch, SCRATCH_MAX, rate,
-			 CLEAN_MAX);
-		return -EINVAL;
-	}
 	v = kzalloc(sizeof(*v), GFP_KERNEL);
 	if (!v)
 		return -ENOMEM;
@@ -215,9 +238,6 @@ int xdt_vars_create(struct xdt_state *st, char *err, size_t errlen)
 		const struct xdt_var *x = &tab[i];
 		u32 size = ALIGN(x->size, 8), k, keylen = 0;
 
-		ret = check_var(x, i, err, errlen);
-		if (ret)
-			return ret;
 		if (x->flags & XDT_VF_BYREF)
 			v->bouncesize = max(v->bouncesize, size);
 		if (var_dynamic(x)) {
@@ -247,8 +267,15 @@ int xdt_vars_create(struct xdt_state *st, char *err, size_t errlen)
 	v->gsize = gsize;
 	v->lsize = lsize;
 	v->period = max(HZ / rate, 1u);
-	v->globals = vzalloc(max(v->gsize, 8u));
-	v->zero = vzalloc(v->bouncesize);
+	/*
+	 * kv*alloc, not vmalloc: most of these are a few bytes to a few
+	 * pages, and each vmalloc area costs a page, guard pages, KASAN's
+	 * shadow and a TLB flush on every CPU when freed (an enabling's
+	 * dozen areas were most of its time on the debug kernels).  Large
+	 * ones still come from vmalloc when contiguous pages are short.
+	 */
+	v->globals = kvzalloc(max(v->gsize, 8u), GFP_KERNEL);
+	v->zero = kvzalloc(v->bouncesize, GFP_KERNEL);
 	v->cpu = kvcalloc(nr_cpu_ids, sizeof(*v->cpu), GFP_KERNEL);
 	if (!v->globals || !v->zero || !v->cpu)
 		return -ENOMEM;
@@ -256,10 +283,10 @@ int xdt_vars_create(struct xdt_state *st, char *err, size_t errlen)
 	for_each_possible_cpu(cpu) {
 		struct xdt_vcpu *vc = &v->cpu[cpu];
 
-		vc->locals = vzalloc(max(v->lsize, 8u));
-		vc->scratch = vzalloc(v->scratchsize + 8);
-		vc->key = vmalloc(max(v->keymax, 8u));
-		vc->bounce = vmalloc(v->bouncesize);
+		vc->locals = kvzalloc(max(v->lsize, 8u), GFP_KERNEL);
+		vc->scratch = kvzalloc(v->scratchsize + 8, GFP_KERNEL);
+		vc->key = kvmalloc(max(v->keymax, 8u), GFP_KERNEL);
+		vc->bounce = kvmalloc(v->bouncesize, GFP_KERNEL);
 		vc->rand = get_random_u64() | 1;
 		if (!vc->locals || !vc->scratch || !vc->key || !vc->bounce)
 			return -ENOMEM;
