@@ -168,3 +168,25 @@ def test_setenv_unsetenv(dtrace):
     r = subprocess.run([dtrace, "-x", "unsetenv=A=b", "-e", "-n", "BEGIN"],
                        capture_output=True, text=True, timeout=60)
     assert r.returncode != 0 and "Invalid value" in r.stderr, r.stderr
+
+
+def test_output_that_cannot_be_written_is_an_error(dtrace):
+    """A write that fails (a full disk here; a pipe page the kernel could
+    not allocate in the soak's fail_page_alloc run, which lost END's line
+    and exited 0) stops dtrace with a message and exit status 1, to
+    stdout and to -o's file alike."""
+    prog = 'BEGIN { printf("x\\n"); } END { printf("done\\n"); } BEGIN { exit(0); }'
+    with open("/dev/full", "w") as full:
+        r = subprocess.run([dtrace, "-x", "hostvm", "-q", "-n", prog],
+                           stdout=full, stderr=subprocess.PIPE, text=True,
+                           timeout=60)
+    assert r.returncode == 1, r.stderr
+    assert "dtrace: failed to write output: No space left on device" in \
+        r.stderr, r.stderr
+    r = subprocess.run([dtrace, "-x", "hostvm", "-q", "-o", "/dev/full",
+                        "-n", prog], capture_output=True, text=True,
+                       timeout=60)
+    assert r.returncode == 1 and "failed to write output" in r.stderr, r
+    r = subprocess.run([dtrace, "-x", "hostvm", "-q", "-n", prog],
+                       capture_output=True, text=True, timeout=60)
+    assert (r.returncode, r.stdout) == (0, "x\ndone\n\n"), r

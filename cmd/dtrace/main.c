@@ -187,13 +187,35 @@ static void die_cerror(xdt_hdl_t *h, const struct xdt_cerror *e)
 struct targets {
 	pid_t child, target;
 	int child_gate;
+	FILE *out;		/* where the traced data goes (-o, or stdout) */
 };
+
+/*
+ * Output that could not be written is an error, not a shorter trace: a
+ * full disk, a closed pipe's reader gone (EPIPE when SIGPIPE is ignored),
+ * or a pipe whose page the kernel could not allocate (ENOMEM: the soak's
+ * fail_page_alloc run lost END's line and exited 0).  Tracing stops at
+ * the first failed write; dtrace says so and exits 1.
+ */
+static int output_failed(FILE *out)
+{
+	int e;
+
+	errno = 0;
+	if (fflush(out) == 0 && !ferror(out))
+		return 0;
+	e = errno;
+	fprintf(stderr, "dtrace: failed to write output%s%s\n", e ? ": " : "",
+		e ? strerror(e) : "");
+	clearerr(out);
+	return 1;
+}
 
 static int run(xdt_hdl_t *h, struct targets *o)
 {
 	struct xdt_status st;
 	struct sigaction sa;
-	int status;
+	int status, lost;
 
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;
@@ -215,7 +237,7 @@ static int run(xdt_hdl_t *h, struct targets *o)
 		nanosleep(&ts, NULL);
 		if (xdt_work(h, NULL) != XDT_WORK_OKAY)
 			break;
-		if (interrupted)
+		if (ferror(o->out) || interrupted)
 			break;
 		if (o->child > 0 && waitpid(o->child, &status, WNOHANG) == o->child) {
 			fprintf(stderr, "dtrace: pid %d has exited\n", (int)o->child);
@@ -230,16 +252,18 @@ static int run(xdt_hdl_t *h, struct targets *o)
 		fprintf(stderr, "dtrace: %s\n", xdt_errmsg(h));
 	if (xdt_aggwalk(h, NULL, NULL) < 0)
 		fprintf(stderr, "dtrace: %s\n", xdt_errmsg(h));
-	fflush(stdout);
+	lost = output_failed(o->out);
+	if (o->out != stdout && output_failed(stdout))
+		lost = 1;
 	if (xdt_status(h, &st) == 0)
 		xdt_report_drops(h, &st);
-	return xdt_exit_status(h);
+	return lost ? 1 : xdt_exit_status(h);
 }
 
 int main(int argc, char **argv)
 {
 	xdt_hdl_t *h = xdt_open();
-	struct targets tg = { 0, 0, -1 }, *o = &tg;
+	struct targets tg = { 0, 0, -1, stdout }, *o = &tg;
 	struct xdt_probedesc lmatch;
 	const char *cmd = NULL, *fixture = NULL, *ofile = NULL;
 	/* at most one per argument: no limit but the command line's */
@@ -381,6 +405,7 @@ int main(int argc, char **argv)
 		if (!of)
 			fatal("failed to open output file '%s'", ofile);
 		xdt_set_output(h, of);
+		o->out = of;
 	}
 	return run(h, o);
 }
