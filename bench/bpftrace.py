@@ -11,7 +11,7 @@ apt directory, never the system's; dpkg-deb -x; the DT_NEEDED closure of
 /usr/bin/bpftrace; mke2fs -d).
 
 Then, on the bench module's xdt_bench_target (the debugfs trigger calls
-it N times: bench/run.py's Bench), for each tool row:
+it N times: bench/benchlib.py's Bench), for each tool row:
 
     bpftrace-kprobe   bpftrace -e 'kprobe:f { @ = count(); }'
     bpftrace-fentry   bpftrace -e 'fentry:f { @ = count(); }'
@@ -61,10 +61,11 @@ TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(TOP, "tools"))
 sys.path.insert(0, os.path.join(TOP, "bench"))
 import xdtvm  # noqa: E402
-import run as benchrun  # noqa: E402
+import benchlib  # noqa: E402
+import report as benchreport  # noqa: E402
 
-TARGET = benchrun.TARGET
-DBG = benchrun.DBG
+TARGET = benchlib.TARGET
+DBG = benchlib.DBG
 MNT = "/opt/bpftrace"
 BT = f"{MNT}/bpftrace"          # the wrapper script on the disk
 CACHE = os.path.join(xdtvm.CACHE, "bpftrace")
@@ -294,7 +295,7 @@ def bpftrace_image(isa, refresh=False):
 
 # ---- the guest ----------------------------------------------------------
 
-# Reference rows from bench/run.py (its Bench.sample): the same mechanisms
+# Reference rows from bench/benchlib.py's Bench.sample: the same mechanisms
 # with a handwritten BPF count program (per-CPU array) through
 # xdt-bpfbench, so bpftrace's own share of a firing shows.
 REFS = [("bpf-kprobe", "kprobe"), ("bpf-fentry", "fentry")]
@@ -327,13 +328,13 @@ def tool_cmd(tool, prog, opt, cmd=None):
 
 
 class Boot:
-    """One booted guest: bench/run.py's Bench (xdt.ko, the bench module,
+    """One booted guest: bench/benchlib.py's Bench (xdt.ko, the bench module,
     xdt-bpfbench) plus the bpftrace disk at MNT."""
 
     def __init__(self, isa, icount, n, logdir, img):
         self.isa, self.icount, self.n = isa, icount, n
         self.boot = "icount" if icount else "tcg"
-        self.b = benchrun.Bench(isa, icount, n, n, logdir,
+        self.b = benchlib.Bench(isa, icount, n, n, logdir,
                                 os.path.join(os.path.dirname(logdir), "bin"))
         # Bench made a VM without the bpftrace disk (only its temporary
         # directory exists yet): the same VM with the disk instead.
@@ -360,7 +361,7 @@ class Boot:
               f"{{ grep -E '^(VmRSS|VmHWM):' /proc/$PPID/status\n"
               f"grep -E '^(Rss|Anonymous):' /proc/$PPID/smaps_rollup\n"
               f"grep -E '^({KMEM}):' /proc/meminfo | sed 's/^/k1/'\n"
-              f"grep '^{TARGET} ' {benchrun.TRACEFS}/enabled_functions | "
+              f"grep '^{TARGET} ' {benchlib.TRACEFS}/enabled_functions | "
               f"sed 's/^/ef: /'\n"
               f"grep ' {TARGET}+' /sys/kernel/debug/kprobes/list | "
               f"sed 's/^/kp: /'\n"
@@ -374,7 +375,7 @@ class Boot:
     def sample(self, name, rep):
         if name in dict(REFS):
             v = dict(REFS)[name]
-            kind, detail = next((k, d) for n, k, d in benchrun.VARIANTS
+            kind, detail = next((k, d) for n, k, d in benchlib.VARIANTS
                                 if n == v)
             s = self.b.sample("kernel", v, kind, detail, rep)
             s["variant"] = name
@@ -400,7 +401,7 @@ class Boot:
             s["error"] = (f"agent: {r.how} {r.code}: {out[-500:]} "
                           f"{r.stderr[-500:]}")
             return s
-        t = benchrun.fields(tail[-1])
+        t = benchlib.fields(tail[-1])
         s["exit"] = int(t["rc"])
         s["last_ns"], s["calls"] = int(t["last_ns"]), int(t["calls"])
         if tool:
@@ -647,7 +648,7 @@ def figures(samples, attaches):
                 good.setdefault(s["variant"], []).append(s)
         if "none" not in good:
             continue
-        for v, ss, t in benchrun.per_firing(good, key, lambda v: out[v]):
+        for v, ss, t in benchreport.per_firing(good, key, lambda v: out[v]):
             if v == "none":
                 f = out[v]
                 f[key + "_per_call"] = statistics.median(t) / ss[0]["n"]
@@ -685,7 +686,7 @@ def figures(samples, attaches):
 
 
 def make_table(meta, figs, boots):
-    fmt = benchrun.fmt
+    fmt = benchreport.fmt
     lines = [f"# bpftrace against dtrace, {meta['isa']}: one kprobe / "
              f"fentry / fbt entry on `{TARGET}`", ""]
     for b in boots:

@@ -50,12 +50,13 @@ TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(TOP, "tools"))
 sys.path.insert(0, os.path.join(TOP, "bench"))
 import xdtvm  # noqa: E402
-import run as benchrun  # noqa: E402
+import benchlib  # noqa: E402
+import report as benchreport  # noqa: E402
 from kgdb_count import STEP_IRQ_MASK  # noqa: E402
 
-TARGET = benchrun.TARGET
-DBG = benchrun.DBG
-BPFBENCH = benchrun.BPFBENCH
+TARGET = benchlib.TARGET
+DBG = benchlib.DBG
+BPFBENCH = benchlib.BPFBENCH
 COUNT_SCRIPT = os.path.join(TOP, "bench", "kgdb_count.py")
 
 SIZES = {
@@ -165,7 +166,7 @@ class Study:
         self.xdt_ko = os.path.join(b, "xdt", "xdt.ko")
         self.bench_ko = os.path.join(b, "modules", "xdt_bench",
                                      "xdt_bench.ko")
-        self.offs = benchrun.kinst_offsets(isa, self.bench_ko)
+        self.offs = benchlib.kinst_offsets(isa, self.bench_ko)
         self.offs["entry"] = (0, "")
         # The two functions probed: the bench module's target (the
         # DTrace-style mechanisms, as `make bench` measures them) and
@@ -205,9 +206,9 @@ class Study:
         v.run(["insmod", "/tmp/xdt_bench.ko"], check=True, timeout=120)
         v.put(self.xdt_ko, "/tmp/xdt.ko")
         v.run(["insmod", "/tmp/xdt.ko"], check=True, timeout=300)
-        v.put(benchrun.guest_tool(self.isa, os.path.join(
+        v.put(benchlib.guest_tool(self.isa, os.path.join(
             self.work, "bin")), BPFBENCH, mode="755")
-        v.put(benchrun.build_static(self.isa, os.path.join(
+        v.put(benchlib.build_static(self.isa, os.path.join(
             self.work, "bin"), "read-loop"), READLOOP, mode="755")
         syms = v.run(["cat", "/proc/kallsyms"], timeout=120).stdout
         for t in self.targets.values():
@@ -235,7 +236,7 @@ class Study:
         """Call the target @n times; (guest ns or insns for the loop)."""
         if self.target == "zero":
             r = self.vm.run([READLOOP, str(n)], timeout=timeout, check=True)
-            f = benchrun.fields(r.stdout.strip())
+            f = benchlib.fields(r.stdout.strip())
             self.zcalls += int(f["n"])
             return int(f["ns"])
         r = self.vm.run(f"echo {n} > {DBG}/trigger && cat {DBG}/last_ns",
@@ -303,7 +304,7 @@ class Study:
             line = next((ln for ln in r.stdout.splitlines()
                          if ln.startswith("mech=") and "status=" in ln), None)
             if line:
-                return benchrun.fields(line)
+                return benchlib.fields(line)
             time.sleep(0.1)
         raise Fail("the probe holder did not finish: " + r.stdout)
 
@@ -353,7 +354,7 @@ class Study:
             r["exceptions"] = f"{traps / made:g} (xdt's counter)"
         else:
             v = res.get("via", "")
-            r["exceptions"] = benchrun.structural_traps(
+            r["exceptions"] = benchreport.structural_traps(
                 self.isa, "kprobe-off" if offkey else "kprobe", [v])
         if observe:
             after = self.qemu_bytes()

@@ -34,7 +34,8 @@ from conftest import selected_isas
 pytestmark = pytest.mark.boots
 
 sys.path.insert(0, os.path.join(xdtvm.TOP, "bench"))
-import run as bench  # noqa: E402
+import benchlib as bench  # noqa: E402
+import scale as benchscale  # noqa: E402
 
 COUNTED = {"xdt-fbt-entry", "xdt-fbt-return", "xdt-kinst-emul",
            "xdt-kinst-xol", "kprobe", "kprobe-off", "kprobe-off-emul",
@@ -228,7 +229,7 @@ def test_bench_quick_scaling_table(quick):
     info = tcg["scale_info"]
     assert info["candidates"] >= 100, info
     assert not [c for c in cells if c.get("error")], cells
-    for mech in bench.SCALE_MECHS:
+    for mech in benchscale.SCALE_MECHS:
         mine = [c for c in cells if c["mech"] == mech]
         assert mine, mech
         if any(c.get("unsupported") for c in mine):
@@ -241,7 +242,7 @@ def test_bench_quick_scaling_table(quick):
             for c in good:
                 assert c["nprobes"] == n and c["attach_ns"] > 0 \
                     and c["detach_ns"] > 0, c
-                if bench.is_xdt(mech):
+                if benchscale.is_xdt(mech):
                     ph = c["phases"]
                     assert set(ph) == {"enable_ns", "go_ns", "stop_ns",
                                        "free_ns"}, c
@@ -263,9 +264,9 @@ def test_bench_quick_scaling_table(quick):
                       1)[1].split("\n## ")[0]
     rows = [ln for ln in sec.splitlines() if ln.startswith("| ") and
             f"| {isa} |" in ln]
-    for mech in bench.SCALE_MECHS:
+    for mech in benchscale.SCALE_MECHS:
         mine = [r for r in rows if r.startswith(
-            f"| {bench.SCALE_DESCR[mech]} |")]
+            f"| {benchscale.SCALE_DESCR[mech]} |")]
         if any(c.get("unsupported") for c in cells if c["mech"] == mech):
             assert len(mine) == 1 and "unsupported: " in mine[0], mine
             continue
