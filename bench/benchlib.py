@@ -5,7 +5,7 @@ and why), the triggers and the syscall rows' names; the helpers that read
 the bench module's disassembly (first_body_offset, kinst_offsets) and
 build the guest programs (guest_tool, build_static); and Bench: one guest
 with xdt.ko and the bench module loaded, and how it takes and checks one
-sample of a variant.  Used by run.py, scale.py and report.py, and by the
+sample of a variant.  Used by run.py, benchscale.py and benchreport.py, and by the
 other studies (bpftrace.py, kgdbstudy.py).
 """
 import os
@@ -482,8 +482,8 @@ def build_static(isa, bindir, name):
     return out
 
 
-# Here rather than in report.py: scale.py's table needs it too, and
-# report.py imports scale.py.
+# Here rather than in benchreport.py: benchscale.py's table needs it too, and
+# benchreport.py imports benchscale.py.
 def final_boots(boots):
     """The last attempt of each (isa, boot)."""
     final = {}

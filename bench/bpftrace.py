@@ -62,7 +62,7 @@ sys.path.insert(0, os.path.join(TOP, "tools"))
 sys.path.insert(0, os.path.join(TOP, "bench"))
 import xdtvm  # noqa: E402
 import benchlib  # noqa: E402
-import report as benchreport  # noqa: E402
+import benchreport  # noqa: E402
 
 TARGET = benchlib.TARGET
 DBG = benchlib.DBG

@@ -51,7 +51,7 @@ sys.path.insert(0, os.path.join(TOP, "tools"))
 sys.path.insert(0, os.path.join(TOP, "bench"))
 import xdtvm  # noqa: E402
 import benchlib  # noqa: E402
-import report as benchreport  # noqa: E402
+import benchreport  # noqa: E402
 from kgdb_count import STEP_IRQ_MASK  # noqa: E402
 
 TARGET = benchlib.TARGET

@@ -35,8 +35,8 @@ way); a scaling cell skipped for the time budget is not a failure.
 
 This file is the CLI (main) and the boots (run_boot); the rest is in
 bench/benchlib.py (the variants, the helpers, and Bench: one booted guest
-and how it samples a variant), bench/scale.py (the enable/disable scaling
-test) and bench/report.py (figures, tables, plots and the output files).
+and how it samples a variant), bench/benchscale.py (the enable/disable scaling
+test) and bench/benchreport.py (figures, tables, plots and the output files).
 
     bench/run.py [--quick] [--isas x86_64,aarch64,riscv64] [--out DIR]
 """
@@ -49,8 +49,8 @@ import time
 
 from benchlib import (SKIP, TARGET, TOP, TRIGGERS, VARIANT_NAMES, VARIANTS,
                       Bench, final_boots, log)
-from report import write_outputs
-from scale import scale_phase
+from benchreport import write_outputs
+from benchscale import scale_phase
 import xdtvm  # noqa: E402  (benchlib put tools/ on sys.path)
 
 SIZES = {

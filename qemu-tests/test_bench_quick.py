@@ -35,7 +35,7 @@ pytestmark = pytest.mark.boots
 
 sys.path.insert(0, os.path.join(xdtvm.TOP, "bench"))
 import benchlib as bench  # noqa: E402
-import scale as benchscale  # noqa: E402
+import benchscale  # noqa: E402
 
 COUNTED = {"xdt-fbt-entry", "xdt-fbt-return", "xdt-kinst-emul",
            "xdt-kinst-xol", "kprobe", "kprobe-off", "kprobe-off-emul",

@@ -12,7 +12,7 @@ import statistics
 
 from benchlib import (DESCR, GETPPID, KINST, SKIP, SYSCALL, TRAP, TRIGGERS,
                       VARIANT_NAMES, final_boots)
-from scale import (SCALE_MECHS, is_xdt, scale_cells, scale_figures,
+from benchscale import (SCALE_MECHS, is_xdt, scale_cells, scale_figures,
                    scale_table)
 import xdtvm  # noqa: E402  (benchlib put tools/ on sys.path)
 
