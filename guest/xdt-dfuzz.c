@@ -1245,12 +1245,42 @@ struct counts {
 	unsigned long long right_refused, badrun_ran, constdiv;
 	unsigned long long wrong_seen[W_NWRONG], wrong_acc[W_NWRONG];
 	unsigned long long badrun_refused[R_NBADRUN];
+	unsigned long long us[16];	/* microseconds by stage (stages[]) */
 	/* compile errors by DTrace's tag (libxdt's static names: the same
 	   addresses in a forked child and its parent) */
 	struct { const char *tag; unsigned long long n; } tags[128];
 	int ntags;
 };
 static struct counts C;
+
+/* Where the time goes, by stage: the soak's rate is what this explains. */
+static const char *const stages[] = {
+	"generating", "xdt_open", "xdt_setopt", "xdt_compile",
+	"xdt_cerror_print", "xdt_dis", "xdt_go", "xdt_work", "xdt_stop",
+	"xdt_aggwalk", "xdt_status", "xdt_close", "done",
+};
+
+static unsigned long long now_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000ULL + ts.tv_nsec / 1000;
+}
+
+static void set_stage(const char *s)
+{
+	static unsigned long long since;
+	unsigned long long t = now_us();
+
+	for (unsigned i = 0; i < sizeof(stages) / sizeof(*stages); i++)
+		if (!strcmp(stages[i], stage)) {
+			C.us[i] += since ? t - since : 0;
+			break;
+		}
+	since = t;
+	stage = s;
+}
 
 /* Say something to the real stderr (libxdt's may be /dev/null). */
 static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -1477,7 +1507,7 @@ static void run_one(unsigned idx, int fds0)
 	cur = idx;
 	if (shared_cur)
 		*shared_cur = idx;
-	stage = "generating";
+	set_stage("generating");
 	rs = seed * 0x100000001b3ULL ^ (idx + 1) * 0x9e3779b97f4a7c15ULL;
 	plan(idx);
 	generate();
@@ -1488,14 +1518,14 @@ static void run_one(unsigned idx, int fds0)
 		show_program();
 	alarm(watchdog);
 
-	stage = "xdt_open";
+	set_stage("xdt_open");
 	h = xdt_open();
 	if (!h) {
 		fail("xdt_open() returned NULL");
 		return;
 	}
 	/* dtrace(1)'s settings, some of them varied */
-	stage = "xdt_setopt";
+	set_stage("xdt_setopt");
 	if ((hostvm && xdt_setopt(h, "hostvm", NULL) < 0) ||
 	    xdt_setopt(h, "bufsize", chance(70) ? "64k" : "1m") < 0 ||
 	    xdt_setopt(h, "switchrate", "1ms") < 0 ||
@@ -1519,14 +1549,14 @@ static void run_one(unsigned idx, int fds0)
 	}
 	xdt_set_output(h, out);
 
-	stage = "xdt_compile";
+	set_stage("xdt_compile");
 	memset(&err, 0, sizeof(err));
 	r = xdt_compile(h, src, "<dfuzz>", 0, &err);
 	if (r < 0) {
 		count_tag(err.tagname ? err.tagname : "(none)");
 		if (!err.msg[0] || !err.tagname || err.tag < 0)
 			fail("a compile error with no message or tag (tag %d)", err.tag);
-		stage = "xdt_cerror_print";
+		set_stage("xdt_cerror_print");
 		xdt_cerror_print(h, &err, verbose ? stdout : out);
 		/*
 		 * A constant division by zero is DTrace's compile error
@@ -1552,21 +1582,21 @@ static void run_one(unsigned idx, int fds0)
 			    wrongname[P.wrong]);
 	}
 	if (chance(5)) {
-		stage = "xdt_dis";
+		set_stage("xdt_dis");
 		xdt_dis(h, out);
 	}
 	c = chance(50) ? &con : NULL;
 	if (compile_only)
 		goto close;
 
-	stage = "xdt_go";
+	set_stage("xdt_go");
 	if (xdt_go(h) < 0) {
 		const char *m = xdt_errmsg(h), *colon = strrchr(m, ':');
 
 		if (!hostvm && !strncmp(m, "failed to open /dev/xdt", 23)) {
 			/* no kernel to fuzz: say so once, not per program */
 			say("xdt-dfuzz: %s (-V runs in the host VM)\n", m);
-			stage = "done";
+			set_stage("done");
 			_exit(2);
 		}
 		C.refused++;
@@ -1585,7 +1615,7 @@ static void run_one(unsigned idx, int fds0)
 	if (P.badrun)
 		C.badrun_ran++;
 
-	stage = "xdt_work";
+	set_stage("xdt_work");
 	for (it = 0; it < maxiter; it++) {
 		if (!hostvm) {
 			sleep_us(xdt_switchrate_us(h));
@@ -1611,10 +1641,10 @@ static void run_one(unsigned idx, int fds0)
 	else
 		C.bound++;
 
-	stage = "xdt_stop";
+	set_stage("xdt_stop");
 	if (xdt_stop(h, c) < 0)
 		fail("xdt_stop: %s", xdt_errmsg(h));
-	stage = "xdt_aggwalk";
+	set_stage("xdt_aggwalk");
 	if (c) {
 		unsigned long long ents = 0;
 
@@ -1623,7 +1653,7 @@ static void run_one(unsigned idx, int fds0)
 	} else if (xdt_aggwalk(h, NULL, NULL) < 0) {
 		fail("xdt_aggwalk: %s", xdt_errmsg(h));
 	}
-	stage = "xdt_status";
+	set_stage("xdt_status");
 	if (xdt_status(h, &st) < 0) {
 		fail("xdt_status: %s", xdt_errmsg(h));
 	} else {
@@ -1634,7 +1664,7 @@ static void run_one(unsigned idx, int fds0)
 	(void)xdt_exit_status(h);
 	C.ran++;
 close:
-	stage = "xdt_close";
+	set_stage("xdt_close");
 	xdt_close(h);
 	alarm(0);
 	fflush(out);
@@ -1643,7 +1673,7 @@ close:
 		fail("%d file descriptors open after the program, %d before", fds, fds0);
 	if (verbose)
 		say("xdt-dfuzz: program %u: done\n", idx);
-	stage = "done";
+	set_stage("done");
 }
 
 static void add_counts(const struct counts *b)
@@ -1838,6 +1868,11 @@ int main(int argc, char **argv)
 		       C.badrun_refused[R_STRSIZE], C.badrun_refused[R_NSPEC],
 		       C.badrun_refused[R_DESTR], C.badrun_refused[R_NOPROBE],
 		       C.badrun_refused[R_BUFSIZE], C.badrun_refused[R_AGGSIZE], C.badrun_ran);
+		printf("xdt-dfuzz: seconds in");
+		for (unsigned i = 0; i < sizeof(stages) / sizeof(*stages); i++)
+			if (C.us[i] >= 50000)
+				printf(" %s %.1f", stages[i], C.us[i] / 1e6);
+		printf("\n");
 		printf("xdt-dfuzz: right programs refused: by the compiler %llu, at enable %llu "
 		       "(constant divisions by zero %llu)\n", C.right_cerr, C.right_refused,
 		       C.constdiv);
