@@ -34,12 +34,30 @@ static u32 nprobes, probes_cap;
 #define FUNC_HASH_BITS	12
 static struct list_head func_hash[1 << FUNC_HASH_BITS];
 
+/*
+ * And by probe name, for the descriptions D's short forms make: `BEGIN`,
+ * `tick-1s`, `:::entry` have only a name, and each such clause matched
+ * its globs against all ~38 000 probes (0.9 s of one enabling on the
+ * x86_64 debug kernel for `tick-1ms{} tick-20ms{}`).  Same rules: ID
+ * order, checked with the full match.
+ */
+#define NAME_HASH_BITS	8
+static struct list_head name_hash[1 << NAME_HASH_BITS];
+
 void xdt_probes_init(void)
 {
 	u32 i;
 
 	for (i = 0; i < ARRAY_SIZE(func_hash); i++)
 		INIT_LIST_HEAD(&func_hash[i]);
+	for (i = 0; i < ARRAY_SIZE(name_hash); i++)
+		INIT_LIST_HEAD(&name_hash[i]);
+}
+
+static struct list_head *name_bucket(const char *name)
+{
+	return &name_hash[hash_32(full_name_hash(NULL, name, strlen(name)),
+				  NAME_HASH_BITS)];
 }
 
 static struct list_head *func_bucket(const char *func)
@@ -92,6 +110,7 @@ void xdt_provider_unregister(struct xdt_provider *prov)
 		if (probes[i] && probes[i]->prov == prov) {
 			list_del(&probes[i]->fnode);
 			list_del(&probes[i]->pnode);
+			list_del(&probes[i]->nnode);
 			kfree(probes[i]);
 			probes[i] = NULL;
 		}
@@ -151,6 +170,7 @@ struct xdt_probe *xdt_probe_create(struct xdt_provider *prov, const char *mod,
 	probes[p->id] = p;
 	list_add_tail(&p->fnode, func_bucket(func ? func : ""));
 	list_add_tail(&p->pnode, &prov->probes);
+	list_add_tail(&p->nnode, name_bucket(name ? name : ""));
 	return p;
 }
 
@@ -161,6 +181,7 @@ void xdt_probe_destroy(struct xdt_probe *p)
 	probes[p->id] = NULL;
 	list_del(&p->fnode);
 	list_del(&p->pnode);
+	list_del(&p->nnode);
 	kfree(p);
 }
 
@@ -337,7 +358,7 @@ bool xdt_probe_matches(const struct xdt_probe *p,
 int xdt_probe_foreach(const struct xdt_probedesc *d,
 		      int (*fn)(struct xdt_probe *p, void *arg), void *arg)
 {
-	char func[XDT_FUNCNAMELEN], pname[XDT_PROVNAMELEN];
+	char func[XDT_FUNCNAMELEN], pname[XDT_PROVNAMELEN], name[XDT_NAMELEN];
 	struct xdt_probe *p;
 	u32 i;
 	int ret;
@@ -355,11 +376,31 @@ int xdt_probe_foreach(const struct xdt_probedesc *d,
 		return 0;
 	}
 	/*
-	 * A provider named exactly (dtrace:::BEGIN, profile:::tick-1s,
-	 * syscall::*:entry): its own probes only.  Every D program's BEGIN
-	 * had matched its glob against all ~38 000 probes.
+	 * A plain probe name: its chain (BEGIN, tick-1s), unless it is one of
+	 * the names thousands share (entry, return) and the provider is named:
+	 * then the provider's list (fbt:::entry, syscall::*:entry).
 	 */
 	strscpy(pname, d->prov, sizeof(pname));
+	strscpy(name, d->name, sizeof(name));
+	if (name[0] && !strpbrk(name, "*?[\\") &&
+	    (!pname[0] || strpbrk(pname, "*?[\\") ||
+	     (strcmp(name, "entry") && strcmp(name, "return")))) {
+		i = 0;
+		list_for_each_entry(p, name_bucket(name), nnode) {
+			if (!(++i & 1023))
+				cond_resched();
+			if (!xdt_probe_matches(p, d))
+				continue;
+			ret = fn(p, arg);
+			if (ret)
+				return ret;
+		}
+		return 0;
+	}
+	/*
+	 * A provider named exactly (dtrace:::, profile:::, syscall::*:entry):
+	 * its own probes only.
+	 */
 	if (pname[0] && !strpbrk(pname, "*?[\\")) {
 		struct xdt_provider *prov;
 

@@ -174,6 +174,7 @@ struct xdt_probe {
 	struct xdt_ecb *ecbs;
 	struct list_head fnode;		/* by function name, ID order */
 	struct list_head pnode;		/* in prov->probes */
+	struct list_head nnode;		/* by probe name, ID order */
 };
 
 int xdt_provider_register(struct xdt_provider *prov);
