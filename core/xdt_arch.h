@@ -71,6 +71,11 @@
  *   XDT_FTRACE_SP_BIAS       what to add to those regs' sp for the
  *                            function's sp at its entry
  *   XDT_HAVE_TRAMP           1 when tramp.c gives fbtmode=trampoline
+ *   XDT_FTRACE_ARCH_CODE     the ISA's own ftrace assembly symbols
+ *                            (beyond the generic ftrace_caller & co. in
+ *                            providers/fbt.c) that ftrace copies or
+ *                            rewrites: a string list, fbt and kinst
+ *                            refuse them
  *   XDT_TRAMP_MAX            optional: at most this many trampoline sites
  *                            at once (a limit of what the ISA's
  *                            trampolines go through); fbt gives the

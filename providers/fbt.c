@@ -93,15 +93,15 @@ static bool checker_runtime(const char *name)
  * and the copy trapped where xdt owns no site: the int3 went on to kgdb
  * (or the die path) and the machine stopped (x86_64, -x fbtmode=ftrace
  * over ftrace_caller and other functions, the third GO).  kprobes does
- * not refuse these; xdt must.  Exact names, and the labels after a
- * prefix ("ftrace_caller_end", "ftrace_regs_caller_op_ptr").
+ * not refuse these; xdt must.  Exact names (the generic ones here, the
+ * ISA's own from isa.h), and the labels after a prefix
+ * ("ftrace_caller_end", "ftrace_regs_caller_op_ptr").
  */
 static const char *const ftrace_entry_code[] = {
-	"ftrace_caller", "ftrace_regs_caller", "ftrace_common",
-	"ftrace_call", "ftrace_regs_call", "ftrace_graph_call",
-	"ftrace_graph_regs_call", "ftrace_graph_caller", "ftrace_stub",
-	"ftrace_stub_graph", "ftrace_epilogue", "return_to_handler",
-	"__fentry__", "_mcount", "mcount",
+	"ftrace_caller", "ftrace_regs_caller", "ftrace_call",
+	"ftrace_regs_call", "ftrace_graph_call", "ftrace_graph_caller",
+	"ftrace_stub", "return_to_handler",
+	XDT_FTRACE_ARCH_CODE,	/* the ISA's own (arch/<isa>/isa.h) */
 };
 
 static bool ftrace_entry(const char *name)

@@ -25,6 +25,9 @@ typedef u32 xdt_patchval_t;
  * every ISA but x86 (DTRACE_ALIGNCHECK), though this CPU could do it.
  */
 #define XDT_UNALIGNED_LOADS	0
+
+/* ftrace's assembly beyond the generic names (entry-ftrace.S's shared body and graph stub) */
+#define XDT_FTRACE_ARCH_CODE	"ftrace_common", "ftrace_stub_graph"
 #define XDT_PATCH_LEN(v)	4
 
 static inline xdt_patchval_t xdt_arch_patch_for(xdt_patchval_t orig)

@@ -23,6 +23,9 @@ typedef u32 xdt_patchval_t;
  * every ISA but x86 (DTRACE_ALIGNCHECK), though this CPU could do it.
  */
 #define XDT_UNALIGNED_LOADS	0
+
+/* ftrace's assembly beyond the generic names (mcount-dyn.S's labels and the mcount target) */
+#define XDT_FTRACE_ARCH_CODE	"_mcount", "ftrace_graph_regs_call", "ftrace_stub_graph"
 #define XDT_PATCH_LEN(v)	(((v) & 3) == 3 ? 4 : 2)
 
 static inline xdt_patchval_t xdt_arch_patch_for(xdt_patchval_t orig)

@@ -21,6 +21,9 @@ typedef u8 xdt_patchval_t;
  */
 #define XDT_UNALIGNED_LOADS	1
 
+/* ftrace's assembly beyond the generic names (the fentry call target and the labels of ftrace_64.S) */
+#define XDT_FTRACE_ARCH_CODE	"__fentry__", "ftrace_epilogue", "ftrace_stub_graph"
+
 /*
  * Canonical for the paging in use (4- or 5-level).  A non-canonical load
  * is a #GP, not a page fault: copy_from_kernel_nofault() survives it but
