@@ -77,8 +77,10 @@ $(BUILD)/%/init: guest/init.c guest/agent.h | deps
 # internal headers, and the CLI, the Lua bindings and the guest tools see
 # only libxdt.h.  libxdt carries the host VM (core/host/hostvm.h): the
 # portable core of xdt.ko built for user space, compiled as kernel C is
-# (GNU C, without the warnings kernel style does not heed, and with the
-# kernel's -fno-strict-overflow: DIF's arithmetic wraps, in the host VM too).
+# (GNU C, without the warnings kernel style does not heed -- Linux builds
+# without -Wformat-truncation too: an error message cut short is meant --
+# and with the kernel's -fno-strict-overflow: DIF's arithmetic wraps, in
+# the host VM too).
 FE_SRCS := $(wildcard compiler/*.c)
 CONSUMER_SRCS := $(wildcard libxdt/*.c)
 DTRACE_SRCS := cmd/dtrace/main.c
@@ -93,7 +95,8 @@ DTRACE_CFLAGS := $(CFLAGS_C11) -Icore/uapi -Ilibxdt
 FE_CFLAGS := $(CFLAGS_C11) -Icore/uapi -Icompiler -Ilibxdt
 CONSUMER_CFLAGS := $(CFLAGS_C11) -Icore/uapi -Icore/host -Ilibxdt
 VM_CFLAGS := -std=gnu11 -O2 -Wall -Wextra -Wno-unused-parameter \
-	-Wno-sign-compare -Werror -fno-strict-overflow -Icore -Icore/portable
+	-Wno-sign-compare -Wno-format-truncation -Werror -fno-strict-overflow \
+	-Icore -Icore/portable
 abs_flags = $(patsubst -I%,-I$(CURDIR)/%,$(1))
 
 # $(call build_libxdt,CROSS-PREFIX,ARCHIVE)

@@ -648,7 +648,7 @@ int prog_add_action(struct prog *p, __u32 kind, int difo, __u32 arg0, __u32 arg1
 
 /*
  * Where each recorded value lands: 8-aligned after the header, in order,
- * as the kernel lays them out (core/enable.c): an integer 8 bytes, a
+ * as the kernel lays them out (core/portable/load.c): an integer 8 bytes, a
  * string strsize, a stack 8 per frame.
  */
 void prog_layout(struct prog *p)

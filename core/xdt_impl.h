@@ -4,9 +4,9 @@
  *
  * Contents
  *   1. probe context rules
- *   2. providers and probes          (core/probe.c)
- *   3. patch sites                   (core/probe.c; arch/<isa>/ fills them)
- *   4. enablings                     (core/enable.c)
+ *   2. providers and probes          (core/portable/probes.c)
+ *   3. patch sites                   (core/sites.c; arch/<isa>/ fills them)
+ *   4. enablings                     (core/portable/enable.c, device.c)
  *   5. DIF                           (core/portable/dif.c)
  *   5b. D variables                  (core/portable/vars.c)
  *   6. buffers and aggregations      (core/portable/buf.c)
@@ -50,6 +50,7 @@
 #include <linux/slab.h>
 #include <linux/smp.h>
 #include <linux/string.h>
+#include <linux/stringhash.h>
 #include <linux/types.h>
 #include <linux/uaccess.h>
 #include <linux/vmalloc.h>
@@ -152,7 +153,7 @@ struct xdt_provider {
 	const char *name;
 	const struct xdt_provider_ops *ops;
 	struct list_head list;
-	struct list_head probes;	/* its probes, ID order (probe.c) */
+	struct list_head probes;	/* its probes, ID order (probes.c) */
 };
 
 struct xdt_ecb;
@@ -287,17 +288,13 @@ bool xdt_fentry_traceable(unsigned long addr);
  * claim on the trampolines' room (XDT_TRAMP_MAX): false when there is
  * none left, and the site takes the breakpoint.
  */
-void xdt_fentry_choose_begin(void);
 bool xdt_fentry_tramp_reserve(void);
 void xdt_fentry_want(struct xdt_site *s, bool on);
 int xdt_fentry_commit(void);
 void xdt_fentry_exit(void);
 void xdt_fentry_tramp_fire(unsigned long site, struct pt_regs *regs);
-int xdt_sites_patch(struct xdt_site **sites, unsigned int n, bool on);
 
 /* kinst's out-of-line slots (core/xol.c). */
-int xdt_xol_prepare(struct xdt_site **sites, unsigned int n);
-void xdt_xol_release(struct xdt_site **sites, unsigned int n);
 bool xdt_xol_trap(struct pt_regs *regs, unsigned long addr);
 unsigned int xdt_xol_used(void);
 
@@ -392,11 +389,15 @@ int xdt_prog_load(struct xdt_state *st, struct xdt_enable *req, void *blob);
 #define XDT_EERR(req, fmt, ...) \
 	({ snprintf((req)->err, sizeof((req)->err), fmt, ##__VA_ARGS__); \
 	   -EINVAL; })
-int xdt_enable(struct xdt_state *st, struct xdt_enable *req, void *blob);
-int xdt_go(struct xdt_state *st);
-void xdt_stop(struct xdt_state *st);
+int xdt_state_enable(struct xdt_state *st, struct xdt_enable *req, void *blob);
+int xdt_state_go(struct xdt_state *st);
+void xdt_state_stop(struct xdt_state *st);
 void xdt_state_reset(struct xdt_state *st);
 void xdt_state_free(struct xdt_state *st);
+/* An ioctl of /dev/xdt on @st (core/portable/device.c); the caller
+ * serialises a consumer's ioctls. */
+long xdt_ioctl_state(struct xdt_state *st, unsigned int cmd, void __user *uarg);
+extern int xdt_tracing;		/* consumers tracing; xdt_lock */
 
 /* ---- 5. DIF ------------------------------------------------------------- */
 int xdt_dif_verify(const struct xdt_difo_k *d, const struct xdt_var *vars,
@@ -457,9 +458,7 @@ struct xdt_vcpu {
 int xdt_vars_check(const struct xdt_prog *p, const struct xdt_var *tab,
 		   char *err, size_t errlen);
 int xdt_vars_create(struct xdt_state *st, char *err, size_t errlen);
-int xdt_vars_start(struct xdt_vars *v);
-void xdt_vars_unhook(struct xdt_vars *v);
-/* xdt_vars_stop: xdt_env.h */
+/* xdt_vars_start, _unhook, _stop: xdt_env.h */
 void xdt_vars_free(struct xdt_vars *v);
 void xdt_vars_status(struct xdt_vars *v, struct xdt_status *s);
 void xdt_vars_clear(struct xdt_vars *v, struct xdt_vcpu *vc);
@@ -575,9 +574,7 @@ char *xdt_spec_reserve(struct xdt_spec *sp, struct xdt_scpu *sc, int cpu,
 int xdt_spec_commit(struct xdt_spec *sp, struct xdt_scpu *sc, int cpu, u64 id);
 int xdt_spec_discard(struct xdt_spec *sp, int cpu, u64 id);
 void xdt_spec_clean(struct xdt_state *st);
-/* the environment's: the cleaner (kernel: vars_reclaim.c) */
-void xdt_spec_start(struct xdt_state *st, unsigned long period);
-void xdt_spec_stop(struct xdt_state *st);
+/* xdt_spec_start, _stop (the cleaner): xdt_env.h */
 
 /* ---- 7. firing ------------------------------------------------------------ */
 /*
@@ -661,8 +658,6 @@ struct xdt_provider_module {
 };
 extern const struct xdt_provider_module xdt_provider_modules[];
 extern const unsigned int xdt_nprovider_modules;
-/* The dtrace provider's BEGIN, fired at GO (END and ERROR: xdt_env.h). */
-extern struct xdt_probe *xdt_probe_begin;
 /* Does a provider hold @addr (ops->claims)?  xdt_lock. */
 bool xdt_addr_claimed(unsigned long addr);
 /* Is @addr inside xdt.ko (frames stack() leaves out)? */

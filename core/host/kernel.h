@@ -2,16 +2,15 @@
 /*
  * The kernel interfaces xdt's portable core uses, for its user-space build
  * (the host VM of libxdt, core/host/machine.c).  In the spirit of Linux's
- * own tools/include: the portable files -- the DIF verifier and machine
- * (dif.c), variables (vars.c), firing (firing.c), buffers and aggregations
- * (buf.c), program loading (load.c) -- compile unchanged against the kernel
- * or against this.  Only what they use is here, each with the semantics it
- * has there, for one thread of execution on one CPU: a "lock" never
- * spins, IRQs are never on, CPU 0 is the only CPU.
+ * own tools/include: the portable files (core/portable/, listed in its
+ * xdt_env.h) compile unchanged against the kernel or against this.  Only
+ * what they use is here, each with the semantics it has there, for one
+ * thread of execution on one CPU: a "lock" never spins, a grace period
+ * has no reader to wait for, IRQs are never on, CPU 0 is the only CPU.
  *
- * What a kernel build gets from the environment instead (memory reads that
- * fault safely, built-in variables, stack(), the dtrace provider's probes)
- * core/host/machine.c provides.
+ * What a kernel build gets from the environment instead (xdt_env.h:
+ * memory reads that fault safely, built-in variables, stack(), the dtrace
+ * provider's probes, patch sites) core/host/machine.c provides.
  */
 #ifndef XDT_HOST_KERNEL_H
 #define XDT_HOST_KERNEL_H
@@ -126,6 +125,8 @@ void xdt_host_free(const void *p);
 #define kzalloc(n, f)		xdt_host_alloc(n, 1)
 #define kcalloc(n, s, f)	xdt_host_alloc((size_t)(n) * (s), 1)
 #define kvcalloc(n, s, f)	xdt_host_alloc((size_t)(n) * (s), 1)
+#define kvmalloc_array(n, s, f)	xdt_host_alloc((size_t)(n) * (s), !!(f))
+#define __GFP_ZERO		1
 #define kvmalloc(n, f)		xdt_host_alloc(n, 0)
 #define kvzalloc(n, f)		xdt_host_alloc(n, 1)
 #define vmalloc(n)		xdt_host_alloc(n, 0)
@@ -136,6 +137,13 @@ void xdt_host_free(const void *p);
 
 static inline unsigned long copy_to_user(void *dst, const void *src,
 					 unsigned long n)
+{
+	memcpy(dst, src, n);
+	return 0;
+}
+
+static inline unsigned long copy_from_user(void *dst, const void *src,
+					   unsigned long n)
 {
 	memcpy(dst, src, n);
 	return 0;
@@ -159,6 +167,18 @@ static inline u32 hash_long(unsigned long v, unsigned int bits)
 	return (u32)((v * 0x61c8864680b583ebULL) >> (64 - bits));
 }
 
+static inline u32 hash_32(u32 v, unsigned int bits)
+{
+	return (v * 0x61C88647u) >> (32 - bits);
+}
+
+static inline unsigned int full_name_hash(const void *salt, const char *s,
+					  unsigned int len)
+{
+	(void)salt;
+	return jhash(s, len, 0);
+}
+
 static inline u64 get_random_u64(void)
 {
 	return ((u64)random() << 33) ^ ((u64)random() << 11) ^ random();
@@ -174,13 +194,86 @@ extern struct task_struct *xdt_host_current;
 
 /* Kernel types the core's headers name but the portable files never use. */
 struct pt_regs;
-struct module;
 struct tracepoint;
-struct mutex { int unused; };
 struct delayed_work { int unused; };
+
+/* Locks and grace periods: one thread, nothing to wait for. */
+struct mutex { int unused; };
+#define DEFINE_MUTEX(m)		struct mutex m = { 0 }
+#define mutex_lock(m)		((void)(m))
+#define mutex_unlock(m)		((void)(m))
+#define lockdep_assert_held(m)	((void)(m))
+#define synchronize_rcu()	do { } while (0)
+#define synchronize_rcu_expedited() do { } while (0)
+#define cond_resched()		do { } while (0)
+
+/* No modules: a probe's owner is NULL and always there. */
+struct module;
+static inline bool try_module_get(struct module *m)
+{
+	(void)m;
+	return true;
+}
+#define module_put(m)		((void)(m))
+
+/* Lists, as <linux/list.h>: circular, with a head that is not an entry. */
 struct list_head { struct list_head *next, *prev; };
+#define LIST_HEAD(n)		struct list_head n = { &(n), &(n) }
+
+static inline void INIT_LIST_HEAD(struct list_head *h)
+{
+	h->next = h->prev = h;
+}
+
+static inline void list_add_tail(struct list_head *e, struct list_head *h)
+{
+	e->prev = h->prev;
+	e->next = h;
+	h->prev->next = e;
+	h->prev = e;
+}
+
+static inline void list_del(struct list_head *e)
+{
+	e->prev->next = e->next;
+	e->next->prev = e->prev;
+	e->next = e->prev = NULL;
+}
+
+#define list_entry(p, t, m)	container_of(p, t, m)
+#define list_for_each_entry(pos, head, m)				\
+	for (pos = list_entry((head)->next, __typeof__(*pos), m);	\
+	     &pos->m != (head);						\
+	     pos = list_entry(pos->m.next, __typeof__(*pos), m))
+
+/* Strings, with the kernel's semantics. */
+static inline long strscpy(char *dst, const char *src, size_t n)
+{
+	size_t len = strnlen(src, n);
+
+	if (!n)
+		return -E2BIG;
+	if (len == n) {
+		memcpy(dst, src, n - 1);
+		dst[n - 1] = '\0';
+		return -E2BIG;
+	}
+	memcpy(dst, src, len + 1);
+	return (long)len;
+}
+
+static inline char *kstrdup(const char *s, int gfp)
+{
+	char *p = xdt_host_alloc(strlen(s) + 1, 0);
+
+	(void)gfp;
+	if (p)
+		strcpy(p, s);
+	return p;
+}
 
 #define pr_warn(...)		fprintf(stderr, __VA_ARGS__)
+#define pr_err(...)		fprintf(stderr, __VA_ARGS__)
 
 /* The host VM loads as x86 does (the host's ISA): any alignment. */
 #define XDT_UNALIGNED_LOADS	1

@@ -19,7 +19,6 @@
  */
 #define _GNU_SOURCE
 #include <signal.h>
-#include <fnmatch.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -116,9 +115,7 @@ long xdt_strcpy_nofault(char *dst, unsigned long src, u32 max)
 /* ---- the dtrace provider, the thread, built-in variables --------------------- */
 static const struct xdt_provider_ops dtrace_ops;
 static struct xdt_provider dtrace_prov = { .ops = &dtrace_ops };
-static struct xdt_probe probes[3];
-struct xdt_probe *xdt_probe_begin = &probes[0], *xdt_probe_end = &probes[1],
-		 *xdt_probe_error = &probes[2];
+struct xdt_probe *xdt_probe_begin, *xdt_probe_end, *xdt_probe_error;
 static struct task_struct task;
 struct task_struct *xdt_host_current = &task;
 static char *comm;
@@ -134,8 +131,14 @@ static const char *dup_name(const char *s)
 	return p;
 }
 
+/*
+ * The dtrace provider, registered in the probe table as xdt.ko's is
+ * (core/portable/probes.c), so descriptions match by the same rules.
+ */
 static int setup(void)
 {
+	struct xdt_probe **slot[] = { &xdt_probe_begin, &xdt_probe_end,
+				      &xdt_probe_error };
 	static const char *const names[] = { "BEGIN", "END", "ERROR" };
 	FILE *f;
 	int i;
@@ -152,12 +155,16 @@ static int setup(void)
 	if (f)
 		fclose(f);
 	comm[strcspn(comm, "\n")] = '\0';
+	xdt_probes_init();
+	xdt_provider_register(&dtrace_prov);
 	for (i = 0; i < 3; i++) {
-		probes[i].id = i + 1;
-		probes[i].prov = &dtrace_prov;
-		probes[i].mod = probes[i].func = dup_name("");
-		probes[i].name = dup_name(names[i]);
-		if (!probes[i].mod || !probes[i].name)
+		const char *empty = dup_name(""), *name = dup_name(names[i]);
+
+		if (!empty || !name)
+			return -ENOMEM;
+		*slot[i] = xdt_probe_create(&dtrace_prov, empty, empty, name,
+					    NULL);
+		if (!*slot[i])
 			return -ENOMEM;
 	}
 	setup_done = 1;
@@ -338,213 +345,34 @@ void xdt_vars_stop(struct xdt_vars *v)
 {
 }
 
+/* ---- patch sites: none here ---------------------------------------------- */
+/*
+ * The host VM's one provider reports no patch sites, so the state machine
+ * (core/portable/enable.c) only ever asks for none: there is no text to
+ * patch and no slot to run an instruction out of line.
+ */
+void xdt_fentry_choose_begin(void)
+{
+}
+
+int xdt_xol_prepare(struct xdt_site **sites, unsigned int n)
+{
+	return n ? -EINVAL : 0;
+}
+
+void xdt_xol_release(struct xdt_site **sites, unsigned int n)
+{
+}
+
+int xdt_sites_patch(struct xdt_site **sites, unsigned int n, bool on)
+{
+	return n ? -EINVAL : 0;
+}
+
 /* ---- the device ---------------------------------------------------------------- */
 struct xdt_hostvm {
 	struct xdt_state st;
 };
-
-static bool desc_matches(const struct xdt_probedesc *d,
-			 const struct xdt_probe *p)
-{
-	const char *pat[4] = { d->prov, d->mod, d->func, d->name };
-	const char *val[4] = { p->prov->name, p->mod, p->func, p->name };
-	int i;
-
-	for (i = 0; i < 4; i++)
-		if (pat[i][0] && fnmatch(pat[i], val[i], 0))
-			return false;
-	return true;
-}
-
-static int bind(struct xdt_state *st, struct xdt_enable *req)
-{
-	const struct xdt_prog *p = st->prog;
-	const struct xdt_clause *uc = (const void *)((char *)st->blob +
-						     p->clauses_off);
-	u32 i, j;
-
-	req->unmatched = -1;
-	st->ecbs = kvcalloc((size_t)p->nclauses * 3, sizeof(*st->ecbs),
-			    GFP_KERNEL);
-	if (!st->ecbs)
-		return -ENOMEM;
-	for (i = 0; i < p->nclauses; i++) {
-		u32 before = st->necbs;
-
-		for (j = 0; j < 3; j++) {
-			struct xdt_ecb *e = &st->ecbs[st->necbs];
-
-			if (!desc_matches(&uc[i].desc, &probes[j]))
-				continue;
-			e->epid = st->necbs + 1;
-			e->clause = &st->clauses[i];
-			e->probe = &probes[j];
-			e->st = st;
-			st->necbs++;
-		}
-		if (st->necbs == before && req->unmatched < 0)
-			req->unmatched = i;
-	}
-	return 0;
-}
-
-static void link_ecbs(struct xdt_state *st, bool on)
-{
-	u32 i;
-
-	for (i = st->necbs; i-- > 0;) {
-		struct xdt_ecb *e = &st->ecbs[i], **link;
-
-		if (on) {
-			e->next = e->probe->ecbs;
-			e->probe->ecbs = e;
-			continue;
-		}
-		for (link = &e->probe->ecbs; *link; link = &(*link)->next) {
-			if (*link == e) {
-				*link = e->next;
-				break;
-			}
-		}
-	}
-}
-
-static void fire(struct xdt_state *st, struct xdt_probe *p)
-{
-	struct xdt_ctx ctx;
-
-	xdt_ctx_init(&ctx, p);
-	ctx.only = st;
-	xdt_probe_fire(&ctx);
-}
-
-static void vm_stop(struct xdt_state *st)
-{
-	if (st->state != XDT_STATE_RUNNING)
-		return;
-	st->running = 0;
-	xdt_bufs_end(st);
-	fire(st, xdt_probe_end);
-	xdt_spec_clean(st);	/* commits on "other CPUs" land before the end */
-	link_ecbs(st, false);
-	st->state = XDT_STATE_STOPPED;
-}
-
-static void vm_reset(struct xdt_state *st)
-{
-	vm_stop(st);
-	kvfree(st->acts);
-	kvfree(st->clauses);
-	kvfree(st->difos);
-	kfree(st->aggs);
-	xdt_spec_free(st);
-	kvfree(st->ecbs);
-	xdt_vars_free(st->vars);
-	kvfree(st->blob);
-	xdt_bufs_free(st);
-	memset(st, 0, sizeof(*st));
-}
-
-static int vm_enable(struct xdt_state *st, struct xdt_enable *req)
-{
-	void *blob;
-	int ret;
-
-	if (st->state != XDT_STATE_IDLE)
-		return -EBUSY;
-	memset(req->err, 0, sizeof(req->err));
-	if (req->size > XDT_MAX_PROG) {
-		snprintf(req->err, sizeof(req->err),
-			 "program object of %u bytes (at most %u)", req->size,
-			 XDT_MAX_PROG);
-		return -E2BIG;
-	}
-	blob = kvmalloc(req->size, GFP_KERNEL);
-	if (!blob)
-		return -ENOMEM;
-	memcpy(blob, u64_to_user_ptr(req->prog), req->size);
-	/*
-	 * XDT_HOSTVM_PRIV=perfmon: a consumer as one that opened /dev/xdt
-	 * with CAP_PERFMON only, whose reads are held to its own memory
-	 * (core/portable/vars.c, Reads), so host tests check that rule in
-	 * milliseconds.  (-w is refused by core/main.c, not here.)
-	 */
-	st->perfmon_only = getenv("XDT_HOSTVM_PRIV") &&
-			   !strcmp(getenv("XDT_HOSTVM_PRIV"), "perfmon");
-	ret = xdt_prog_load(st, req, blob);	/* st owns blob now */
-	if (!ret)
-		ret = bind(st, req);
-	if (ret) {
-		vm_reset(st);
-		return ret;
-	}
-	req->nprobes = st->necbs;
-	st->state = XDT_STATE_ENABLED;
-	return 0;
-}
-
-static int vm_go(struct xdt_state *st)
-{
-	int ret;
-
-	if (st->state != XDT_STATE_ENABLED)
-		return -EINVAL;
-	ret = xdt_bufs_alloc(st);
-	if (ret)
-		return ret;
-	link_ecbs(st, true);
-	st->state = XDT_STATE_RUNNING;
-	fire(st, xdt_probe_begin);
-	st->running = 1;
-	return 0;
-}
-
-static int vm_probes(struct xdt_probe_query *q)
-{
-	struct xdt_probeinfo *out = u64_to_user_ptr(q->buf);
-	u32 j;
-
-	q->count = 0;
-	q->err[0] = '\0';
-	for (j = 0; j < 3; j++) {
-		struct xdt_probeinfo *pi;
-
-		if (!desc_matches(&q->match, &probes[j]))
-			continue;
-		if (q->count < q->cap) {
-			pi = &out[q->count];
-			memset(pi, 0, sizeof(*pi));
-			pi->id = probes[j].id;
-			snprintf(pi->desc.prov, sizeof(pi->desc.prov), "%s",
-				 probes[j].prov->name);
-			snprintf(pi->desc.name, sizeof(pi->desc.name), "%s",
-				 probes[j].name);
-		}
-		q->count++;
-	}
-	return 0;
-}
-
-static int vm_eprobes(struct xdt_state *st, struct xdt_eprobe_query *q)
-{
-	struct xdt_eprobe *out = u64_to_user_ptr(q->buf);
-	u32 i;
-
-	for (i = 0; i < st->necbs && i < q->cap; i++) {
-		struct xdt_ecb *e = &st->ecbs[i];
-
-		memset(&out[i], 0, sizeof(out[i]));
-		out[i].epid = e->epid;
-		out[i].clause = e->clause->index;
-		out[i].probe = e->probe->id;
-		snprintf(out[i].desc.prov, sizeof(out[i].desc.prov), "%s",
-			 e->probe->prov->name);
-		snprintf(out[i].desc.name, sizeof(out[i].desc.name), "%s",
-			 e->probe->name);
-	}
-	q->count = st->necbs;
-	return 0;
-}
 
 struct xdt_hostvm *xdt_hostvm_open(void)
 {
@@ -553,6 +381,15 @@ struct xdt_hostvm *xdt_hostvm_open(void)
 	if (setup())
 		return NULL;
 	vm = calloc(1, sizeof(*vm));
+	if (!vm)
+		return NULL;
+	/*
+	 * XDT_HOSTVM_PRIV=perfmon: a consumer as one that opened /dev/xdt
+	 * with CAP_PERFMON only (its reads held to its own memory, -w
+	 * refused), so host tests check those rules in milliseconds.
+	 */
+	vm->st.perfmon_only = getenv("XDT_HOSTVM_PRIV") &&
+			      !strcmp(getenv("XDT_HOSTVM_PRIV"), "perfmon");
 	return vm;
 }
 
@@ -560,61 +397,23 @@ void xdt_hostvm_close(struct xdt_hostvm *vm)
 {
 	if (!vm)
 		return;
-	vm_reset(&vm->st);
+	xdt_state_reset(&vm->st);
 	free(vm);
 }
 
 int xdt_hostvm_ioctl(struct xdt_hostvm *vm, unsigned long cmd, void *arg)
 {
 	struct xdt_state *st = &vm->st;
-	int ret;
+	long ret;
 
-	switch (cmd) {
-	case XDT_IOC_VERSION:
-		*(u32 *)arg = XDT_ABI_VERSION;
-		ret = 0;
-		break;
-	case XDT_IOC_PROBES:
-		ret = vm_probes(arg);
-		break;
-	case XDT_IOC_ENABLE:
-		ret = vm_enable(st, arg);
-		break;
-	case XDT_IOC_EPROBES:
-		ret = vm_eprobes(st, arg);
-		break;
-	case XDT_IOC_GO:
-		ret = vm_go(st);
-		break;
-	case XDT_IOC_STOP:
-		ret = st->state == XDT_STATE_RUNNING ? 0 : -EINVAL;
-		vm_stop(st);
-		break;
-	case XDT_IOC_BUFSNAP: {
-		struct xdt_bufsnap *b = arg;
-
-		/* the host's cleaner: every time the consumer reads */
-		if (st->state == XDT_STATE_RUNNING && !b->cpu)
-			xdt_spec_clean(st);
-		ret = st->state < XDT_STATE_RUNNING ? -EINVAL :
-		      xdt_buf_snap(st, b->cpu, u64_to_user_ptr(b->buf),
-				   &b->size, &b->drops);
-		break;
-	}
-	case XDT_IOC_AGGSNAP:
-		ret = st->state < XDT_STATE_RUNNING ? -EINVAL :
-		      xdt_agg_snap(st, arg);
-		break;
-	case XDT_IOC_STATUS:
-		xdt_state_status(st, arg);
-		ret = 0;
-		break;
-	default:
-		ret = -ENOTTY;
-	}
+	/* the host's cleaner of speculations: every time the consumer reads */
+	if (cmd == XDT_IOC_BUFSNAP && st->state == XDT_STATE_RUNNING &&
+	    !((struct xdt_bufsnap *)arg)->cpu)
+		xdt_spec_clean(st);
+	ret = xdt_ioctl_state(st, cmd, arg);
 	if (ret < 0) {
-		errno = -ret;
+		errno = (int)-ret;
 		return -1;
 	}
-	return ret;
+	return (int)ret;
 }

@@ -4,27 +4,33 @@
  *
  * The portable core is this directory: the DIF verifier and machine
  * (dif.c), D variables (vars.c), subroutines (subr.c), firing (firing.c),
- * buffers and aggregations (buf.c), speculations (spec.c) and program
- * loading (load.c).  It runs in two places: in the kernel, in xdt.ko, and
- * in user space, in libxdt's host VM (`dtrace -x hostvm`, the host tests).
- * Everything it calls that is not its own is declared here, and each of
- * the two environments defines all of it:
+ * buffers and aggregations (buf.c), speculations (spec.c), program
+ * loading (load.c), the probe table and its matching (probes.c), the
+ * enabling state machine (enable.c) and the device's ioctls (device.c).
+ * It runs in two places: in the kernel, in xdt.ko, and in user space, in
+ * libxdt's host VM (`dtrace -x hostvm`, the host tests).  Everything it
+ * calls that is not its own is declared here, and each of the two
+ * environments defines all of it:
  *
  *   kernel   core/kmem.c (memory, built-in variables, destructive actions),
- *            core/trap.c (xdt_stack), core/vars_reclaim.c (xdt_vars_stop),
- *            providers/dtrace.c (the END and ERROR probes)
+ *            core/trap.c (xdt_stack), core/sites.c,
+ *            core/xol.c and core/fentry.c (patch sites),
+ *            core/vars_reclaim.c (the background cleaners),
+ *            providers/dtrace.c (the BEGIN, END and ERROR probes)
  *   host     core/host/machine.c, all of it
  *
  * Besides these, the core uses the kernel's own small API for time
  * (ktime_get_ns), CPU ids (smp_processor_id, num_possible_cpus), per-CPU
- * data, locks, allocation and the current task -- the kernel provides it,
+ * data, locks, lists, allocation, module references, grace periods and
+ * the current task -- the kernel provides it,
  * and core/host/kernel.h reimplements it for one thread in user space.
  * Nothing else may be called: test_host_tools.py builds this directory for
  * the host and fails on any symbol neither declared here nor in that list
  * of C library functions.
  *
- * The calls below may be made in probe context, with interrupts off: none
- * may sleep, none may fault (a bad address is a return value).
+ * The calls below up to "enablings" may be made in probe context, with
+ * interrupts off: none may sleep, none may fault (a bad address is a
+ * return value).
  */
 #ifndef XDT_ENV_H
 #define XDT_ENV_H
@@ -33,6 +39,8 @@ struct xdt_mstate;
 struct xdt_probe;
 struct xdt_ctx;
 struct xdt_vars;
+struct xdt_site;
+struct xdt_state;
 
 /* ---- memory: loads that fault safely ------------------------------------ */
 /*
@@ -63,14 +71,32 @@ int xdt_chill(u64 ns);
 int xdt_breakpoint(void);
 void xdt_panic(const struct xdt_probe *p);
 
-/* ---- lifetimes ------------------------------------------------------------ */
+/* ---- enablings: GO and STOP (enable.c), in process context ---------------- */
 /*
- * After STOP nothing fires any more: the environment stops what it runs
- * for @v's variables in the background (the kernel's cleaner of dynamic
- * variables; the host VM has none).
+ * Patch sites: kernel text a GO patches and a STOP restores, and kinst's
+ * out-of-line slots.  Providers report their sites (xdt_provider_ops);
+ * the host VM's only provider has none, so it is only ever asked for 0.
+ * choose_begin() opens a GO's choice of how fbt entry sites are reached.
  */
+void xdt_fentry_choose_begin(void);
+int xdt_xol_prepare(struct xdt_site **sites, unsigned int n);
+void xdt_xol_release(struct xdt_site **sites, unsigned int n);
+int xdt_sites_patch(struct xdt_site **sites, unsigned int n, bool on);
+/*
+ * Work in the background while a consumer runs: the cleaner of @v's
+ * dynamic variables (start at GO; unhook at STOP before the grace period,
+ * so no firing can queue more of it; stop after it) and the cleaner of
+ * speculations, every @period jiffies.  The kernel's are workqueue items;
+ * the host VM has none (a run there is BEGIN and END only, and its
+ * consumer's reads clean speculations).
+ */
+int xdt_vars_start(struct xdt_vars *v);
+void xdt_vars_unhook(struct xdt_vars *v);
 void xdt_vars_stop(struct xdt_vars *v);
-/* The dtrace provider's probes the core fires: END at STOP, ERROR on a fault. */
-extern struct xdt_probe *xdt_probe_end, *xdt_probe_error;
+void xdt_spec_start(struct xdt_state *st, unsigned long period);
+void xdt_spec_stop(struct xdt_state *st);
+/* The dtrace provider's probes the core fires: BEGIN at GO, END at STOP,
+ * ERROR on a fault. */
+extern struct xdt_probe *xdt_probe_begin, *xdt_probe_end, *xdt_probe_error;
 
 #endif

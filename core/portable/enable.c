@@ -4,9 +4,12 @@
  * probe its description matches (one ECB per pair, in program order on
  * each probe).  GO patches the probes in and fires BEGIN; STOP patches them
  * out, waits until no CPU can still be inside a firing, and fires END.
+ *
+ * Portable: the host VM runs this same state machine.  What only a kernel
+ * has -- text to patch, out-of-line slots, module references, grace
+ * periods -- is the environment's (xdt_env.h); the host VM has no patch
+ * sites, so its calls there are given nothing to do.
  */
-#include <linux/module.h>
-
 #include "xdt_impl.h"
 
 struct bind_state {
@@ -76,7 +79,7 @@ static int bind(struct xdt_state *st, struct xdt_enable *req)
 	return ret;
 }
 
-int xdt_enable(struct xdt_state *st, struct xdt_enable *req, void *blob)
+int xdt_state_enable(struct xdt_state *st, struct xdt_enable *req, void *blob)
 {
 	int ret;
 
@@ -231,18 +234,10 @@ static int collect_sites(struct xdt_state *st)
 	return 0;
 }
 
-/*
- * How many consumers are tracing: GO done, STOP not begun.  Read-only in
- * /sys/module/xdt/parameters/tracing, for an operator asking "is anyone
- * tracing?" and for a script that must start its workload only once the
- * probes are in (a consumer's open pins the module before it compiles).
- * Changed under xdt_lock.
- */
-static int xdt_tracing;
-module_param_named(tracing, xdt_tracing, int, 0444);
-MODULE_PARM_DESC(tracing, "consumers tracing now (GO done, STOP not begun)");
+/* Consumers tracing: GO done, STOP not begun (core/main.c shows it). */
+int xdt_tracing;
 
-int xdt_go(struct xdt_state *st)
+int xdt_state_go(struct xdt_state *st)
 {
 	struct xdt_ctx ctx;
 	u32 i;
@@ -322,7 +317,7 @@ int xdt_go(struct xdt_state *st)
 	return ret;
 }
 
-void xdt_stop(struct xdt_state *st)
+void xdt_state_stop(struct xdt_state *st)
 {
 	if (st->state != XDT_STATE_RUNNING)
 		return;
@@ -350,7 +345,7 @@ static void stop_locked(struct xdt_state *st)
 		if (!switches_probe(&st->ecbs[i]) || !p->prov->ops->disable)
 			continue;
 		p->prov->ops->disable(p);
-		cond_resched();		/* as in xdt_go()'s enable() loop */
+		cond_resched();		/* as in xdt_state_go()'s enable() loop */
 		if (!p->prov->ops->quiesce)
 			continue;
 		for (j = 0; j < nq && quiesce[j] != p->prov; j++)
@@ -405,7 +400,7 @@ void xdt_state_reset(struct xdt_state *st)
 {
 	u32 i;
 
-	xdt_stop(st);
+	xdt_state_stop(st);
 	kvfree(st->acts);
 	kvfree(st->clauses);
 	kvfree(st->difos);
