@@ -144,22 +144,40 @@ def first_body_offset(isa, ko):
     return xdtvm.first_body_insn(isa, ko, TARGET)
 
 
-# What each ISA's kinst emulates in its trap handler (the rest runs out of
-# line): arch/<dir>/isa.toml [kinst], from arch/<dir>/kinst_isa.c.
-def emulated(isa, mnem):
-    """Whether kinst emulates @mnem (arch/<dir>/isa.toml [kinst])."""
-    k = xdtvm.FACTS[isa]["kinst"]
-    if k.get("strip_prefix") and mnem.startswith(k["strip_prefix"]):
-        mnem = mnem[len(k["strip_prefix"]):]
-    return mnem in k["emulated"] or \
-        any(mnem.startswith(p) for p in k["emulated_prefixes"])
+def kinst_listing(vm):
+    """kinst's own word on TARGET's instructions (`dtrace -l -v`): the
+    offsets it has probes at, the ones it refused with why, and how each
+    runs its instruction (its Insertion Mechanisms: "emulated" in the trap
+    handler or "out of line"), so the bench asks the kernel instead of
+    keeping its own copy of what each ISA's kinst emulates."""
+    r = vm.run(["dtrace", "-l", "-v", "-n", f"kinst::{TARGET}:"],
+               timeout=120)
+    probes, refused, how, name = set(), {}, {}, None
+    for ln in r.stdout.splitlines()[1:]:
+        m = re.match(r"\t\tbreakpoint; (emulated|out of line)$", ln)
+        if m and name:
+            how[name] = m.group(1)
+            continue
+        f = ln.split(None, 4)
+        if len(f) < 5 or f[1] != "kinst" or f[3] != TARGET:
+            continue
+        name = f[4].split()[0]
+        if f[0] == "-":
+            refused[name] = f[4].split("(refused:", 1)[-1].strip(" )")
+        else:
+            probes.add(name)
+    return dict(probes=probes, refused=refused, how=how, status=r.status,
+                text=(r.stdout + r.stderr).strip())
 
 
-def kinst_offsets(isa, ko):
-    """{"emul": (off, insn), "xol": (off, insn)} in xdt_bench_target: the
-    first instruction after the entry site that kinst emulates, and the
-    multiply at the middle of the function (run out of line); both run
-    exactly once per call (the function has no branch)."""
+def kinst_offsets(isa, ko, how):
+    """{"emul": (off, insn), "xol": (off, insn)} in xdt_bench_target,
+    chosen by what kinst says it does at each offset (@how, from
+    kinst_listing): the first instruction after the entry site that it
+    emulates, and the multiply at the middle of the function (run out of
+    line; else the middle out-of-line instruction).  Both run exactly once
+    per call (the function has no branch).  A key is missing when kinst
+    runs no instruction of the function that way."""
     body = xdtvm.function_body(isa, ko, TARGET)
     start = first_body_offset(isa, ko)[0]
     insns = []
@@ -169,16 +187,15 @@ def kinst_offsets(isa, ko):
             continue
         insns.append((int(m.group(1), 16), m.group(2),
                       " ".join(line.split(":", 1)[1].split("#")[0].split())))
-        if m.group(2) in ("ret", "c.jr", "retq"):
-            break
     res = {}
-    for off, mnem, text in insns:
-        if "emul" not in res and emulated(isa, mnem):
-            res["emul"] = (off, text)
-    xol = [i for i in insns if not emulated(isa, i[1])]
+    emul = [i for i in insns if how.get(str(i[0])) == "emulated"]
+    if emul:
+        res["emul"] = (emul[0][0], emul[0][2])
+    xol = [i for i in insns if how.get(str(i[0])) == "out of line"]
     mul = [i for i in xol if i[1] in ("imul", "mul")]
-    pick = mul[0] if mul else xol[len(xol) // 2]
-    res["xol"] = (pick[0], pick[2])
+    if xol:
+        pick = mul[0] if mul else xol[len(xol) // 2]
+        res["xol"] = (pick[0], pick[2])
     return res
 
 
@@ -226,8 +243,8 @@ class Bench:
             if not os.path.isfile(f):
                 raise SystemExit(f"{f} missing (run: make all)")
         self.off, self.off_insn = first_body_offset(isa, self.bench_ko)
-        self.offs = {"body": (self.off, self.off_insn),
-                     **kinst_offsets(isa, self.bench_ko)}
+        # + "emul", "xol": kinst's, once it has said (check_kinst)
+        self.offs = {"body": (self.off, self.off_insn)}
         self.vm = xdtvm.VM(isa, icount=icount, logdir=logdir)
         self.unsupported = {}
         # "trigger/variant" -> why it cannot be measured in this boot
@@ -279,46 +296,32 @@ class Bench:
             self.unavailable[f"syscall/{v}"] = why
 
     def check_kinst(self):
-        """Are kinst's probes there, at the offsets the rows use?"""
-        r = self.vm.run(["dtrace", "-l", "-v", "-n",
-                         f"kinst::{TARGET}:"], timeout=120)
-        probes, refused, how, name = set(), {}, {}, None
-        for ln in r.stdout.splitlines()[1:]:
-            # kinst says how each runs its instruction (its listing's
-            # Insertion Mechanisms: "breakpoint; emulated" / "... out of line")
-            m = re.match(r"\t\tbreakpoint; (emulated|out of line)$", ln)
-            if m and name:
-                how[name] = m.group(1)
-                continue
-            f = ln.split(None, 4)
-            if len(f) < 5 or f[1] != "kinst" or f[3] != TARGET:
-                continue
-            name = f[4].split()[0]
-            if f[0] == "-":
-                refused[name] = f[4].split("(refused:", 1)[-1].strip(" )")
-            else:
-                probes.add(name)
-        self.kinst_listed = sorted(probes, key=lambda x: int(x)
+        """The kinst rows' offsets, from what kinst says it does at each
+        instruction; a row kinst cannot serve is unavailable with why."""
+        k = kinst_listing(self.vm)
+        self.offs.update(kinst_offsets(self.isa, self.bench_ko, k["how"]))
+        self.kinst_listed = sorted(k["probes"], key=lambda x: int(x)
                                    if x.isdigit() else -1)
         for v, key in KINST.items():
-            off, insn = self.offs[key]
-            if not probes:
-                why = ("kinst lists no probe in "
-                       f"{TARGET} on this ISA (dtrace -l: status "
-                       f"{r.status}: {(r.stdout + r.stderr).strip()[-200:]})")
-            elif str(off) not in probes:
-                why = (f"kinst has no probe at offset {off} (`{insn}`): "
-                       + refused.get(str(off), "not listed"))
-            elif how.get(str(off)) != ("emulated" if key == "emul"
-                                       else "out of line"):
-                # the row's premise, from the kernel (arch/<dir>/isa.toml's
-                # [kinst] list chose the offset and could be stale)
-                why = (f"kinst runs `{insn}` at offset {off} "
-                       f"{how.get(str(off), 'in a way it does not say')}, "
-                       f"not as this row assumes")
-            else:
+            if key in self.offs:
                 continue
+            if not k["probes"]:
+                why = (f"kinst lists no probe in {TARGET} on this ISA "
+                       f"(dtrace -l: status {k['status']}: "
+                       f"{k['text'][-200:]})")
+            else:
+                why = (f"kinst runs no instruction of {TARGET} "
+                       + ("in its trap handler" if key == "emul" else
+                          "out of line") + " (refused: "
+                       + ("; ".join(f"+{o}: {w}" for o, w in
+                                    sorted(k["refused"].items()))
+                          or "none") + ")")
             self.unavailable[f"kernel/{v}"] = " ".join(why.split())
+            # the kprobe rows at the same instruction go with it
+            for name, kind, detail in VARIANTS:
+                if kind == "bpf" and detail[2] == key:
+                    self.unavailable[f"kernel/{name}"] = (
+                        f"no {key} offset: " + " ".join(why.split()))
 
     def stop(self):
         return self.vm.poweroff()

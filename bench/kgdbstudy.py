@@ -166,8 +166,9 @@ class Study:
         self.xdt_ko = os.path.join(b, "xdt", "xdt.ko")
         self.bench_ko = os.path.join(b, "modules", "xdt_bench",
                                      "xdt_bench.ko")
-        self.offs = benchlib.kinst_offsets(isa, self.bench_ko)
-        self.offs["entry"] = (0, "")
+        # + "emul", "xol": where kinst says it runs an instruction each
+        # way (start(), from its listing)
+        self.offs = {"entry": (0, "")}
         # The two functions probed: the bench module's target (the
         # DTrace-style mechanisms, as `make bench` measures them) and
         # read_zero in vmlinux (the debugger breakpoints, with xdt on the
@@ -206,6 +207,8 @@ class Study:
         v.run(["insmod", "/tmp/xdt_bench.ko"], check=True, timeout=120)
         v.put(self.xdt_ko, "/tmp/xdt.ko")
         v.run(["insmod", "/tmp/xdt.ko"], check=True, timeout=300)
+        self.offs.update(benchlib.kinst_offsets(
+            self.isa, self.bench_ko, benchlib.kinst_listing(v)["how"]))
         v.put(benchlib.guest_tool(self.isa, os.path.join(
             self.work, "bin")), BPFBENCH, mode="755")
         v.put(benchlib.build_static(self.isa, os.path.join(
@@ -317,6 +320,9 @@ class Study:
         return (statistics.median(ts) - self.none) / n
 
     def run_held(self, row, mech, desc, mode, offkey, observe):
+        if offkey and offkey not in self.offs:
+            raise Fail(f"kinst says it runs no instruction of {self.func} "
+                       f"the {offkey} way (dtrace -l -v)")
         off = self.offs[offkey][0] if offkey else 0
         desc = desc.format(f=self.func, off=off)
         if mech == "kprobe-events" and offkey:

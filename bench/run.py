@@ -84,11 +84,12 @@ def run_boot(isa, icount, size, logdir, samples, seed, triggers,
               os.path.join(os.path.dirname(logdir), "bin"))
     t0 = time.monotonic()
     b.start()
+    at = {k: (f"+{b.offs[k][0]:#x} ({b.offs[k][1]})" if k in b.offs
+              else "nowhere") for k in ("emul", "xol")}
     log(f"{tag} booted and modules loaded in {b.setup_s:.1f} s; kprobe-off "
         f"at +{b.off:#x} ({' '.join(b.off_insn.split())}); kinst/kprobe "
-        f"emulated at +{b.offs['emul'][0]:#x} ({b.offs['emul'][1]}), out "
-        f"of line at +{b.offs['xol'][0]:#x} ({b.offs['xol'][1]}); getppid "
-        f"probed at {b.gp_func}; clocksource {b.clocksource}")
+        f"emulated at {at['emul']}, out of line at {at['xol']} (as kinst "
+        f"says); getppid probed at {b.gp_func}; clocksource {b.clocksource}")
     for k, why in sorted(b.unavailable.items()):
         log(f"{tag} {k}: unavailable: {why}")
     rng = random.Random(seed)

@@ -223,7 +223,7 @@ def test_isa_toml_patch_is_isa_h_patch(isa):
     for insn in insns:
         w = int.from_bytes(insn, "little")
         assert any(w & m == v for m, v in xdtvm.TRAP_INSNS[isa]), insn.hex()
-    for sect in ("qemu", "debian", "abi", "ftrace", "kinst", "bench", "gdb"):
+    for sect in ("qemu", "debian", "abi", "ftrace", "bench", "gdb"):
         assert sect in xdtvm.FACTS[isa], f"arch/{adir}/isa.toml: no [{sect}]"
 
 

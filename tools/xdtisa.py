@@ -54,8 +54,10 @@ ISAS = _read_isas()
 
 def _read_facts():
     """Each ISA's arch/<dir>/isa.toml: what the tools know of it (QEMU's
-    machine, the patch and trap instructions, ftrace's sites, what kinst
-    emulates), written once there for tools/ and bench/ alike."""
+    machine, the patch and trap instructions, ftrace's sites, the bench's
+    and gdb's names), written once there for tools/ and bench/ alike.
+    What kinst does at an instruction is not here: kinst says it per probe
+    (`dtrace -l -v`), and the bench asks it."""
     facts = {}
     for name, i in ISAS.items():
         with open(os.path.join(TOP, "arch", i["dir"], "isa.toml"), "rb") as f:
