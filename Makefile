@@ -241,7 +241,7 @@ guest: $(foreach i,$(isas),$(BUILD)/$(i)/initramfs.cpio)
 # old text while the source was being edited can never look newer than
 # the new text (seen: a stale fbt.o survived a rebuild that way).
 RSYNC := rsync -rlpD --checksum
-MODULES := $(wildcard qemu-tests/modules/*)
+MODULES := $(wildcard tests/guest/modules/*)
 modules: kernels
 	@for i in $(isas); do \
 	  for m in $(MODULES); do \
@@ -271,7 +271,7 @@ test: all
 # The host-only tests (compiler, consumer, host VM, tools): seconds, no
 # guest boots; make test runs them first anyway.
 test-host: all
-	@XDT_HOST_ONLY=1 tools/run-tests
+	@tools/run-tests host
 
 # The guest tests again on the debug kernels (arch/variants/debug.config):
 # any KASAN, UBSAN, KFENCE, lockdep, RCU, BUG, WARNING or sleep-in-atomic
@@ -279,7 +279,7 @@ test-host: all
 # Host-only tests do not depend on the kernel and are not run again.
 test-debug:
 	@$(MAKE) --no-print-directory XDT_KVARIANT=debug all
-	@XDT_KVARIANT=debug tools/run-tests
+	@XDT_KVARIANT=debug tools/run-tests guest
 
 demo: all
 	@tools/xdt-vm demo

@@ -10,7 +10,7 @@ the table says so).  Throughout, the console is read for kernel reports
 each is a finding, listed by its first line and saved whole in the output
 directory, $XDT_CACHE/soak/<date>/.
 
-This lives in bench/ beside run.py and kgdbstudy.py, not in qemu-tests/: it
+This lives in bench/ beside run.py and kgdbstudy.py, not in tests/: it
 is a long run that measures and reports (rates, counts, a table for the
 README), not a pass/fail unit test, and `make test` must not collect it.
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * xdt-runas: run a command as another user with exactly the capabilities
- * named, for the privilege tests (qemu-tests/test_privileges.py,
+ * named, for the privilege tests (tests/guest/test_privileges.py,
  * docs/privileges.md).  Run as root:
  *
  *   xdt-runas UID GID CAPS CMD [ARG...]

@@ -5,7 +5,7 @@
  * kernel lays them out, put through the same walkers and printers as a
  * run's.  Only for what the host VM cannot run: kernel stacks (its stack()
  * is empty) and probes other than BEGIN, END and ERROR; everything else is
- * tested by running D on the host VM (qemu-tests/test_hostvm.py).
+ * tested by running D on the host VM (tests/host/test_hostvm.py).
  */
 #define _POSIX_C_SOURCE 200809L	/* strtok_r */
 #include <stdlib.h>

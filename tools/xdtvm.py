@@ -1,7 +1,7 @@
 """Boot xdt's Linux 6.1 guests under QEMU and drive them through the agent.
 
 One module shared by the launcher (tools/xdt-vm), the pytest harness
-(qemu-tests/) and the benches, so the per-ISA machine arguments live in one
+(tests/) and the benches, so the per-ISA machine arguments live in one
 place.  The agent protocol is described in guest/agent.h.
 """
 import atexit

@@ -5,7 +5,7 @@
  * compiles again after an error.  Then a run on the host VM: the
  * aggregations through xdt_aggwalk() (raw) and xdt_aggsnapshot()
  * (decoded, in DTrace's order).  Prints one line per check; the host test
- * (qemu-tests/test_compiler.py) compares them.
+ * (tests/host/test_compiler.py) compares them.
  */
 #define _POSIX_C_SOURCE 200809L	/* strnlen */
 #include <stdio.h>

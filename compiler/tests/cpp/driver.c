@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * driver.c - dt_cpp() (compiler/cpp.c) on its own, for qemu-tests/test_cpp.py:
+ * driver.c - dt_cpp() (compiler/cpp.c) on its own, for tests/host/test_cpp.py
+ * and tests/guest/test_cpp_guest.py:
  *
  *   driver FILE NAME [preprocessor options...]
  *

@@ -1,11 +1,9 @@
-"""Kernel types from BTF (compiler/btf.c).
+"""Kernel types from BTF (compiler/btf.c), on the host.
 
-Host: `dtrace -e -x vmlinux=...` against each lab kernel's vmlinux (its .BTF
+`dtrace -e -x vmlinux=...` against each lab kernel's vmlinux (its .BTF
 section): kernel types by name, compile errors that name what is unknown
-with line:column, D's own names winning over the kernel's.
-Guests (every ISA): the running kernel's /sys/kernel/btf/vmlinux; print()
-of a kernel struct by its type.  qemu-tests/d/tst.kernel_types*.d check
-values (curthread, member chains, a fault through a bad pointer).
+with line:column, D's own names winning over the kernel's.  The running
+kernel's BTF is tested in the guests (tests/guest/test_btf_guest.py).
 """
 import os
 import re
@@ -17,9 +15,8 @@ from conftest import missing
 
 import xdtvm
 from test_compiler import dtrace  # noqa: F401 (fixture)
-from test_xdt_kernel import xdt  # noqa: F401 (fixture)
 
-TOP = os.path.realpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+TOP = xdtvm.TOP
 CACHE = os.path.join(xdtvm.CACHE, "kernel")
 
 
@@ -42,7 +39,7 @@ def test_kernel_types_compile(dtrace, isa):  # noqa: F811
     """The guest tests' programs compile against each kernel's own BTF."""
     for name in ("tst.kernel_types.d", "tst.kernel_types_fault.d"):
         r = subprocess.run([dtrace, "-x", f"vmlinux={vmlinux(isa)}", "-e", "-s",
-                            os.path.join(TOP, "qemu-tests", "d", name)],
+                            os.path.join(TOP, "tests", "guest", "d", name)],
                            capture_output=True, text=True, timeout=60)
         assert r.returncode == 0, (name, r.stderr)
 
@@ -78,35 +75,6 @@ def test_no_kernel_types_when_asked(dtrace):  # noqa: F811
                         "BEGIN { trace(curthread->pid); }"],
                        capture_output=True, text=True, timeout=60)
     assert r.returncode == 1 and "non-struct/union" in r.stderr, r.stderr
-
-
-def test_print_kernel_struct(xdt):  # noqa: F811
-    """print() of a kernel struct prints its members by name, nested
-    structs and all, from the running kernel's BTF."""
-    r = xdt.run(["dtrace", "-qn", "BEGIN { print(*curthread); exit(0); }"],
-                timeout=120)
-    assert r.ok, r
-    assert r.stdout.startswith("struct task_struct {"), r.stdout[:200]
-    assert re.search(r"^    pid_t pid = 0x[0-9a-f]+$", r.stdout, re.M), r.stdout[:3000]
-    assert re.search(r'^    char \[16\] comm = \[ "dtrace" \]$', r.stdout, re.M), \
-        r.stdout[:3000]
-    # a nested struct, printed in place
-    assert re.search(r"^    struct list_head tasks = \{$", r.stdout, re.M), r.stdout[:3000]
-
-
-def test_typed_fbt_args(xdt):  # noqa: F811
-    """fbt args[] typed from the function's BTF prototype: vfs_read's
-    args[0] is a struct file * whose dentry names the file, args[2] the
-    count the program passed; the return probe's args[1] is the ssize_t
-    returned (DTrace's fbt convention)."""
-    r = xdt.run(["dtrace", "-qn",
-                 'fbt::vfs_read:entry /execname == "dd"/ { '
-                 '@e[stringof(args[0]->f_path.dentry->d_name.name), args[2]] = count(); } '
-                 'fbt::vfs_read:return /execname == "dd"/ { @r[args[1]] = count(); }',
-                 "-c", "dd if=/dev/zero of=/dev/null bs=123 count=3"], timeout=120)
-    assert r.ok, r
-    assert re.search(r"^  zero\s+123\s+3$", r.stdout, re.M), r.stdout
-    assert re.search(r"^\s+123\s+3$", r.stdout, re.M), r.stdout
 
 
 @pytest.mark.host
@@ -152,26 +120,3 @@ def test_kernel_variables(dtrace, isa):  # noqa: F811
         r.stderr
     r = compile_e(dtrace, isa, "BEGIN { trace(ext2`x); }")
     assert r.returncode == 1 and "only vmlinux's variables" in r.stderr, r.stderr
-
-
-def test_module_types(xdt):  # noqa: F811
-    """A loaded module's own types come from its split BTF
-    (/sys/kernel/btf/xdt_hello: ids and strings continuing vmlinux's), and
-    its functions' prototypes type fbt's args[]."""
-    from test_dtrace_guest import load_hello
-    load_hello(xdt)
-    try:
-        r = xdt.run(["dtrace", "-qn",
-                     "BEGIN { printf(\"%d %d %d\\n\", "
-                     "sizeof (struct trace_event_raw_xdt_hello_chain), "
-                     "offsetof(struct trace_event_raw_xdt_hello_chain, result), "
-                     "sizeof (((struct trace_event_raw_xdt_hello_chain *)0)->ent)); "
-                     "exit(0); }"], timeout=60)
-        assert r.ok, r
-        size, off, ent = map(int, r.stdout.split())
-        assert off == ent + 4 and size >= off + 4, r.stdout
-        r = xdt.run(["dtrace", "-l", "-v", "-n", "fbt:xdt_hello:xdt_hello_c:entry"],
-                    timeout=60)
-        assert r.ok and "\t\targs[0]: int\n" in r.stdout, r
-    finally:
-        xdt.run("rmmod xdt_hello")

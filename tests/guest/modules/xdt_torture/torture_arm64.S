@@ -2,7 +2,7 @@
 /*
  * xdt_torture, aarch64: the instruction classes kinst must relocate or
  * emulate.  Every function takes x in x0 and returns a u64 in x0; the
- * expected values are computed in qemu-tests/test_torture.py.  Offsets are
+ * expected values are computed in tests/guest/test_torture.py.  Offsets are
  * from the function's symbol (A64 is fixed-width: +4 per instruction).
  *
  * Control flow does not depend on x: every instruction runs once per call,

@@ -10,7 +10,7 @@
  * documents instruction by instruction what each exercises) so the classes
  * are guaranteed whatever the compiler does, plus one ordinary C function
  * with a loop, xdt_torture_c_loop.  The expected results are computed
- * independently in qemu-tests/test_torture.py.
+ * independently in tests/guest/test_torture.py.
  *
  * Interface, in /sys/kernel/debug/xdt_torture/:
  *   functions  read: this ISA's torture functions, one name a line

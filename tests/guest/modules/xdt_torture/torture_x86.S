@@ -2,7 +2,7 @@
 /*
  * xdt_torture, x86_64: the instruction classes kinst must relocate or
  * emulate.  Every function takes x in %rdi and returns a u64 in %rax; the
- * expected values are computed in qemu-tests/test_torture.py.  Offsets are
+ * expected values are computed in tests/guest/test_torture.py.  Offsets are
  * from the function's symbol (check with objdump -d xdt_torture.ko).
  *
  * Control flow does not depend on x: every instruction runs once per call,

@@ -24,16 +24,13 @@ import os
 import re
 import shutil
 import subprocess
-import sys
 import time
 
 import pytest
 
 from conftest import missing
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
-                                "..", "tools"))
-import xdtvm  # noqa: E402
+import xdtvm
 
 TOP = xdtvm.TOP
 ARCH = os.path.join(TOP, "arch", "x86_64")

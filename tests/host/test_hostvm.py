@@ -5,7 +5,7 @@ run in this process, BEGIN/END/ERROR only.  No guest: milliseconds a test.
   compiler/tests/vm/NAME.d   C's arithmetic in DIF (signed and unsigned
                              division, shifts, comparisons, promotions),
                              string compares, faults and ERROR
-  qemu-tests/d/NAME.d        every guest test that needs no probe but
+  tests/guest/d/NAME.d      every guest test that needs no probe but
                              BEGIN/END (no `cmd:` header): the host VM must
                              print what the guests print, byte for byte
                              (`/* hostvm: why not */` opts out: kernel types)
@@ -23,15 +23,16 @@ import pytest
 
 from conftest import check_expected
 
+import xdtvm
 from test_compiler import dtrace  # noqa: F401 (fixture)
-from test_d import header
+from test_d import SCRIPTS, header
 
 pytestmark = pytest.mark.host
 
-TOP = os.path.realpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+TOP = xdtvm.TOP
 VM = sorted(glob.glob(os.path.join(TOP, "compiler", "tests", "vm", "*.d")))
 # the guest scripts whose probes the host VM has (BEGIN, END, ERROR)
-GUEST = [s for s in sorted(glob.glob(os.path.join(TOP, "qemu-tests", "d", "*.d")))
+GUEST = [s for s in SCRIPTS
          if header(s, "cmd") is None and header(s, "hostvm") is None and not re.search(
              r"^(tick|profile|fbt|syscall|kinst|sdt|tp)\b", open(s).read(), re.M)]
 

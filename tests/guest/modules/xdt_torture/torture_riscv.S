@@ -2,7 +2,7 @@
 /*
  * xdt_torture, riscv64: the instruction classes kinst must relocate or
  * emulate.  Every function takes x in a0 and returns a u64 in a0; the
- * expected values are computed in qemu-tests/test_torture.py.  Offsets are
+ * expected values are computed in tests/guest/test_torture.py.  Offsets are
  * from the function's symbol (check with objdump -d -M no-aliases).
  *
  * The file is assembled with `.option norvc`: every instruction is the

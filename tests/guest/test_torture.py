@@ -1,4 +1,4 @@
-"""The kinst torture module (qemu-tests/modules/xdt_torture): functions in
+"""The kinst torture module (tests/guest/modules/xdt_torture): functions in
 hand-written assembly, one per instruction class kinst must relocate or
 emulate, each returning a value that is only right if every instruction ran
 correctly.  Here: the module has the instruction forms it promises (host

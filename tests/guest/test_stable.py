@@ -1,86 +1,18 @@
 """The stable providers (proc, sched, io: providers/stable.c) and the D
-library's translators (dlib/, /usr/lib/xdt in the guests).
-
-Guests (every ISA): seed 000's proc:::exec-success one-liner prints the
-command; exec/exit arguments; sched's on-cpu and off-cpu balance for one
-process; io:::start counts a known amount of direct I/O on the lab's virtio
-disk; `dtrace -l -v` prints translated argument types.
-Host: the library compiles against each lab kernel's BTF; stable probes'
-args[] are typed (an unknown member is an error naming it at line:column);
-without the library the error says which type is missing.
+library's translators (dlib/, /usr/lib/xdt in the guests), in every guest:
+seed 000's proc:::exec-success one-liner prints the command; exec/exit
+arguments; sched's on-cpu and off-cpu balance for one process; io:::start
+counts a known amount of direct I/O on the lab's virtio disk; `dtrace -l -v`
+prints translated argument types.  The library's compilation against each
+kernel is tested on the host (tests/host/test_stable_host.py).
 """
-import os
 import re
-import subprocess
-
-import pytest
 
 from conftest import missing
 
-import xdtvm
-from test_btf import vmlinux
-from test_compiler import dtrace  # noqa: F401 (fixture)
 from test_dtrace_guest import BEGUN
 from test_providers import sysc  # noqa: F401 (fixture)
 from test_xdt_kernel import xdt  # noqa: F401 (fixture)
-
-TOP = os.path.realpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-DLIB = os.path.join(TOP, "dlib")
-
-EVERY_TRANSLATOR = (
-    'proc:::create { trace(args[0]->pr_psargs); trace(args[0]->pr_pgid); } '
-    'proc:::signal-send { trace(args[0]->pr_sname); trace(args[1]->pr_ttydev); '
-    'trace(args[2]); } '
-    'sched:::enqueue { trace(args[2]->cpu_id); trace(curcpu->cpu_chip); '
-    'trace(args[0]->pr_clname); } '
-    'io:::start { trace(args[0]->b_flags & B_READ); trace(args[1]->dev_name); '
-    'trace(args[1]->dev_pathname); trace(args[2]->fi_pathname); } '
-    'fbt::vfs_read:entry { trace(xlate<fileinfo_t *>(args[0])->fi_pathname); '
-    'trace(xlate<fileinfo_t *>(args[0])->fi_fs); } '
-    'proc:::exec { trace(args[0]); } proc:::exec-failure { trace(args[0]); }')
-
-
-def compile_lib(dtrace, isa, prog, *extra):  # noqa: F811
-    return subprocess.run([dtrace, "-x", f"vmlinux={vmlinux(isa)}", "-L", DLIB,
-                           *extra, "-e", "-n", prog],
-                          capture_output=True, text=True, timeout=60)
-
-
-@pytest.mark.host
-@pytest.mark.parametrize("isa", xdtvm.ISAS)
-def test_library_compiles_against_each_kernel(dtrace, isa):  # noqa: F811
-    """Every translator member reads a member each ISA's kernel has."""
-    r = compile_lib(dtrace, isa, EVERY_TRANSLATOR)
-    assert r.returncode == 0, r.stderr
-    r = compile_lib(dtrace, isa, "BEGIN { trace(curpsinfo->pr_pid); "
-                    "trace(curlwpsinfo->pr_state == SONPROC); }")
-    assert r.returncode == 0, r.stderr
-
-
-@pytest.mark.host
-def test_stable_args_errors(dtrace):  # noqa: F811
-    isa = "x86_64"
-    r = compile_lib(dtrace, isa, "proc:::create\n{\n\ttrace(args[0]->pr_nope);\n}")
-    assert r.returncode == 1, r.stderr
-    assert ":3:15: pr_nope is not a member of struct psinfo" in r.stderr, r.stderr
-    r = compile_lib(dtrace, isa, "proc:::create { trace(args[1]); }", "-x", "errtags")
-    assert r.returncode == 1 and "[D_ARGS_IDX]" in r.stderr, r.stderr
-    # without the library: the translated type is named as missing
-    r = compile_lib(dtrace, isa, "io:::start { trace(args[0]->b_bcount); }",
-                    "-x", "nolibs")
-    assert r.returncode == 1 and "no type bufinfo_t *" in r.stderr, r.stderr
-    # a glob leaves args[] untyped, as for fbt
-    r = compile_lib(dtrace, isa, "sched:::*-cpu { trace(args[0]->pr_lwpid); }")
-    assert r.returncode == 1 and "must be applied to a pointer" in r.stderr, r.stderr
-
-
-@pytest.mark.host
-def test_first_attempts_declarations_are_dropped(dtrace):  # noqa: F811
-    """The program is compiled again once the library is loaded: what the
-    first attempt declared must not be "redeclared" the second time."""
-    r = compile_lib(dtrace, "x86_64", "struct s { int a; }; typedef int myint_t; "
-                    "enum e { ONE = 1 }; BEGIN { trace(curpsinfo->pr_pid + ONE); }")
-    assert r.returncode == 0, r.stderr
 
 
 def test_exec_success_one_liner(xdt):  # noqa: F811

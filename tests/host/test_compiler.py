@@ -16,7 +16,7 @@ import pytest
 from conftest import check_expected
 import xdtvm
 
-TOP = os.path.realpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+TOP = xdtvm.TOP
 TESTS = os.path.join(TOP, "compiler", "tests")
 pytestmark = pytest.mark.host
 

@@ -1,10 +1,10 @@
-"""Data-driven D tests in a booted guest: each qemu-tests/d/NAME.d runs with
+"""Data-driven D tests in a booted guest: each tests/guest/d/NAME.d runs with
 `dtrace -s` and its stdout must equal NAME.d.out byte for byte.
 
 Header comments on the first lines configure a test:
   /* flags: ... */    more dtrace arguments (shell words)
   /* cmd: ... */      a command for -c (so $target is its pid); the
-                      guest's /tmp/sysc is qemu-tests/progs/sysc.c
+                      guest's /tmp/sysc is tests/guest/progs/sysc.c
   /* stderr: RE */    a regular expression stderr must match
   /* stderr-not: RE */  one it must not (per line); without either, stderr
                       must name no error and no drop

@@ -2,7 +2,7 @@
 syscall (raw_syscalls tracepoints with a per-syscall enable map) and rawtp
 (every kernel tracepoint), on every ISA, plus dtrace loading xdt.ko itself.
 
-System calls come from qemu-tests/progs/sysc.c, run directly (a shell would
+System calls come from tests/guest/progs/sysc.c, run directly (a shell would
 make calls of its own), so counts are exact.  Timer counts are checked
 against an upper bound a correct rate can never pass and a lower bound a
 stalled host can still meet: the tests do not depend on the host's speed.

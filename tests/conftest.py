@@ -1,4 +1,5 @@
-"""Shared fixtures: one booted guest per ISA for the whole session.
+"""Shared fixtures and helpers of host/ (tests that boot no guest) and
+guest/ (tests that do): one booted guest per ISA for the whole session.
 
 XDT_ISAS selects the ISAs (default: all in arch/isas).  Each guest boots once
 with a gdbstub, is reused by every test of its ISA, and is powered off when
@@ -8,6 +9,7 @@ which it appeared, with the excerpt; every failing guest test gets the tail of
 the console in its report.
 """
 import os
+import pathlib
 import sys
 import time
 
@@ -17,6 +19,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "..", "tools"))
 import xdtvm  # noqa: E402
 
+HOST_DIR = pathlib.Path(__file__).resolve().parent / "host"
 LOGDIR = os.environ.get("XDT_LOGDIR") or os.path.join(
     xdtvm.CACHE, "logs", time.strftime("%Y%m%d-%H%M%S"))
 
@@ -83,23 +86,22 @@ def _boots(item):
 
 @pytest.hookimpl(trylast=True)
 def pytest_collection_modifyitems(config, items):
-    """Host-only tests first, so that a compiler failure shows in seconds
-    rather than after the guests (the order among the guest tests, which
-    pytest groups per ISA so that one guest boots once, is kept).  On a
-    kernel variant (make test-debug) only the tests that boot a guest run:
-    the host-only ones test nothing the variant changes."""
-    host = [it for it in items if not _boots(it)]
-    guest = [it for it in items if _boots(it)]
-    if os.environ.get("XDT_HOST_ONLY"):	# make test-host: no guest boots
-        if guest:
-            config.hook.pytest_deselected(items=guest)
-        items[:] = host
-    elif xdtvm.KVARIANT:
+    """A test that boots a guest in host/, or one that boots none in
+    guest/, is refused: make test-host must boot nothing, and host/ runs
+    first so that a compiler failure shows in seconds rather than after
+    the guests.  On a kernel variant (make test-debug) only the tests that
+    boot a guest run: the host-only ones test nothing the variant changes."""
+    misplaced = [it.nodeid for it in items
+                 if _boots(it) == (it.path.resolve().parent == HOST_DIR)]
+    if misplaced:
+        raise pytest.UsageError(
+            "host/ holds the tests that boot no guest and guest/ those that "
+            "do; in the wrong directory:\n  " + "\n  ".join(misplaced))
+    if xdtvm.KVARIANT:
+        host = [it for it in items if not _boots(it)]
         if host:
             config.hook.pytest_deselected(items=host)
-        items[:] = _kgdb_last(guest)
-    else:
-        items[:] = host + guest
+        items[:] = _kgdb_last([it for it in items if _boots(it)])
 
 
 def _kgdb_last(items):

@@ -1,7 +1,7 @@
 """The eBPF and ftrace baselines of the overhead benchmark (bench/README.md).
 
 Every mechanism xdt is compared with attaches a counting program to the
-bench module's noinline target (qemu-tests/modules/xdt_bench); the module's
+bench module's noinline target (tests/guest/modules/xdt_bench); the module's
 debugfs trigger calls it exactly N times, and the count read back must be N.
 Mechanisms a kernel lacks skip with the reason, which is checked against the
 kernel's .config and against what guest/xdt-bpfbench reports (exit 3).
@@ -32,7 +32,7 @@ TARGET = "xdt_bench_target"
 GUEST_BIN = "/tmp/xdt-bpfbench"
 TRAP = {isa: p[2] for isa, p in xdtvm.XDT_PATCH.items()}     # int3, brk, ...
 SRC = os.path.join(xdtvm.TOP, "guest", "xdt-bpfbench.c")
-MODSRC = os.path.join(xdtvm.TOP, "qemu-tests", "modules", "xdt_bench")
+MODSRC = os.path.join(xdtvm.TOP, "tests", "guest", "modules", "xdt_bench")
 MECHS = ["kprobe", "kprobe-off", "kretprobe", "fentry", "fexit",
          "kprobe-multi", "kprobe-events"]
 GETPPID_LOOP = "/tmp/getppid-loop"
