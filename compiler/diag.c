@@ -36,15 +36,25 @@ char *xstrdup(const char *s)
 	return d;
 }
 
+/*
+ * An error that is not a place in the source (out of memory): unwinds to
+ * the library call that is running (dt_errjmp), as a compile error does,
+ * with the message in dt_lasterr (line 0, tag DT_FATAL); with no call to
+ * unwind to, the message and exit(1).
+ */
 _Noreturn void dt_fatal(const char *fmt, ...)
 {
+	struct dt_error *e = &dt_lasterr;
 	va_list ap;
 
-	fputs("dtrace: ", stderr);
+	memset(e, 0, sizeof(*e));
+	e->tag = DT_FATAL;
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vsnprintf(e->msg, sizeof(e->msg), fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
+	if (dt_errjmp)
+		longjmp(*dt_errjmp, 1);
+	fprintf(stderr, "dtrace: %s\n", e->msg);
 	exit(1);
 }
 

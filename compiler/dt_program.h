@@ -61,6 +61,7 @@
 #define DT_TYPE_MEM	3	/* bytes of memory: tracemem(), structs */
 
 /* ---- helpers both halves use (compiler/diag.c) ------------------------- */
+/* Unwinds to the running library call (dt_errjmp) or exits: diag.c. */
 _Noreturn void dt_fatal(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void *xzalloc(size_t n);
 void *xrealloc(void *p, size_t n);
@@ -131,8 +132,9 @@ enum dt_errtag {
 const char *dt_errtag_name(int tag);
 
 /* A compile error, as a value: what dt_cerr() reports. */
+#define DT_FATAL	(-1)		/* dt_fatal()'s: out of memory, no place */
 struct dt_error {
-	int tag;			/* enum dt_errtag */
+	int tag;			/* enum dt_errtag, or DT_FATAL */
 	char file[256];
 	int line, col;
 	char msg[512];

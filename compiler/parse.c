@@ -1758,8 +1758,11 @@ static void clause(struct parser *ps, int src)
 
 	for (;;) {
 		if (nd == descap) {
-			descap = descap ? 2 * descap : 16;
-			descbuf = xrealloc(descbuf, descap * sizeof(*descbuf));
+			/* the new size once it is there: xrealloc may unwind */
+			int cap = descap ? 2 * descap : 16;
+
+			descbuf = xrealloc(descbuf, cap * sizeof(*descbuf));
+			descap = cap;
 		}
 		descs = descbuf;
 		if (!lex_probedesc(&ps->lx, descs[nd], sizeof(descs[nd]), &line, &col)) {

@@ -122,19 +122,30 @@ void aggtab_fold(struct dt_aggtab *t, const struct prog *p, const char *buf,
 				      k->nvals);
 			continue;
 		}
+		/*
+		 * Allocate first, then count the entry in: the allocators may
+		 * unwind (out of memory, dt_consumer.h), and a table must never
+		 * hold a half-made entry for the next walk to read.
+		 */
+		char *kcopy = xzalloc(k->keylen + 8);
+		__s64 *vcopy = xzalloc(k->nvals * sizeof(__s64));
+
 		if (t->n == t->cap) {
-			t->cap = t->cap ? 2 * t->cap : 64;
-			t->e = xrealloc(t->e, t->cap * sizeof(*t->e));
+			size_t cap = t->cap ? 2 * t->cap : 64;
+
+			t->e = xrealloc(t->e, cap * sizeof(*t->e));
+			t->cap = cap;
 		}
-		e = &t->e[t->n++];
+		e = &t->e[t->n];
 		e->aggid = k->aggid;
 		e->keylen = k->keylen;
 		e->nvals = k->nvals;
 		e->hash = h;
-		e->key = xzalloc(k->keylen + 8);
+		e->key = kcopy;
 		memcpy(e->key, key, k->keylen);
-		e->vals = xzalloc(k->nvals * sizeof(__s64));
+		e->vals = vcopy;
 		memcpy(e->vals, vals, k->nvals * sizeof(__s64));
+		t->n++;
 		if (2 * t->n + 2 > t->nslots)
 			rehash(t);
 		else {

@@ -181,7 +181,7 @@ static int list_one(struct xdt_hdl *h, int fd, const struct xdt_probedesc *m,
  * given; one that matches nothing says so and makes the exit status 1, and
  * the others are still listed.
  */
-int xdt_list_probes(xdt_hdl_t *h, const struct xdt_probedesc *m, int n,
+static int list_probes(xdt_hdl_t *h, const struct xdt_probedesc *m, int n,
 		    int verbose)
 {
 	int fd = open_dev_err(h->errmsg, sizeof(h->errmsg)), ret = 0;
@@ -199,6 +199,15 @@ int xdt_list_probes(xdt_hdl_t *h, const struct xdt_probedesc *m, int n,
 		ret |= r;
 	}
 	close(fd);
+	return ret;
+}
+
+int xdt_list_probes(xdt_hdl_t *h, const struct xdt_probedesc *m, int n,
+		    int verbose)
+{
+	int ret = -1;
+
+	XDT_GUARDED(h, return -1, ret = list_probes(h, m, n, verbose));
 	return ret;
 }
 
@@ -375,8 +384,8 @@ static int drain_cpu(struct xdt_hdl *h, const struct xdt_consumer *c, int cpu)
 		if ((errno == ENOSPC || errno == EOVERFLOW || errno == E2BIG ||
 		     errno == EMSGSIZE) && h->bufcap < (256u << 20)) {
 			/* our buffer is smaller than the kernel's: grow, retry */
-			h->bufcap *= 2;
-			h->buf = xrealloc(h->buf, h->bufcap);
+			h->buf = xrealloc(h->buf, h->bufcap * 2);
+			h->bufcap *= 2;	/* after: xrealloc may unwind */
 			continue;
 		}
 		return 0;	/* offline CPU and the like: nothing to read */
@@ -435,7 +444,7 @@ static int run_setopt(void *ctx, const char *name, const char *val)
 	return 0;
 }
 
-int xdt_go(xdt_hdl_t *h)
+static int go(xdt_hdl_t *h)
 {
 	const struct prog *p = &h->p;
 	struct xdt_enable en;
@@ -545,7 +554,15 @@ int xdt_go(xdt_hdl_t *h)
 	return 0;
 }
 
-int xdt_work(xdt_hdl_t *h, const struct xdt_consumer *c)
+int xdt_go(xdt_hdl_t *h)
+{
+	int ret = -1;
+
+	XDT_GUARDED(h, return -1, ret = go(h));
+	return ret;
+}
+
+static int work(xdt_hdl_t *h, const struct xdt_consumer *c)
 {
 	struct xdt_status st;
 	struct timespec ts;
@@ -578,7 +595,15 @@ int xdt_work(xdt_hdl_t *h, const struct xdt_consumer *c)
 	return XDT_WORK_OKAY;
 }
 
-int xdt_stop(xdt_hdl_t *h, const struct xdt_consumer *c)
+int xdt_work(xdt_hdl_t *h, const struct xdt_consumer *c)
+{
+	int ret = -1;
+
+	XDT_GUARDED(h, return -1, ret = work(h, c));
+	return ret;
+}
+
+static int stop(xdt_hdl_t *h, const struct xdt_consumer *c)
 {
 	int ret = 0;
 
@@ -590,6 +615,16 @@ int xdt_stop(xdt_hdl_t *h, const struct xdt_consumer *c)
 	drain(h, c);
 	h->running = 0;
 	h->stopped = 1;
+	return ret;
+}
+
+int xdt_stop(xdt_hdl_t *h, const struct xdt_consumer *c)
+{
+	int ret = -1;
+
+	/* stopped even so: the kernel's side went first (stop()) */
+	XDT_GUARDED(h, h->running = 0; h->stopped = 1; return -1,
+		    ret = stop(h, c));
 	return ret;
 }
 
@@ -608,7 +643,7 @@ int xdt_status(xdt_hdl_t *h, struct xdt_status *st)
  * (dt_handle.c's table), each with its DTRACEDROP_* tag under -x droptags;
  * under -x oformat=json each is also a "drop" object on the output.
  */
-void xdt_report_drops(xdt_hdl_t *h, const struct xdt_status *st)
+static void report_drops(xdt_hdl_t *h, const struct xdt_status *st)
 {
 	int tags = h->o.droptags;
 	struct jw w = { dt_out(h), 0, { 0 } };
@@ -651,6 +686,12 @@ void xdt_report_drops(xdt_hdl_t *h, const struct xdt_status *st)
 	if (st->errors)
 		fprintf(stderr, "dtrace: %llu error%s\n",
 			(unsigned long long)st->errors, st->errors == 1 ? "" : "s");
+}
+
+void xdt_report_drops(xdt_hdl_t *h, const struct xdt_status *st)
+{
+	/* the report is cut short; h->errmsg says why */
+	XDT_GUARDED(h, return, report_drops(h, st));
 }
 
 /*
@@ -737,7 +778,7 @@ static int raw_entry(void *ctx, const struct dt_aggent *e)
  * oprintf("\n")) and then the aggregations printa() has not printed,
  * one after the other (libdtrace's dt_print_aggs puts no line between).
  */
-int xdt_aggwalk(xdt_hdl_t *h, int (*fn)(const struct xdt_aggdata *, void *),
+static int aggwalk(xdt_hdl_t *h, int (*fn)(const struct xdt_aggdata *, void *),
 		void *arg)
 {
 	size_t size;
@@ -780,6 +821,15 @@ int xdt_aggwalk(xdt_hdl_t *h, int (*fn)(const struct xdt_aggdata *, void *),
 	return 0;
 }
 
+int xdt_aggwalk(xdt_hdl_t *h, int (*fn)(const struct xdt_aggdata *, void *),
+		void *arg)
+{
+	int ret = -1;
+
+	XDT_GUARDED(h, return -1, ret = aggwalk(h, fn, arg));
+	return ret;
+}
+
 /* ---- structured consumers (libxdt.h) ------------------------------------ */
 int xdt_record_nvalues(xdt_hdl_t *h, const struct xdt_record *r)
 {
@@ -802,12 +852,20 @@ int xdt_record_value(xdt_hdl_t *h, const struct xdt_record *r, int i,
 	return 0;
 }
 
-char *xdt_record_consume(xdt_hdl_t *h, const struct xdt_record *r, size_t *len)
+static char *record_consume(xdt_hdl_t *h, const struct xdt_record *r, size_t *len)
 {
 	*len = 0;
 	if (r->clause < 0 || r->clause >= h->p.nclauses)
 		return xzalloc(1);
 	return print_record_text(&h->pr, &h->p, r->clause, r->data, len);
+}
+
+char *xdt_record_consume(xdt_hdl_t *h, const struct xdt_record *r, size_t *len)
+{
+	char *ret = NULL;
+
+	XDT_GUARDED(h, return NULL, ret = record_consume(h, r, len));
+	return ret;
 }
 
 void xdt_ksym(__u64 pc, char *buf, size_t len)
@@ -853,7 +911,7 @@ static int snap_all(xdt_hdl_t *h, int (*fn)(const struct xdt_aggentry *, void *)
 	return 0;
 }
 
-int xdt_aggsnapshot(xdt_hdl_t *h, int (*fn)(const struct xdt_aggentry *, void *),
+static int aggsnapshot(xdt_hdl_t *h, int (*fn)(const struct xdt_aggentry *, void *),
 		    void *arg)
 {
 	if (!h->p.naggs || !h->pr.aggs)
@@ -861,4 +919,13 @@ int xdt_aggsnapshot(xdt_hdl_t *h, int (*fn)(const struct xdt_aggentry *, void *)
 	if (h->running && agg_snap(h, 1, NULL))
 		return -1;
 	return snap_all(h, fn, arg);
+}
+
+int xdt_aggsnapshot(xdt_hdl_t *h, int (*fn)(const struct xdt_aggentry *, void *),
+		    void *arg)
+{
+	int ret = -1;
+
+	XDT_GUARDED(h, return -1, ret = aggsnapshot(h, fn, arg));
+	return ret;
 }

@@ -31,6 +31,35 @@ struct dt_opts {
 	int destructive;	/* -w: destructive actions allowed */
 };
 
+/*
+ * Out of memory unwinds, it never exits.  The allocation helpers both
+ * halves use (xzalloc, xrealloc, xstrdup: compiler/diag.c) call dt_fatal()
+ * when malloc fails, and dt_fatal() longjmps to dt_errjmp as a compile
+ * error does.  Every public call that allocates runs its work as
+ * XDT_GUARDED(h, on_error, ret = work(...)): an unwind lands there with
+ * the message in h->errmsg and errno ENOMEM, and the call returns its
+ * error.  What the call had half done stays half done: after it the handle
+ * may be stopped and closed, and nothing more is promised (libdtrace
+ * returns EDT_NOMEM from the same places and promises no more).
+ * @body must be a plain statement: a `return` in it would leave dt_errjmp
+ * pointing into a frame that is gone.
+ */
+#define XDT_GUARDED(h, on_error, body) do {				\
+	jmp_buf guard_jb_;						\
+	jmp_buf *volatile guard_saved_ = dt_errjmp;			\
+									\
+	if (setjmp(guard_jb_)) {					\
+		dt_errjmp = guard_saved_;				\
+		dt_guard_failed((h));					\
+		on_error;						\
+	}								\
+	dt_errjmp = &guard_jb_;						\
+	body;								\
+	dt_errjmp = guard_saved_;					\
+} while (0)
+struct xdt_hdl;
+void dt_guard_failed(struct xdt_hdl *h);	/* errmsg, errno (libxdt.c) */
+
 /* A whole file, NUL-terminated (malloc'd), or NULL with errno set. */
 char *dt_readfile(const char *path);
 

@@ -470,9 +470,20 @@ static int apply_pragmas(const char *src, const char *file, struct xdt_hdl *c,
 	return 0;
 }
 
+/* XDT_GUARDED's landing (dt_consumer.h): dt_fatal()'s message, ENOMEM. */
+void dt_guard_failed(struct xdt_hdl *h)
+{
+	snprintf(h->errmsg, sizeof(h->errmsg), "%s", dt_lasterr.msg);
+	errno = ENOMEM;
+}
+
 xdt_hdl_t *xdt_open(void)
 {
-	struct xdt_hdl *h = xzalloc(sizeof(*h));
+	/* calloc, not xzalloc: there is no handle to return the error in */
+	struct xdt_hdl *h = calloc(1, sizeof(*h));
+
+	if (!h)
+		return NULL;
 
 	h->o.bufsize = 4u << 20;
 	/*
@@ -526,7 +537,11 @@ void xdt_set_output(xdt_hdl_t *h, FILE *fp)
 
 int xdt_setopt(xdt_hdl_t *h, const char *name, const char *value)
 {
-	return set_one(name, value, h, h->errmsg, sizeof(h->errmsg));
+	int ret = -1;
+
+	XDT_GUARDED(h, return -1,
+		    ret = set_one(name, value, h, h->errmsg, sizeof(h->errmsg)));
+	return ret;
 }
 
 void xdt_set_macros(xdt_hdl_t *h, char **argv, int argc)
@@ -603,14 +618,17 @@ static int compile_once(xdt_hdl_t *h, const char *src, const char *name,
 	if (setjmp(jb)) {
 		dt_errjmp = saved;
 		cerror_from(err, &dt_lasterr);
+		if (!err->file[0])	/* dt_fatal's: no place in the source */
+			snprintf(err->file, sizeof(err->file), "%s", name);
 		p->nclauses = nc, p->nacts = na, p->ndifos = nd, p->naggs = ng;
 		p->nvars = nv, p->ninlines = ni, p->nxlators = nx, p->nsrc = ns;
 		return -1;
 	}
 	dt_errjmp = &jb;
 	if (!p->strsize) {	/* the first text: now strsize is final */
-		p->strsize = h->env.strsize;
+		/* (set after: an unwind out of types_init() starts it over) */
 		types_init(h->env.strsize);
+		p->strsize = h->env.strsize;
 	}
 	if (mark)
 		type_mark(mark);
@@ -750,8 +768,8 @@ static int load_libs(xdt_hdl_t *h, struct xdt_cerror *err)
 	return ret;
 }
 
-int xdt_compile(xdt_hdl_t *h, const char *src, const char *name, int file,
-		struct xdt_cerror *err)
+static int compile(xdt_hdl_t *h, const char *src, const char *name, int file,
+		   struct xdt_cerror *err)
 {
 	int ret;
 
@@ -773,9 +791,27 @@ int xdt_compile(xdt_hdl_t *h, const char *src, const char *name, int file,
 	return ret;
 }
 
+/*
+ * Out of memory outside compile_once()'s own unwinding (the library's
+ * files, the preprocessor, the program's layout) is a compile error with
+ * no place in the source, as the preprocessor's are.
+ */
+int xdt_compile(xdt_hdl_t *h, const char *src, const char *name, int file,
+		struct xdt_cerror *err)
+{
+	int ret = -1;
+
+	XDT_GUARDED(h, {
+		cerror_from(err, &dt_lasterr);
+		snprintf(err->file, sizeof(err->file), "%s", name);
+		return -1;
+	}, ret = compile(h, src, name, file, err));
+	return ret;
+}
+
 void xdt_dis(xdt_hdl_t *h, FILE *fp)
 {
-	dis_prog(fp, &h->p);
+	XDT_GUARDED(h, return, dis_prog(fp, &h->p));
 }
 
 int xdt_nclauses(const xdt_hdl_t *h)

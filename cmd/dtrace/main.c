@@ -273,6 +273,8 @@ int main(int argc, char **argv)
 	int ncpp = 0, cpp = 0;
 	struct xdt_cerror err;
 
+	if (!h)
+		fatal("cannot open a handle: %s", strerror(errno));
 	memset(&lmatch, 0, sizeof(lmatch));
 	while ((c = getopt(argc, argv, "+n:s:lvqwo:c:p:eSx:P:m:f:X:hCD:U:I:HL:")) != -1) {
 		switch (c) {

@@ -119,7 +119,6 @@ struct xdt_probe *xdt_probe_begin, *xdt_probe_end, *xdt_probe_error;
 static struct task_struct task;
 struct task_struct *xdt_host_current = &task;
 static char *comm;
-static int setup_done;
 
 /* Names in recorded memory, so D reads them as it reads the kernel's. */
 static const char *dup_name(const char *s)
@@ -140,26 +139,38 @@ static int setup(void)
 	struct xdt_probe **slot[] = { &xdt_probe_begin, &xdt_probe_end,
 				      &xdt_probe_error };
 	static const char *const names[] = { "BEGIN", "END", "ERROR" };
+	static int registered;
 	FILE *f;
 	int i;
 
-	if (setup_done)
-		return 0;
-	dtrace_prov.name = dup_name("dtrace");
-	comm = xdt_host_alloc(16, 1);	/* TASK_COMM_LEN */
+	/* Each step once: a step that failed (no memory) is tried again. */
+	if (!dtrace_prov.name)
+		dtrace_prov.name = dup_name("dtrace");
+	if (!comm) {
+		comm = xdt_host_alloc(16, 1);	/* TASK_COMM_LEN */
+		if (comm) {
+			f = fopen("/proc/self/comm", "r");
+			if (!f || !fgets(comm, 16, f))
+				strcpy(comm, "dtrace");
+			if (f)
+				fclose(f);
+			comm[strcspn(comm, "\n")] = '\0';
+		}
+	}
 	if (!dtrace_prov.name || !comm)
 		return -ENOMEM;
-	f = fopen("/proc/self/comm", "r");
-	if (!f || !fgets(comm, 16, f))
-		strcpy(comm, "dtrace");
-	if (f)
-		fclose(f);
-	comm[strcspn(comm, "\n")] = '\0';
-	xdt_probes_init();
-	xdt_provider_register(&dtrace_prov);
+	if (!registered) {
+		xdt_probes_init();
+		xdt_provider_register(&dtrace_prov);
+		registered = 1;
+	}
 	for (i = 0; i < 3; i++) {
-		const char *empty = dup_name(""), *name = dup_name(names[i]);
+		const char *empty, *name;
 
+		if (*slot[i])
+			continue;
+		empty = dup_name("");
+		name = dup_name(names[i]);
 		if (!empty || !name)
 			return -ENOMEM;
 		*slot[i] = xdt_probe_create(&dtrace_prov, empty, empty, name,
@@ -167,7 +178,6 @@ static int setup(void)
 		if (!*slot[i])
 			return -ENOMEM;
 	}
-	setup_done = 1;
 	return 0;
 }
 
@@ -378,8 +388,10 @@ struct xdt_hostvm *xdt_hostvm_open(void)
 {
 	struct xdt_hostvm *vm;
 
-	if (setup())
+	if (setup()) {
+		errno = ENOMEM;
 		return NULL;
+	}
 	vm = calloc(1, sizeof(*vm));
 	if (!vm)
 		return NULL;

@@ -41,6 +41,10 @@ static void hostvm_aggs(void)
 	struct xdt_consumer c = { .record = discard };
 	struct xdt_cerror e;
 
+	if (!h) {
+		printf("hostvm: no handle\n");
+		return;
+	}
 	xdt_setopt(h, "hostvm", NULL);
 	xdt_setopt(h, "quiet", NULL);
 	if (xdt_compile(h, "BEGIN { @a[\"x\"] = count(); @a[\"y\"] = count(); "
@@ -51,9 +55,9 @@ static void hostvm_aggs(void)
 	}
 	while (xdt_work(h, &c) == XDT_WORK_OKAY)
 		;
-	xdt_stop(h, &c);
-	xdt_aggwalk(h, raw, NULL);
-	xdt_aggsnapshot(h, decoded, NULL);
+	if (xdt_stop(h, &c) || xdt_aggwalk(h, raw, NULL) ||
+	    xdt_aggsnapshot(h, decoded, NULL))
+		printf("hostvm: %s\n", xdt_errmsg(h));
 	xdt_close(h);
 }
 
@@ -63,6 +67,10 @@ int main(void)
 	struct xdt_cerror e;
 	int r;
 
+	if (!h) {
+		printf("no handle\ndone\n");
+		return 0;
+	}
 	r = xdt_compile(h, "BEGIN\n{\n\tx = 1 +;\n}\n", "bad.d", 1, &e);
 	printf("bad: %d %s %s:%d:%d: %s | %s\n", r, e.tagname, e.file, e.line,
 	       e.col, e.msg, e.srcline);
@@ -82,5 +90,7 @@ int main(void)
 	printf("program: %d clauses\n", xdt_nclauses(h));
 	xdt_close(h);
 	hostvm_aggs();
+	/* the end, reached whatever failed on the way (no call exits) */
+	printf("done\n");
 	return 0;
 }

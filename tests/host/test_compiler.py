@@ -205,21 +205,28 @@ def test_dis_matches_isa(dtrace):
                 assert int(m.group(1), 16) >> 24 < 0x26, line
 
 
-def test_libxdt_errors_are_values(tmp_path):
-    """libxdt: a compile error comes back as a value (file, line, column,
-    tag, message, source line) and the handle compiles again after it; a
-    bad option is an error value too; on the host VM, the aggregations
-    come back raw (xdt_aggwalk) and decoded in DTrace's order
-    (xdt_aggsnapshot).  The driver links the compiler's sources as any
-    libxdt user would: libxdt.h alone."""
+@pytest.fixture(scope="module")
+def libxdt_driver(tmp_path_factory):
+    """libxdt/tests/test_libxdt.c, built against libxdt.a: it links the
+    compiler's sources as any libxdt user would, libxdt.h alone."""
     lib = _build("host-libxdt", "libxdt.a")
-    exe = str(tmp_path / "test_libxdt")
+    exe = str(tmp_path_factory.mktemp("libxdt") / "test_libxdt")
     r = subprocess.run(["gcc", "-std=c11", "-O2", "-Wall", "-Wextra", "-Werror",
                         "-I" + os.path.join(TOP, "core", "uapi"),
                         "-I" + os.path.join(TOP, "libxdt"), "-o", exe,
                         os.path.join(TOP, "libxdt", "tests", "test_libxdt.c"), lib],
                        capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
+    return exe
+
+
+def test_libxdt_errors_are_values(libxdt_driver):
+    """libxdt: a compile error comes back as a value (file, line, column,
+    tag, message, source line) and the handle compiles again after it; a
+    bad option is an error value too; on the host VM, the aggregations
+    come back raw (xdt_aggwalk) and decoded in DTrace's order
+    (xdt_aggsnapshot)."""
+    exe = libxdt_driver
     r = subprocess.run([exe], capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
     assert r.stdout.splitlines() == [
@@ -237,4 +244,50 @@ def test_libxdt_errors_are_values(tmp_path):
         'entry: @a count 1 x 1',
         'entry: @a count 1 y 2',
         'entry: @b sum 0 - 5',
+        'done',
     ], r.stdout
+
+
+def test_libxdt_out_of_memory_is_an_error_value(libxdt_driver, tmp_path):
+    """Every allocation the library makes, failed in turn (fail-nth for
+    user space: tests/host/progs/failnth.c, preloaded), in the driver of
+    the test above (compile errors, options, a host VM run, both
+    aggregation walks): each run ends normally and reaches its last line
+    -- the failure came back from a call as an error value, never an
+    exit(), a crash or a hang -- and the run whose failure hit nothing
+    prints what the normal run prints.  (This found a parser table whose
+    size was counted before its allocation, the NULL pointer the aarch64
+    soak's failslab stage met in lex_probedesc.)"""
+    so = str(tmp_path / "failnth.so")
+    r = subprocess.run(["gcc", "-O2", "-Wall", "-Wextra", "-Werror", "-shared",
+                        "-fPIC", "-o", so,
+                        os.path.join(TOP, "tests", "host", "progs",
+                                     "failnth.c")],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+
+    def run(n):
+        env = dict(os.environ, LD_PRELOAD=so, XDT_FAILNTH=str(n))
+        return subprocess.run([libxdt_driver], capture_output=True,
+                              text=True, env=env, timeout=60)
+
+    normal = run(0)
+    assert normal.returncode == 0, normal
+    m = re.search(r"failnth: (\d+) allocations", normal.stderr)
+    total = int(m.group(1))
+    assert total > 100, normal.stderr  # the driver's own work, and more
+    bad, errors = [], 0
+    for n in range(1, total + 1):
+        r = run(n)
+        lines = r.stdout.splitlines()
+        if r.returncode != 0 or not lines or lines[-1] != "done":
+            bad.append(f"allocation {n}: status {r.returncode}, last "
+                       f"lines {lines[-3:]}, stderr {r.stderr[-300:]!r}")
+        elif r.stdout != normal.stdout:
+            errors += 1
+    assert not bad, f"{len(bad)} of {total} failed allocations:\n" + \
+        "\n".join(bad[:20])
+    # most failures show: an error value somewhere in the output
+    assert errors > total // 4, (errors, total)
+    # one past the last: nothing failed, the normal output
+    assert run(total + 1).stdout == normal.stdout
