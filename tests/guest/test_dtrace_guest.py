@@ -166,19 +166,25 @@ def assert_pinned_while_traced(vm, desc, module):
         assert "Resource temporarily unavailable" in r.stderr, r
 
 
-# Shell: wait until the background dtrace (pid {pid}) printed its BEGIN
-# line "go" into {out} -- tracing is on -- or fail if it ended first.
-BEGUN = ("while ! grep -q '^go$' {out} 2>/dev/null; do "
-         "kill -0 {pid} 2>/dev/null || exit 3; sleep 0.1; done; ")
+def begun(cmd, out):
+    """Shell: start @cmd (a dtrace whose BEGIN prints "go") in the
+    background with its output in @out, its pid in $d, and wait until
+    "go" is there -- tracing is on -- or fail (exit 3) if it ended first.
+    @out goes first: the redirection truncates it only once the child
+    runs, and a "go" left by an earlier command would be read as this
+    one's (a sched:::enqueue that should have been refused was enabled
+    before the fbt consumer it was to meet, on the aarch64 debug kernel)."""
+    return (f"rm -f {out}; {cmd} >{out} 2>&1 & d=$!; "
+            f"while ! grep -q '^go$' {out} 2>/dev/null; do "
+            "kill -0 $d 2>/dev/null || exit 3; sleep 0.1; done; ")
 
 
 def test_sigint_ends_tracing_and_prints_aggregations(xdt):
     # BEGIN fires at GO, once every probe is in: its line in the output is
     # the signal to start the workload (no sleep that a slow host outlasts).
-    r = xdt.run("dtrace -qn 'BEGIN { printf(\"go\\n\"); } "
-                "fbt::read_zero:entry { @ = count(); }' "
-                "> /tmp/int.out 2>&1 & d=$!; "
-                f"{BEGUN.format(out='/tmp/int.out', pid='$d')}"
+    r = xdt.run(begun("dtrace -qn 'BEGIN { printf(\"go\\n\"); } "
+                      "fbt::read_zero:entry { @ = count(); }'",
+                      "/tmp/int.out") +
                 "dd if=/dev/zero of=/dev/null bs=1 count=42 2>/dev/null; "
                 "kill -INT $d; wait $d; echo status=$?; cat /tmp/int.out",
                 timeout=120)

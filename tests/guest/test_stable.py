@@ -10,7 +10,7 @@ import re
 
 from conftest import missing
 
-from test_dtrace_guest import BEGUN
+from test_dtrace_guest import begun
 from test_providers import sysc  # noqa: F401 (fixture)
 from test_xdt_kernel import xdt  # noqa: F401 (fixture)
 
@@ -119,20 +119,18 @@ def test_kprobe_and_fbt_site_exclude_each_other(xdt):  # noqa: F811
                 timeout=120)
     assert r.code == 1 and busy in r.stderr, r
     # another consumer holds the kprobe: fbt there is refused
-    r = xdt.run("dtrace -q -n 'BEGIN { printf(\"go\\n\"); } "
-                "sched:::on-cpu { @ = count(); }' >/tmp/h.out 2>&1 & "
-                f"{BEGUN.format(out='/tmp/h.out', pid='$!')}"
+    r = xdt.run(begun("dtrace -q -n 'BEGIN { printf(\"go\\n\"); } "
+                      "sched:::on-cpu { @ = count(); }'", "/tmp/h.out") +
                 f"dtrace -q {bp} -n 'fbt::finish_task_switch*:entry "
-                "{ @ = count(); } tick-1s { exit(0); }'; s=$?; kill -INT %1; wait; "
+                "{ @ = count(); } tick-1s { exit(0); }'; s=$?; kill -INT $d; wait; "
                 "exit $s", timeout=120)
     assert r.code == 1 and busy in r.stderr, r
     # another consumer holds the fbt site: the kprobe is refused
-    r = xdt.run(f"dtrace -q {bp} -n 'BEGIN {{ printf(\"go\\n\"); }} "
-                "fbt::enqueue_task_fair:entry { @ = count(); }' "
-                ">/tmp/h.out 2>&1 & "
-                f"{BEGUN.format(out='/tmp/h.out', pid='$!')}"
+    r = xdt.run(begun(f"dtrace -q {bp} -n 'BEGIN {{ printf(\"go\\n\"); }} "
+                      "fbt::enqueue_task_fair:entry { @ = count(); }'",
+                      "/tmp/h.out") +
                 "dtrace -q -n 'sched:::enqueue { @ = count(); } "
-                "tick-1s { exit(0); }'; s=$?; kill -INT %1; wait; exit $s", timeout=120)
+                "tick-1s { exit(0); }'; s=$?; kill -INT $d; wait; exit $s", timeout=120)
     assert r.code == 1 and busy in r.stderr, r
     for prog in ("sched:::on-cpu { @ = count(); } tick-2s { exit(0); }",
                  "fbt::finish_task_switch*:entry { @ = count(); } tick-2s { exit(0); }"):
