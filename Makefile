@@ -99,11 +99,13 @@ VM_CFLAGS := -std=gnu11 -O2 -Wall -Wextra -Wno-unused-parameter \
 	-Icore -Icore/portable
 abs_flags = $(patsubst -I%,-I$(CURDIR)/%,$(1))
 
-# $(call build_libxdt,CROSS-PREFIX,ARCHIVE)
+# $(call build_libxdt,CROSS-PREFIX,ARCHIVE,ISA).  The ISA's own C macros,
+# which dtrace -C predefines, come from arch/<dir>/isa.toml [d].
 define build_libxdt
 	@mkdir -p $(dir $(2))libxdt-obj
 	@cd $(dir $(2))libxdt-obj && rm -f *.o && \
-	  $(1)gcc $(call abs_flags,$(FE_CFLAGS)) -c \
+	  $(1)gcc $(call abs_flags,$(FE_CFLAGS)) \
+	    -DXDT_CPP_ISA='$(shell $(PYTHON) tools/xdtisa.py cpp-defines $(3))' -c \
 	    $(addprefix $(CURDIR)/,$(FE_SRCS)) && \
 	  $(1)gcc $(call abs_flags,$(CONSUMER_CFLAGS)) -c \
 	    $(addprefix $(CURDIR)/,$(CONSUMER_SRCS)) && \
@@ -114,10 +116,10 @@ endef
 libxdt: $(BUILD)/host/libxdt.a $(foreach i,$(isas),$(BUILD)/$(i)/libxdt.a) \
 	$(BUILD)/host/xdt-lua
 host-libxdt: $(BUILD)/host/libxdt.a
-$(BUILD)/host/libxdt.a: $(LIBXDT_SRCS) $(VM_SRCS) $(DTRACE_HDRS)
-	$(call build_libxdt,,$@)
-$(BUILD)/%/libxdt.a: $(LIBXDT_SRCS) $(VM_SRCS) $(DTRACE_HDRS) | deps
-	$(call build_libxdt,$(call cross,$*),$@)
+$(BUILD)/host/libxdt.a: $(LIBXDT_SRCS) $(VM_SRCS) $(DTRACE_HDRS) $(wildcard arch/*/isa.toml)
+	$(call build_libxdt,,$@,$(shell uname -m))
+$(BUILD)/%/libxdt.a: $(LIBXDT_SRCS) $(VM_SRCS) $(DTRACE_HDRS) $(wildcard arch/*/isa.toml) | deps
+	$(call build_libxdt,$(call cross,$*),$@,$*)
 
 host-dtrace: $(BUILD)/host/dtrace
 $(BUILD)/host/dtrace: cmd/dtrace/main.c libxdt/libxdt.h $(BUILD)/host/libxdt.a

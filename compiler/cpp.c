@@ -34,7 +34,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/utsname.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include "cpp.h"
@@ -166,39 +165,29 @@ static int macro_set(struct macros *ms, const char *opt, const char *def,
 	return 0;
 }
 
-/* DTrace's predefined macros for Linux, with the running machine's ISA. */
+/*
+ * The ISA's own predefined macros, as its C compiler has them: the
+ * Makefile builds libxdt for each ISA with that ISA's list from
+ * arch/<dir>/isa.toml (XDT_CPP_ISA: "-D...", "-D...",), so adding an ISA
+ * touches no line here.
+ */
+#ifndef XDT_CPP_ISA
+#define XDT_CPP_ISA		/* a build for a machine without a port */
+#endif
+
+/* DTrace's predefined macros for Linux, with the ISA's. */
 static int predefine(struct macros *ms)
 {
-	static const char *const common[] = {
+	static const char *const defs[] = {
 		"-D__linux", "-D__linux__", "-D__unix", "-D__unix__",
 		"-D__SUNW_D=1", "-D__SUNW_D_VERSION=" DT_CPP_VERSION,
 		"-D__SUNW_D_64", "-D_LP64", "-D__LP64__",
+		XDT_CPP_ISA
 	};
-	static const char *const x86_64[] = {
-		"-D__x86_64__", "-D__x86_64", "-D__amd64__", "-D__amd64",
-	};
-	static const char *const aarch64[] = { "-D__aarch64__" };
-	static const char *const riscv64[] = {
-		"-D__riscv", "-D__riscv_xlen=64",
-	};
-	const char *const *isa = NULL;
-	size_t i, nisa = 0;
-	struct utsname u;
+	size_t i;
 
-	if (uname(&u) == 0) {
-		if (!strcmp(u.machine, "x86_64"))
-			isa = x86_64, nisa = sizeof(x86_64) / sizeof(*x86_64);
-		else if (!strcmp(u.machine, "aarch64") ||
-			 !strcmp(u.machine, "arm64"))
-			isa = aarch64, nisa = 1;
-		else if (!strcmp(u.machine, "riscv64"))
-			isa = riscv64, nisa = 2;
-	}
-	for (i = 0; i < sizeof(common) / sizeof(*common); i++)
-		if (macro_set(ms, common[i], common[i], NULL))
-			return -1;
-	for (i = 0; i < nisa; i++)
-		if (macro_set(ms, isa[i], isa[i], NULL))
+	for (i = 0; i < sizeof(defs) / sizeof(*defs); i++)
+		if (macro_set(ms, defs[i], defs[i], NULL))
 			return -1;
 	return 0;
 }

@@ -99,3 +99,20 @@ XDT_PATCH = {isa: (f["patch"]["offset"], bytes.fromhex(f["patch"]["bytes"]),
 # vector (arch/isas' trapvec).
 TRAP_INSNS = {isa: [tuple(t) for t in f["patch"]["traps"]]
               for isa, f in FACTS.items()}
+
+
+def cpp_defines(isa):
+    """C initializers of the -D options dtrace -C predefines on @isa
+    (isa.toml [d]), for the Makefile's build of libxdt; none for a
+    machine xdt has no port for."""
+    if isa not in FACTS:
+        return ""
+    return "".join(f'"-D{m}",' for m in FACTS[isa]["d"]["cpp_predefined"])
+
+
+if __name__ == "__main__":
+    import sys
+    if len(sys.argv) == 3 and sys.argv[1] == "cpp-defines":
+        print(cpp_defines(sys.argv[2]))
+    else:
+        sys.exit("usage: xdtisa.py cpp-defines ISA")

@@ -7,7 +7,7 @@ import subprocess
 import tempfile
 
 import xdtvm
-from test_cpp import BASIC_ARGS, CFLAGS, DIR, ISA_PROBE, SRCS, body
+from test_cpp import BASIC_ARGS, DIR, ISA_PROBE, SRCS, body, cflags
 
 
 def test_guest_mcpp(vm):
@@ -16,7 +16,7 @@ def test_guest_mcpp(vm):
     with tempfile.TemporaryDirectory() as d:
         drv = os.path.join(d, "driver")
         r = subprocess.run([xdtvm.ISAS[vm.isa]["cross"] + "gcc", "-static"]
-                           + CFLAGS + ["-o", drv] + SRCS,
+                           + cflags(vm.isa) + ["-o", drv] + SRCS,
                            capture_output=True, text=True)
         assert r.returncode == 0, r.stderr
         r = vm.run(["mcpp", "-v"])

@@ -19,12 +19,20 @@ import xdtvm
 TOP = xdtvm.TOP
 DIR = os.path.join(TOP, "compiler", "tests", "cpp")
 SRCS = [os.path.join(DIR, "driver.c"), os.path.join(TOP, "compiler", "cpp.c")]
-CFLAGS = ["-std=c11", "-O2", "-Wall", "-Wextra", "-Werror",
-          "-I" + os.path.join(TOP, "compiler")]
 BASIC_ARGS = ["-DKEPT=7", "-DGONE", "-UGONE"]
-ISA_MACRO = {"x86_64": "__x86_64__", "aarch64": "__aarch64__",
-             "riscv64": "__riscv"}
-# Prints which ISA macros are defined (the run-time machine's, via uname).
+
+
+def cflags(isa):
+    """The driver's flags for @isa: libxdt's, with the ISA's macros that
+    dtrace -C predefines (arch/<dir>/isa.toml [d], as the Makefile does)."""
+    return ["-std=c11", "-O2", "-Wall", "-Wextra", "-Werror",
+            "-I" + os.path.join(TOP, "compiler"),
+            "-DXDT_CPP_ISA=" + xdtvm.cpp_defines(isa)]
+
+
+# Each ISA's first own macro; ISA_PROBE prints which are defined.
+ISA_MACRO = {i: f["d"]["cpp_predefined"][0].split("=")[0]
+             for i, f in xdtvm.FACTS.items()}
 ISA_PROBE = "".join(f"#ifdef {m}\nisa {i}\n#endif\n"
                     for i, m in ISA_MACRO.items())
 
@@ -33,7 +41,8 @@ ISA_PROBE = "".join(f"#ifdef {m}\nisa {i}\n#endif\n"
 def driver():
     d = tempfile.mkdtemp(prefix="xdt-cpp-")
     out = os.path.join(d, "driver")
-    r = subprocess.run(["gcc"] + CFLAGS + ["-o", out] + SRCS,
+    r = subprocess.run(["gcc"] + cflags(os.uname().machine) + ["-o", out]
+                       + SRCS,
                        capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
     yield out
@@ -162,3 +171,19 @@ def test_host_isa_macro(driver):
     r = run(driver, ISA_PROBE, "isa.d")
     assert r.returncode == 0, r.stderr
     assert body(r.stdout) == ["isa " + os.uname().machine], r.stdout
+
+
+def test_isa_macros_are_the_isa_compilers():
+    """What isa.toml says dtrace -C predefines for each ISA, the ISA's own
+    C compiler predefines, with the same value: the list is a fact about
+    the ISA, checked against the compiler Debian ships for it."""
+    for isa, f in xdtvm.FACTS.items():
+        r = subprocess.run([xdtvm.ISAS[isa]["cross"] + "gcc", "-dM", "-E",
+                            "-x", "c", "/dev/null"], capture_output=True,
+                           text=True)
+        assert r.returncode == 0, r.stderr
+        have = dict(ln.split(" ", 2)[1:] for ln in r.stdout.splitlines()
+                    if ln.count(" ") >= 2)
+        for m in f["d"]["cpp_predefined"]:
+            name, _, value = m.partition("=")
+            assert have.get(name) == (value or "1"), (isa, m, have.get(name))
