@@ -111,7 +111,14 @@ int xdt_bufs_alloc(struct xdt_state *st)
 			xdt_bufs_free(st);
 			return -ENOMEM;
 		}
-		for (i = 0; i < 2; i++) {
+		/*
+		 * Arenas only for a program with aggregations: nothing else
+		 * reaches them (the loader refuses an aggregating action
+		 * past naggs, and a snapshot skips a CPU without them), and
+		 * each is two hash tables and the arena per CPU to allocate,
+		 * zero and free at every GO and close.
+		 */
+		for (i = 0; i < 2 && st->prog->naggs; i++) {
 			struct xdt_aggarena *a = &c->ag[i];
 
 			a->data = kvmalloc(st->aggsize, GFP_KERNEL);
