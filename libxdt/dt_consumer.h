@@ -17,7 +17,6 @@
 void *prog_blob(const struct prog *p, size_t *size);
 
 /* ---- ksyms.c: kernel addresses -> module`function+0xoff ---------------- */
-void ksyms_path(const char *path);	/* default $XDT_KALLSYMS, /proc/kallsyms */
 
 /* ---- consumer.c, libxdt.c: the handle ----------------------------------- */
 struct dt_opts {

@@ -56,10 +56,6 @@ void print_stack(const __u64 *pcs, unsigned nframes, FILE *fp);
 void print_bytes(struct dt_print *pr, const char *c, size_t n, int width,
 		 int raw, FILE *fp);
 
-/* ---- fixture.c: -X records, -X aggs (libxdt.h's test hooks) ------------ */
-void print_fake_records(const struct prog *p, char **vals, int nvals);
-void print_fake_aggs(const struct prog *p, char **ents, int nents);
-
 /* ---- rec.c: the record walker ------------------------------------------ */
 struct dt_recsink {
 	/* an output that prints the record's data: trace(), printf(),

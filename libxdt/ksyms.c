@@ -3,8 +3,8 @@
  * ksyms.c - kernel addresses to names for stack(), from /proc/kallsyms
  * (real addresses for root, or CAP_SYSLOG; a consumer with CAP_PERFMON
  * alone may see zeroes, which name nothing, and its stacks print as
- * numbers: docs/privileges.md), read the first time a stack is printed.  The path is $XDT_KALLSYMS if set, or the one
- * -X kallsyms=PATH gives, so host tests can feed a fake one.
+ * numbers: docs/privileges.md), read the first time a stack is printed.  $XDT_KALLSYMS names
+ * another file, so host tests can feed a fake one.
  *
  * Lines are "addr type name" with "\t[module]" after a module's symbols.
  * Only text symbols (t T w W: functions, weak ones included; not the
@@ -42,17 +42,11 @@ struct kmod {
 	__u64 lo, hi;		/* first and last text symbol */
 };
 
-static const char *kpath;
 static int loaded;
 static struct ksym *syms;
 static size_t nsyms;
 static struct kmod *mods;
 static int nmods;
-
-void ksyms_path(const char *path)
-{
-	kpath = path;
-}
 
 static int mod_index(const char *name)
 {
@@ -88,7 +82,7 @@ static int ksym_cmp(const void *a, const void *b)
 
 static void load(void)
 {
-	const char *path = kpath ? kpath : getenv("XDT_KALLSYMS");
+	const char *path = getenv("XDT_KALLSYMS");
 	size_t cap = 0, n = 0;
 	char *line = NULL;
 	FILE *f;

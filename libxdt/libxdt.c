@@ -824,21 +824,6 @@ void xdt_warn_unimplemented(xdt_hdl_t *h)
 	warn_unimplemented(h);
 }
 
-void xdt_test_kallsyms(const char *path)
-{
-	ksyms_path(path);
-}
-
-void xdt_test_records(xdt_hdl_t *h, char **vals, int n)
-{
-	print_fake_records(&h->p, vals, n);
-}
-
-void xdt_test_aggs(xdt_hdl_t *h, char **ents, int n)
-{
-	print_fake_aggs(&h->p, ents, n);
-}
-
 void xdt_cerror_print(const xdt_hdl_t *h, const struct xdt_cerror *e, FILE *fp)
 {
 	struct dt_error de;

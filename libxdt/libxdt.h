@@ -208,17 +208,4 @@ int xdt_aggsnapshot(xdt_hdl_t *h, int (*fn)(const struct xdt_aggentry *, void *)
  */
 int xdt_btf_func(const char *func, unsigned *id, char *module, size_t len);
 
-/*
- * Test hooks, behind dtrace(1)'s hidden -X: what the host VM cannot run
- * (it has no kernel stacks and no probes but BEGIN, END and ERROR), fed
- * through the printers without a kernel.  kallsyms: where stack frames
- * are named from (default $XDT_KALLSYMS, else /proc/kallsyms); records:
- * one record per clause of the compiled program, values taken in order
- * from @vals, printed the default way and with -q; aggs: a snapshot of
- * "@name;key;...;value" entries, printed as at the end of a run.
- */
-void xdt_test_kallsyms(const char *path);
-void xdt_test_records(xdt_hdl_t *h, char **vals, int n);
-void xdt_test_aggs(xdt_hdl_t *h, char **ents, int n);
-
 #endif

@@ -265,7 +265,7 @@ int main(int argc, char **argv)
 	xdt_hdl_t *h = xdt_open();
 	struct targets tg = { 0, 0, -1, stdout }, *o = &tg;
 	struct xdt_probedesc lmatch;
-	const char *cmd = NULL, *fixture = NULL, *ofile = NULL;
+	const char *cmd = NULL, *ofile = NULL;
 	/* at most one per argument: no limit but the command line's */
 	struct dsrc { int file; const char *s; } *src = zalloc(argc * sizeof(*src));
 	int nsrc = 0, list = 0, verbose = 0, compile_only = 0, showdif = 0, c, i;
@@ -276,7 +276,7 @@ int main(int argc, char **argv)
 	if (!h)
 		fatal("cannot open a handle: %s", strerror(errno));
 	memset(&lmatch, 0, sizeof(lmatch));
-	while ((c = getopt(argc, argv, "+n:s:lvqwo:c:p:eSx:P:m:f:X:hCD:U:I:HL:")) != -1) {
+	while ((c = getopt(argc, argv, "+n:s:lvqwo:c:p:eSx:P:m:f:hCD:U:I:HL:")) != -1) {
 		switch (c) {
 		case 'n':
 		case 's':
@@ -331,18 +331,9 @@ int main(int argc, char **argv)
 		case 'P': snprintf(lmatch.prov, sizeof(lmatch.prov), "%s", optarg); break;
 		case 'm': snprintf(lmatch.mod, sizeof(lmatch.mod), "%s", optarg); break;
 		case 'f': snprintf(lmatch.func, sizeof(lmatch.func), "%s", optarg); break;
-		case 'X':
-			/* hidden, for tests: records, aggs, kallsyms=PATH */
-			if (!strncmp(optarg, "kallsyms=", 9))
-				xdt_test_kallsyms(optarg + 9);
-			else
-				fixture = optarg;
-			break;
 		default: usage();
 		}
 	}
-	if (fixture && strcmp(fixture, "records") && strcmp(fixture, "aggs"))
-		usage();
 	xdt_set_macros(h, argv + optind, argc - optind);
 	xdt_set_cpp(h, cpp, cppargs, ncpp);
 
@@ -388,16 +379,6 @@ int main(int argc, char **argv)
 	xdt_warn_unimplemented(h);
 	if (showdif)
 		xdt_dis(h, stdout);
-	if (fixture && !strcmp(fixture, "aggs")) {
-		/* -X aggs: trailing operands are aggregation entries */
-		xdt_test_aggs(h, argv + optind, argc - optind);
-		return 0;
-	}
-	if (fixture) {
-		/* -X records: trailing operands are record values, not macros */
-		xdt_test_records(h, argv + optind, argc - optind);
-		return 0;
-	}
 	if (compile_only)
 		return 0;
 	if (ofile) {

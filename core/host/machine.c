@@ -12,7 +12,8 @@
  *
  * What differs from a guest, by design: the only probes are dtrace:::BEGIN,
  * END and ERROR (a description naming any other matches nothing); one CPU;
- * stack() is empty (BEGIN and END have no kernel stack in a guest either);
+ * stack() is empty (BEGIN and END have no kernel stack in a guest either)
+ * unless a test gives stacks (xdt_stack() below);
  * built-in variables are this process's (execname, pid, uid, clocks), as a
  * BEGIN clause in a guest sees dtrace's own; and freed dynamic variables
  * are not recycled during a run (no cleaner: a run is BEGIN and END only).
@@ -327,9 +328,41 @@ int xdt_progenyof(s64 pid)
 	return 0;
 }
 
+/*
+ * stack(): a host thread has no kernel stack, so stack() is empty unless
+ * XDT_HOSTVM_STACKS gives stacks to return ("pc,pc,...;pc,...", innermost
+ * first): each stack() takes the next, round robin.  This is how the
+ * printing of real records and snapshots with stacks is tested (symbols
+ * from XDT_KALLSYMS) without a fake record in the library.
+ */
 unsigned int xdt_stack(struct xdt_ctx *ctx, u64 *pcs, unsigned int max)
 {
-	return 0;
+	static unsigned int next;
+	const char *s = getenv("XDT_HOSTVM_STACKS");
+	unsigned int n = 0, i;
+	char *end;
+
+	if (!s || !*s)
+		return 0;
+	/* skip to stack number next, wrapping at the end of the list */
+	for (i = 0; i < next; i++) {
+		s = strchr(s, ';');
+		if (!s)
+			break;
+		s++;
+	}
+	if (!s || !*s) {
+		s = getenv("XDT_HOSTVM_STACKS");
+		next = 0;
+	}
+	next++;
+	while (n < max && *s && *s != ';') {
+		pcs[n++] = strtoull(s, &end, 0);
+		if (end == s)
+			break;
+		s = *end == ',' ? end + 1 : end;
+	}
+	return n;
 }
 
 /* No cleaner and no thread exits on the host (see the top); speculations

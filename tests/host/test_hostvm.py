@@ -10,7 +10,9 @@ run in this process, BEGIN/END/ERROR only.  No guest: milliseconds a test.
                              print what the guests print, byte for byte
                              (`/* hostvm: why not */` opts out: kernel types)
 
-Each NAME.d.out is the exact stdout; `/* flags: */` adds dtrace arguments.
+Each NAME.d.out is the exact stdout; `/* flags: */` adds dtrace arguments,
+`/* env: */` the host VM's inputs (XDT_HOSTVM_STACKS: the stacks stack()
+returns).
 XDT_BLESS=1 writes the .out files of compiler/tests/vm from what ran.
 """
 import glob
@@ -42,6 +44,10 @@ def _run(dtrace, script):
     # printf's %Y/%T are local time and %a names kernel symbols: fix both
     env = dict(os.environ, TZ="UTC",
                XDT_KALLSYMS=os.path.join(TOP, "compiler", "tests", "kallsyms.fake"))
+    # `/* env: K=V */`: the host VM's own inputs (XDT_HOSTVM_STACKS)
+    for kv in shlex.split(header(script, "env") or ""):
+        k, _, v = kv.partition("=")
+        env[k] = v
     return subprocess.run(argv + ["-s", script], capture_output=True, text=True,
                           timeout=60, env=env)
 
