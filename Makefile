@@ -330,6 +330,10 @@ fuzz: all
 # SIGKILLed consumers, module cycles, CPU hotplug, 1000 start/stop cycles
 # under kmemleak, fail-nth and failslab/fail_page_alloc on xdt.ko's
 # allocations.  Hours per ISA under TCG; SOAK_ARGS=--quick is ~100x less.
+# The fuzz stages outlast a working session, so they also run in pieces:
+# SOAK_ARGS="--stages fuzz-objects --cap 3600 --continue" starts after the
+# last seed bench/soak-ledger.jsonl records and adds the piece to it;
+# bench/soak.py --ledger-table adds the pieces up.
 .PHONY: soak test-host
 SOAK_ARGS ?=
 soak:

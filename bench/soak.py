@@ -16,14 +16,27 @@ README), not a pass/fail unit test, and `make test` must not collect it.
 
     XDT_KVARIANT=debug bench/soak.py [--isas x86_64,...] [--quick]
         [--objects N] [--dprogs N] [--stages a,b] [--cap SECONDS]
+        [--continue]
+    bench/soak.py --ledger-table
+
+The full fuzz stages (10^6 objects, 10^5 D programs per ISA) take longer
+than a working session, so they run in pieces: with --continue, each fuzz
+stage starts at the first chunk (seed) no earlier piece has used, and
+appends what it did -- commit, kernel, seed range,
+counts, findings -- to bench/soak-ledger.jsonl (committed: the record of
+the soak is data, like a benchmark's results).  --ledger-table adds the
+pieces up per ISA.  Pieces run on different commits are each recorded
+with theirs; a finding names its piece.
 
 Exit status 1 if anything was found.
 """
 import argparse
 import datetime
+import json
 import os
 import random
 import re
+import subprocess
 import sys
 import time
 
@@ -32,6 +45,8 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
 import xdtvm  # noqa: E402
 
 SEED = 20260320
+LEDGER = os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                      "soak-ledger.jsonl")
 FUZZ_RE = re.compile(r"programs (\d+) accepted (\d+) refused (\d+) goerr (\d+)"
                      r" firings (\d+) errors (\d+)")
 DFUZZ_RE = re.compile(r"xdt-dfuzz: programs (\d+) compiled (\d+) refused (\d+)"
@@ -240,7 +255,7 @@ class Soak:
         n, chunk = a.objects, max(1, min(5000, a.objects // 10))
         done = acc = ref = goerr = firings = errors = nfbt = 0
         t0 = time.monotonic()
-        i = 0
+        i = i0 = self.first_chunk("fuzz-objects", chunk)
         while done < n:
             if self.capped(t0):
                 found.append(f"aborted by the wall cap at {done} programs")
@@ -268,8 +283,11 @@ class Soak:
             i += 1
         rate = done / max(time.monotonic() - t0, 1e-9)
         self.rates["fuzz-objects"] = rate
+        self.ledger("fuzz-objects", chunk, i0, i, t0, found,
+                    programs=done, with_probes=nfbt, accepted=acc,
+                    refused=ref, goerr=goerr, firings=firings, errors=errors)
         return ("xdt-fuzz, raw program objects through the ioctl, seeds "
-                f"{a.seed}+i in chunks of {chunk}; 1 chunk in 10 with "
+                f"{a.seed}+{i0}..{a.seed}+{i - 1} in chunks of {chunk}; 1 chunk in 10 with "
                 "syscall/fbt clauses, the rest -B"), \
             (f"{human(done)} programs ({human(nfbt)} with fbt/syscall), "
              f"{human(acc)} accepted, {human(ref)} refused, "
@@ -282,7 +300,7 @@ class Soak:
         n, chunk = a.dprogs, max(1, min(1000, a.dprogs // 10))
         done = comp = ref = ran = faults = 0
         t0 = time.monotonic()
-        i = 0
+        i = i0 = self.first_chunk("fuzz-D", chunk)
         while done < n:
             if self.capped(t0):
                 found.append(f"aborted by the wall cap at {done} programs")
@@ -307,12 +325,41 @@ class Soak:
             i += 1
         rate = done / max(time.monotonic() - t0, 1e-9)
         self.rates["fuzz-D"] = rate
+        self.ledger("fuzz-D", chunk, i0, i, t0, found, programs=done,
+                    compiled=comp, refused=ref, ran=ran, faulted=faults)
         return ("xdt-dfuzz, random D through libxdt and xdt.ko, seeds "
-                f"{a.seed + 1000}+i in chunks of {chunk}; 1 in 10 chunks with "
+                f"{a.seed + 1000}+{i0}..{a.seed + 1000}+{i - 1} in chunks of {chunk}; 1 in 10 chunks with "
                 "syscall/fbt/kinst/rawtp probes, the rest -B"), \
             (f"{human(done)} programs, {human(comp)} compiled, {human(ref)} "
              f"refused at enable, {human(ran)} ran, {human(faults)} faulted; "
              f"{rate:.2f}/s")
+
+    # ---- the ledger of fuzz pieces ----------------------------------------
+    def first_chunk(self, stage, chunk):
+        """0, or with --continue the first chunk index no piece in the
+        ledger has used for this ISA, stage, kernel variant, seed and chunk
+        size (another size would give other programs for the same seed)."""
+        if not self.args.cont:
+            return 0
+        used = [e["chunk_last"] + 1 for e in read_ledger()
+                if e["isa"] == self.isa and e["stage"] == stage
+                and e["kvariant"] == (xdtvm.KVARIANT or "normal")
+                and e["seed"] == self.args.seed and e["chunk"] == chunk]
+        return max(used, default=0)
+
+    def ledger(self, stage, chunk, i0, i, t0, found, **counts):
+        # Only pieces that continue the ledger's seeds add up; a run from
+        # chunk 0 repeats programs already counted.
+        if i == i0 or not self.args.cont:
+            return
+        e = dict(date=datetime.datetime.now().isoformat(timespec="seconds"),
+                 isa=self.isa, kvariant=xdtvm.KVARIANT or "normal",
+                 stage=stage, commit=git_commit(), kernel=kernel_key(self.isa),
+                 seed=self.args.seed, chunk=chunk, chunk_first=i0,
+                 chunk_last=i - 1, secs=round(time.monotonic() - t0),
+                 findings=list(found), **counts)
+        with open(self.args.ledger, "a") as f:
+            f.write(json.dumps(e, sort_keys=True) + "\n")
 
     # ---- 3. every probe at once, several consumers -------------------------
     CONSUMERS = [
@@ -707,6 +754,51 @@ STAGE_NAMES = ["fuzz-objects", "fuzz-D", "every-probe", "sigkill",
                "failslab-prob"]
 
 
+def git_commit():
+    top = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    r = subprocess.run(["git", "-C", top, "describe", "--always", "--dirty"],
+                       capture_output=True, text=True)
+    return r.stdout.strip() or "unknown"
+
+
+def kernel_key(isa):
+    """The kernel's cache directory name (ISA and key: what built it)."""
+    link = os.path.join(xdtvm.CACHE, "kernel",
+                        *([xdtvm.KVARIANT] if xdtvm.KVARIANT else []),
+                        f"{isa}.current")
+    return os.path.basename(os.path.realpath(link))
+
+
+def read_ledger(path=None):
+    path = path or LEDGER
+    if not os.path.exists(path):
+        return []
+    with open(path) as f:
+        return [json.loads(ln) for ln in f if ln.strip()]
+
+
+def ledger_table(path):
+    """The fuzz pieces added up per ISA and stage (README's soak table)."""
+    ents = read_ledger(path)
+    out = ["| ISA | kernel | stage | programs | pieces (commits) | seeds | "
+           "hours | findings |", "|---|---|---|---|---|---|---|---|"]
+    keys = sorted({(e["isa"], e["kvariant"], e["stage"]) for e in ents})
+    for isa, kv, stage in keys:
+        es = [e for e in ents if (e["isa"], e["kvariant"], e["stage"]) ==
+              (isa, kv, stage)]
+        progs = sum(e["programs"] for e in es)
+        commits = sorted({e["commit"] for e in es})
+        base = es[0]["seed"] + (1000 if stage == "fuzz-D" else 0)
+        seeds = ", ".join(f"{base}+{e['chunk_first']}..{e['chunk_last']}"
+                          for e in sorted(es, key=lambda e: e["chunk_first"]))
+        finds = [f for e in es for f in e["findings"]]
+        out.append(f"| {isa} | {kv} | {stage} | {human(progs)} | "
+                   f"{len(es)} ({', '.join(commits)}) | {seeds} | "
+                   f"{sum(e['secs'] for e in es) / 3600:.1f} | "
+                   f"{'; '.join(finds) if finds else 'nothing'} |")
+    return "\n".join(out) + "\n"
+
+
 def stages_of(s, names):
     fns = [s.fuzz_objects, s.fuzz_d, s.every_probe, s.sigkill,
            s.module_cycles, s.hotplug, s.startstop, s.fault_nth, s.fault_prob]
@@ -734,7 +826,16 @@ def main():
     ap.add_argument("--cap", type=float, default=0,
                     help="wall-time cap per fuzz stage, seconds (0: none)")
     ap.add_argument("--out", help="output directory")
+    ap.add_argument("--continue", dest="cont", action="store_true",
+                    help="fuzz stages start after the last chunk in the ledger")
+    ap.add_argument("--ledger", default=LEDGER,
+                    help="where fuzz pieces are recorded (default: %(default)s)")
+    ap.add_argument("--ledger-table", action="store_true",
+                    help="print the ledger's pieces added up, and exit")
     a = ap.parse_args()
+    if a.ledger_table:
+        print(ledger_table(a.ledger), end="")
+        return 0
     full = dict(objects=10**6, dprogs=10**5, rounds=100, kills=300,
                 modcycles=100, hotplugs=200, cycles=1000, probruns=300)
     quick = dict(objects=10**4, dprogs=10**3, rounds=3, kills=10,
