@@ -99,17 +99,17 @@ VM_CFLAGS := -std=gnu11 -O2 -Wall -Wextra -Wno-unused-parameter \
 	-Icore -Icore/portable
 abs_flags = $(patsubst -I%,-I$(CURDIR)/%,$(1))
 
-# $(call build_libxdt,CROSS-PREFIX,ARCHIVE,ISA).  The ISA's own C macros,
-# which dtrace -C predefines, come from arch/<dir>/isa.toml [d].
+# $(call build_libxdt,CROSS-PREFIX,ARCHIVE,ISA[,EXTRA-CFLAGS]).  The ISA's
+# own C macros, which dtrace -C predefines, come from arch/<dir>/isa.toml [d].
 define build_libxdt
 	@mkdir -p $(dir $(2))libxdt-obj
 	@cd $(dir $(2))libxdt-obj && rm -f *.o && \
-	  $(1)gcc $(call abs_flags,$(FE_CFLAGS)) \
+	  $(1)gcc $(call abs_flags,$(FE_CFLAGS)) $(4) \
 	    -DXDT_CPP_ISA='$(shell $(PYTHON) tools/xdtisa.py cpp-defines $(3))' -c \
 	    $(addprefix $(CURDIR)/,$(FE_SRCS)) && \
-	  $(1)gcc $(call abs_flags,$(CONSUMER_CFLAGS)) -c \
+	  $(1)gcc $(call abs_flags,$(CONSUMER_CFLAGS)) $(4) -c \
 	    $(addprefix $(CURDIR)/,$(CONSUMER_SRCS)) && \
-	  $(1)gcc $(call abs_flags,$(VM_CFLAGS)) -c $(addprefix $(CURDIR)/,$(VM_SRCS))
+	  $(1)gcc $(call abs_flags,$(VM_CFLAGS)) $(4) -c $(addprefix $(CURDIR)/,$(VM_SRCS))
 	@rm -f $(2) && $(1)ar rcs $(2) $(dir $(2))libxdt-obj/*.o
 endef
 
@@ -188,6 +188,33 @@ $(BUILD)/host/xdt-dfuzz: guest/xdt-dfuzz.c libxdt/libxdt.h $(BUILD)/host/libxdt.
 $(BUILD)/%/xdt-dfuzz: guest/xdt-dfuzz.c libxdt/libxdt.h $(BUILD)/%/libxdt.a | deps
 	@mkdir -p $(@D)
 	$(call cross,$*)gcc $(DTRACE_CFLAGS) -static -o $@ $< $(BUILD)/$*/libxdt.a
+
+# Both fuzzers on the host VM under the compiler's sanitizers (make
+# fuzz-san; a short run in make test-host): ASan and UBSan watch xdt.ko's
+# portable core -- the very verifier and DIF machine the module is built
+# from -- and all of libxdt, at thousands of programs a second, where the
+# debug kernels' KASAN and UBSAN manage tens under TCG.  Not a substitute
+# for those (the kernel's environment, its probes and its allocator are
+# not here), the fast half of the same evidence.
+SAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all \
+	-fno-omit-frame-pointer -g
+SAN := $(XDT_CACHE)/build/host-san
+$(SAN)/libxdt.a: $(LIBXDT_SRCS) $(VM_SRCS) $(DTRACE_HDRS) $(wildcard arch/*/isa.toml)
+	$(call build_libxdt,,$@,$(shell uname -m),$(SAN_FLAGS))
+$(SAN)/xdt-fuzz: guest/xdt-fuzz.c core/host/hostvm.h $(SAN)/libxdt.a
+	gcc $(DTRACE_CFLAGS) $(SAN_FLAGS) -DXDT_FUZZ_HOSTVM -Icore/host -o $@ $< $(SAN)/libxdt.a
+$(SAN)/xdt-dfuzz: guest/xdt-dfuzz.c libxdt/libxdt.h $(SAN)/libxdt.a
+	gcc $(DTRACE_CFLAGS) $(SAN_FLAGS) -o $@ $< $(SAN)/libxdt.a
+.PHONY: host-san fuzz-san
+host-san: $(SAN)/xdt-fuzz $(SAN)/xdt-dfuzz
+# Their full-size run, the host half of make soak (minutes): 10^6 objects
+# and 10^5 D programs from fixed seeds.
+FUZZ_SAN_OBJECTS ?= 1000000
+FUZZ_SAN_DPROGS ?= 100000
+FUZZ_SAN_SEED ?= 20261128
+fuzz-san: host-san
+	$(SAN)/xdt-fuzz -V -n $(FUZZ_SAN_OBJECTS) -s $(FUZZ_SAN_SEED)
+	$(SAN)/xdt-dfuzz -V -n $(FUZZ_SAN_DPROGS) -s $(FUZZ_SAN_SEED)
 
 # fail-nth over every fault-injection site of each step of an enabling
 # (make soak, guest/xdt-failnth.c): libxdt's system calls on /dev/xdt are
@@ -336,7 +363,7 @@ fuzz: all
 # bench/soak.py --ledger-table adds the pieces up.
 .PHONY: soak test-host
 SOAK_ARGS ?=
-soak:
+soak: fuzz-san
 	@$(MAKE) --no-print-directory XDT_KVARIANT=debug all
 	@XDT_KVARIANT=debug $(PYTHON) bench/soak.py --isas $(subst $(space),$(comma),$(isas)) $(SOAK_ARGS)
 

@@ -433,8 +433,11 @@ int xdt_dif_run(const struct xdt_difo_k *d, struct xdt_mstate *m, u64 *rv);
  * The core's one way to read memory a D program names (core/portable/vars.c):
  * 0 or the fault kind (XDT_FAULT_KPRIV, XDT_FAULT_BADADDR), which the
  * caller raises; the string copy returns the length or minus the kind.
+ * xdt_move() is xdt_read() into the program's own storage when the two
+ * ranges may overlap (DIF's copys, bcopy()): memmove()'s result.
  */
 int xdt_read(struct xdt_mstate *m, void *dst, u64 src, size_t n);
+int xdt_move(struct xdt_mstate *m, u64 dst, u64 src, u64 n);
 long xdt_readstr(struct xdt_mstate *m, char *dst, u64 src, u32 max);
 #define XDT_SIGSTOP	19	/* Linux's, on every ISA xdt has */
 void xdt_destructive_init(void);	/* kernel only */

@@ -7,7 +7,7 @@
  * tuple stack, exhaust scratch and dynamic variables -- each is an ERROR
  * record, never an oops.  (The caller checks dmesg afterwards.)
  *
- *   xdt-fuzz [-n PROGRAMS] [-t SECONDS] [-s SEED] [-v]
+ *   xdt-fuzz [-n PROGRAMS] [-t SECONDS] [-s SEED] [-v] [-F] [-B] [-V]
  *
  * A program is generated valid by construction (variable table, clauses on
  * dtrace:::BEGIN/END/ERROR and, in a quarter of the programs,
@@ -19,6 +19,12 @@
  * indices, variable-table fields, action and header fields.  Accepted ones
  * run: GO (BEGIN), getppid and a read (their probes), STOP (END).
  * Progress every 5 s; the last line is the summary.
+ *
+ * -V (the host's build only): the same programs through libxdt's host VM
+ * (core/host/hostvm.h) instead of /dev/xdt -- xdt.ko's portable core, the
+ * verifier and DIF machine included, in this process, where the compiler's
+ * sanitizers can watch it (make fuzz-san).  Only dtrace:::BEGIN/END/ERROR
+ * exist there, so -V implies -B.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -36,6 +42,47 @@
 #include "xdt.h"
 #include "dif.h"
 #include "xdt_pobj.h"
+#ifdef XDT_FUZZ_HOSTVM
+#include "hostvm.h"
+#endif
+
+/* ---- the device: /dev/xdt, or the host VM (-V) --------------------------- */
+static int hostvm;
+#ifdef XDT_FUZZ_HOSTVM
+static struct xdt_hostvm *hvm;
+#endif
+
+static int dev_open(void)
+{
+#ifdef XDT_FUZZ_HOSTVM
+	if (hostvm) {
+		hvm = xdt_hostvm_open();
+		return hvm ? 0 : -1;
+	}
+#endif
+	return open(XDT_DEVICE, O_RDWR);
+}
+
+static int dev_ioctl(int fd, unsigned long cmd, void *arg)
+{
+#ifdef XDT_FUZZ_HOSTVM
+	if (hostvm)
+		return xdt_hostvm_ioctl(hvm, cmd, arg);
+#endif
+	return ioctl(fd, cmd, arg);
+}
+
+static void dev_close(int fd)
+{
+#ifdef XDT_FUZZ_HOSTVM
+	if (hostvm) {
+		xdt_hostvm_close(hvm);
+		hvm = NULL;
+		return;
+	}
+#endif
+	close(fd);
+}
 
 /* ---- random numbers ------------------------------------------------------ */
 static unsigned long long rs = 88172645463325252ULL;
@@ -812,7 +859,7 @@ static void agg_snapshot(int fd)
 	case 2: a.drops = (unsigned long)drops; a.ndrops = 64; break;
 	default: a.drops = 0xdead0000 + below(4096); a.ndrops = 1 + below(8);
 	}
-	ioctl(fd, XDT_IOC_AGGSNAP, &a);
+	dev_ioctl(fd, XDT_IOC_AGGSNAP, &a);
 }
 
 /* Count the ERROR records in every CPU's buffer, by fault kind. */
@@ -827,7 +874,7 @@ static void count_faults(int fd)
 					 .buf = (unsigned long)buf };
 		unsigned off = 0;
 
-		if (ioctl(fd, XDT_IOC_BUFSNAP, &b) < 0)
+		if (dev_ioctl(fd, XDT_IOC_BUFSNAP, &b) < 0)
 			continue;
 		while (off + sizeof(struct xdt_rechdr) <= b.size) {
 			struct xdt_rechdr *h = (struct xdt_rechdr *)(buf + off);
@@ -865,7 +912,7 @@ int main(int argc, char **argv)
 		    sig != SIGBUS && sig != SIGILL && sig != SIGFPE &&
 		    sig != SIGABRT)
 			signal(sig, SIG_IGN);
-	while ((opt = getopt(argc, argv, "n:t:s:vFB")) != -1) {
+	while ((opt = getopt(argc, argv, "n:t:s:vFBV")) != -1) {
 		switch (opt) {
 		case 'n': nmax = strtoull(optarg, NULL, 0); break;
 		case 't': secs = atof(optarg); break;
@@ -873,13 +920,20 @@ int main(int argc, char **argv)
 		case 'v': verbose = 1; break;
 		case 'F': fbt = 0; break;
 		case 'B': fbt = 0; syscalls = 0; break;
+		case 'V': hostvm = 1; fbt = 0; syscalls = 0; break;
 		default:
 			fprintf(stderr, "usage: xdt-fuzz [-n PROGRAMS] "
 				"[-t SECONDS] [-s SEED] [-v] [-F (no fbt)] "
-				"[-B (dtrace probes only)]\n");
+				"[-B (dtrace probes only)] [-V (host VM)]\n");
 			return 2;
 		}
 	}
+#ifndef XDT_FUZZ_HOSTVM
+	if (hostvm) {
+		fprintf(stderr, "xdt-fuzz: -V: this build has no host VM\n");
+		return 2;
+	}
+#endif
 	if (!nmax && !secs)
 		nmax = 1000;
 	t0 = last = now();
@@ -895,10 +949,11 @@ int main(int argc, char **argv)
 			rnd();
 		generate(fbt);
 		if (fd < 0) {
-			fd = open(XDT_DEVICE, O_RDWR);
+			fd = dev_open();
 			if (fd < 0) {
 				fprintf(stderr, "xdt-fuzz: %s: %s\n",
-					XDT_DEVICE, strerror(errno));
+					hostvm ? "host VM" : XDT_DEVICE,
+					strerror(errno));
 				return 1;
 			}
 		}
@@ -906,7 +961,7 @@ int main(int argc, char **argv)
 		req.prog = (unsigned long)blob;
 		req.size = bloblen;
 		t = now();
-		i = ioctl(fd, XDT_IOC_ENABLE, &req);
+		i = dev_ioctl(fd, XDT_IOC_ENABLE, &req);
 		tm[i < 0 ? 5 : 0] += now() - t;
 		if (i < 0) {
 			ref++;
@@ -922,7 +977,7 @@ int main(int argc, char **argv)
 		}
 		acc++;
 		t = now();
-		i = ioctl(fd, XDT_IOC_GO);
+		i = dev_ioctl(fd, XDT_IOC_GO, NULL);
 		tm[1] += now() - t;
 		t = now();
 		if (i < 0) {
@@ -942,19 +997,19 @@ int main(int argc, char **argv)
 				agg_snapshot(fd);
 			tm[2] += now() - t;
 			t = now();
-			ioctl(fd, XDT_IOC_STOP);
+			dev_ioctl(fd, XDT_IOC_STOP, NULL);
 			tm[3] += now() - t;
 			t = now();
 			if (chance(30))
 				agg_snapshot(fd);
 			count_faults(fd);
-			if (!ioctl(fd, XDT_IOC_STATUS, &st)) {
+			if (!dev_ioctl(fd, XDT_IOC_STATUS, &st)) {
 				errors += st.errors;
 				dyndrops += st.dyndrops;
 				firings += st.firings;
 			}
 		}
-		close(fd);
+		dev_close(fd);
 		fd = -1;
 		tm[4] += now() - t;
 		if (now() - last >= 5) {

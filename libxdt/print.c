@@ -868,8 +868,12 @@ static int ndigits(long long v)
 		v = v == LLONG_MIN ? LLONG_MAX : -v;
 		r++;
 	}
-	while (v > cmp && cmp > 0) {
+	while (v > cmp) {
 		r++;
+		/* the next power of ten would overflow (undefined, and a
+		   compiler may drop a "cmp > 0" test that relied on it) */
+		if (cmp > LLONG_MAX / 10)
+			break;
 		cmp *= 10;
 	}
 	return r < 4 ? 4 : r;

@@ -135,21 +135,16 @@ void xdt_host_free(const void *p);
 #define kvfree(p)		xdt_host_free(p)
 #define vfree(p)		xdt_host_free(p)
 
-static inline unsigned long copy_to_user(void *dst, const void *src,
-					 unsigned long n)
-{
-	memcpy(dst, src, n);
-	return 0;
-}
-
-static inline unsigned long copy_from_user(void *dst, const void *src,
-					   unsigned long n)
-{
-	memcpy(dst, src, n);
-	return 0;
-}
-
-#define put_user(v, p)		(*(p) = (v), 0)
+/* User copies check the consumer's pointers as the kernel does (machine.c):
+   0, or the bytes not copied. */
+unsigned long xdt_host_user_copy(void *dst, const void *src, unsigned long n,
+				 int to_user);
+#define copy_to_user(d, s, n)	xdt_host_user_copy(d, s, n, 1)
+#define copy_from_user(d, s, n)	xdt_host_user_copy(d, s, n, 0)
+#define put_user(v, p) ({					\
+	__typeof__(*(p)) __pu_v = (v);				\
+	xdt_host_user_copy((p), &__pu_v, sizeof(__pu_v), 1) ? -EFAULT : 0; \
+})
 
 /* Hashes: bucket choice only, so any good mix will do. */
 static inline u32 jhash(const void *key, u32 len, u32 seed)

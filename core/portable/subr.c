@@ -158,7 +158,7 @@ SUBR(BCOPY)
 
 	if (!xdt_in_scratch(m, ARG(1), ARG(2)))
 		return fault(m, XDT_FAULT_BADADDR, ARG(1), pc);
-	f = xdt_read(m, (void *)(unsigned long)ARG(1), ARG(0), ARG(2));
+	f = xdt_move(m, ARG(1), ARG(0), ARG(2));
 	if (f)
 		return fault(m, f, ARG(0), pc);
 	return 0;

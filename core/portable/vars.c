@@ -654,6 +654,46 @@ int __xdt_probe xdt_read(struct xdt_mstate *m, void *dst, u64 src, size_t n)
 }
 
 /*
+ * DTrace's copies are memmove()s (dtrace_bcopy copies backwards when the
+ * destination is above the source), and a D program may copy between
+ * overlapping ranges of its own storage (a struct assigned over itself
+ * shifted, bcopy() within scratch).  A plain copy would smear the bytes in
+ * the kernel and is undefined in C (the sanitized host VM's fuzzing found
+ * it).  The source may still fault, so it is read through xdt_read() in
+ * pieces no longer than the distance between the ranges, in the direction
+ * that reads each byte before it is overwritten.  @dst is writable storage
+ * (the callers checked); 0 or the fault kind.
+ */
+int __xdt_probe xdt_move(struct xdt_mstate *m, u64 dst, u64 src, u64 n)
+{
+	u64 gap = dst > src ? dst - src : src - dst, k, c;
+	int f;
+
+	if (dst == src)		/* writable storage: readable too */
+		return 0;
+	if (gap >= n)
+		return xdt_read(m, (void *)(unsigned long)dst, src, n);
+	if (dst > src) {
+		for (k = n; k; k -= c) {
+			c = min(k, gap);
+			f = xdt_read(m, (void *)(unsigned long)(dst + k - c),
+				     src + k - c, c);
+			if (f)
+				return f;
+		}
+	} else {
+		for (k = 0; k < n; k += c) {
+			c = min(n - k, gap);
+			f = xdt_read(m, (void *)(unsigned long)(dst + k),
+				     src + k, c);
+			if (f)
+				return f;
+		}
+	}
+	return 0;
+}
+
+/*
  * As xdt_strcpy_nofault: the length, or @max for a string of @max bytes
  * or more (unterminated); or minus the fault kind.  A string of its own
  * that runs to the end of its area without a NUL would go on into memory
@@ -735,7 +775,7 @@ int __xdt_probe xdt_mem_copy(struct xdt_mstate *m, u64 dst, u64 src, u64 n,
 		xdt_dif_fault(m, XDT_FAULT_BADADDR, dst, pc);
 		return -EFAULT;
 	}
-	f = xdt_read(m, (void *)(unsigned long)dst, src, n);
+	f = xdt_move(m, dst, src, n);
 	if (f) {
 		xdt_dif_fault(m, f, src, pc);
 		return -EFAULT;

@@ -1,8 +1,16 @@
-"""The D-level fuzzer (guest/xdt-dfuzz.c) on the host, in libxdt's host VM
-(-V: dtrace:::BEGIN/END/ERROR only): thousands of random D programs, right
-and wrong ones, compiled, enabled, run and closed in one process as
+"""Both fuzzers on the host, in libxdt's host VM (-V: dtrace:::BEGIN/END/ERROR
+only), built with ASan and UBSan (`make host-san`): xdt.ko's portable core --
+the verifier and DIF machine the module is built from -- and all of libxdt
+under the compiler's checkers, where any report aborts the run.
+
+The D-level fuzzer (guest/xdt-dfuzz.c): thousands of random D programs,
+right and wrong ones, compiled, enabled, run and closed in one process as
 dtrace(1) drives libxdt.  A failure names its seed and program index, and
-`xdt-dfuzz -V -s SEED -i INDEX -p` shows the program again.
+`xdt-dfuzz -V -s SEED -i INDEX -p` shows the program again.  The object
+fuzzer (guest/xdt-fuzz.c -V): random and mutated program objects through
+the same ioctls as /dev/xdt's.  (This found an overlapping copy in DIF's
+copys and bcopy(), undefined in C and smeared bytes in the kernel, and a
+signed overflow in the printer's column widths.)
 
 The run is a fixed number of programs from fixed seeds (the same programs
 every run), and the generator must not degenerate: every outcome class --
@@ -15,7 +23,7 @@ import subprocess
 
 import pytest
 
-from test_compiler import _build
+import xdtvm
 
 pytestmark = pytest.mark.host
 
@@ -25,9 +33,49 @@ SUMMARY = re.compile(r"xdt-dfuzz: programs (\d+) compiled (\d+) refused (\d+) "
                      r"ran (\d+) faults (\d+) failures (\d+)")
 
 
+SAN = os.path.join(xdtvm.CACHE, "build", "host-san")
+FUZZ = re.compile(r"xdt-fuzz: programs (\d+) accepted (\d+) refused (\d+) goerr (\d+)"
+                  r" firings (\d+) errors (\d+)")
+
+
 @pytest.fixture(scope="module")
-def dfuzz():
-    return _build("host-dfuzz", "xdt-dfuzz")
+def san():
+    r = subprocess.run(["make", "-s", "-C", xdtvm.TOP, "host-san"],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, "make host-san failed:\n" + r.stdout + r.stderr
+    return SAN
+
+
+@pytest.fixture(scope="module")
+def dfuzz(san):
+    return os.path.join(san, "xdt-dfuzz")
+
+
+def test_fuzzers_are_sanitized(san):
+    """The checkers are really in (a build without them would pass every
+    run below): ASan's and UBSan's runtime entry points are linked."""
+    for name in ("xdt-fuzz", "xdt-dfuzz"):
+        syms = subprocess.run(["nm", os.path.join(san, name)], capture_output=True,
+                              text=True).stdout
+        assert "__asan_init" in syms and "__ubsan_handle_" in syms, name
+
+
+@pytest.mark.parametrize("seed", (20261127, 3))
+def test_fuzz_objects_host_vm(san, seed):
+    """20 000 program objects per seed through the host VM's ioctls under
+    ASan/UBSan: the run ends with its summary and status 0 (any report
+    aborts it), and the programs are not degenerate: a good share is
+    accepted and runs, with faults of several kinds."""
+    r = subprocess.run([os.path.join(san, "xdt-fuzz"), "-V", "-n", "20000",
+                        "-s", str(seed)], capture_output=True, text=True,
+                       timeout=600)
+    m = FUZZ.search(r.stdout)
+    assert r.returncode == 0 and m, (r.stdout[-2000:], r.stderr[-8000:])
+    progs, acc, ref, goerr, firings, errors = map(int, m.groups())
+    assert progs == 20000 and goerr == 0, r.stdout
+    assert acc >= 4000 and ref >= 4000 and firings >= acc, r.stdout
+    kinds = re.search(r"ERROR records by fault: (.*)", r.stdout).group(1).split()
+    assert sum(int(n) > 0 for n in kinds[1::2]) >= 5, r.stdout
 
 
 def _run(dfuzz, *args, timeout=600):
