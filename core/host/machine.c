@@ -116,12 +116,26 @@ static size_t readable(unsigned long a)
 	return 0;
 }
 
+/*
+ * As the kernel's copy_from_kernel_nofault(), which copies forward: a
+ * source that overlaps the destination (a D program may name any of its
+ * storage; the core moves where DTrace does, xdt_move()) is read forward
+ * a byte at a time here, defined in C and the kernel's own result when
+ * the source lies above.
+ */
 int xdt_copy_nofault(void *dst, unsigned long src, size_t n)
 {
+	unsigned long d = (unsigned long)dst;
+
 	if (!n)
 		return 0;
 	if (readable(src) < n)
 		return -EFAULT;
+	if (src < d + n && d < src + n) {
+		for (size_t i = 0; i < n; i++)
+			((volatile char *)dst)[i] = ((const char *)src)[i];
+		return 0;
+	}
 	memcpy(dst, (const void *)src, n);
 	return 0;
 }

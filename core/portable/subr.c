@@ -178,7 +178,7 @@ SUBR(COPYOUT)
 
 	if (!b)
 		return -EFAULT;
-	f = xdt_read(m, b, ARG(0), ARG(2));
+	f = xdt_move(m, (u64)(unsigned long)b, ARG(0), ARG(2));
 	if (f)
 		return fault(m, f, ARG(0), pc);
 	if (xdt_copyout_nofault(ARG(1), b, ARG(2)))
