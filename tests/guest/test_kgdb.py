@@ -10,7 +10,7 @@ import os
 import pytest
 
 import xdtvm
-from test_xdt_kernel import gated, open_gate, wait_started, xdt  # noqa: F401
+from test_xdt_kernel import bg, gated, open_gate, wait_started, xdt  # noqa: F401
 
 FUNC = "read_zero"
 COUNT_SCRIPT = os.path.join(xdtvm.TOP, "bench", "kgdb_count.py")
@@ -56,7 +56,7 @@ def test_kgdb_sees_xdt_patch_value_then_original(xdt):
     assert before != patch
     name = "kgdbfbt"
     xdt.run(f"dtrace -x fbtmode=breakpoint -qn 'fbt::{FUNC}:entry {{}}' "
-            f"-c '{gated(xdt, name)}' > /tmp/{name}.out 2>&1 &", check=True)
+            f"-c '{gated(xdt, name)}' > /tmp/{name}.out 2>&1 {bg(name)}", check=True)
     try:
         wait_started(xdt, name)
         during, dis = kgdb_look(xdt, addr, len(patch), start)

@@ -19,7 +19,7 @@ import xdtvm
 from conftest import REPORT
 from test_dtrace_guest import dtrace, load_hello, script
 from test_torture import DBG, models, torture  # noqa: F401  (fixture)
-from test_xdt_kernel import (counts, gated, open_gate, rawprog,  # noqa: F401
+from test_xdt_kernel import (bg, counts, gated, open_gate, rawprog,  # noqa: F401
                              wait_started, xdt)
 
 # ---- helpers ----------------------------------------------------------------
@@ -477,7 +477,7 @@ def test_gdb_sees_the_patch_mid_function(xdt, gdb):
     func = gdb.addr("read_zero")
     before = gdb.read(func, size)
     xdt.run(f"xdt-rawprog count kinst read_zero {off} "
-            f"{gated(xdt, 'kgdb')} > /tmp/raw.out 2>&1 &", check=True)
+            f"{gated(xdt, 'kgdb')} > /tmp/raw.out 2>&1 {bg('kgdb')}", check=True)
     try:
         wait_started(xdt, "kgdb", tracer="xdt-rawprog")
         during = gdb.read(func, size)
@@ -518,7 +518,7 @@ def test_stop_restores_every_site_when_one_was_changed(xdt, gdb):
     spec = f"kinst::read_zero:{o1},kinst::read_zero:{o2}"
     xdt.run("dmesg -c > /dev/null", check=True)
     xdt.run(f"dtrace -qn '{spec} {{ @ = count(); }}' "
-            f"-c '{gated(xdt, 'onesite')}' > /tmp/onesite.out 2>&1 &",
+            f"-c '{gated(xdt, 'onesite')}' > /tmp/onesite.out 2>&1 {bg('onesite')}",
             check=True)
     try:
         wait_started(xdt, "onesite")

@@ -9,7 +9,7 @@ import pytest
 
 import xdtvm
 from test_dtrace_guest import dtrace, load_hello, script
-from test_xdt_kernel import gated, open_gate, wait_started, xdt  # noqa: F401
+from test_xdt_kernel import bg, gated, open_gate, wait_started, xdt  # noqa: F401
 
 MODES = ["breakpoint", "ftrace", "trampoline"]
 
@@ -92,7 +92,7 @@ def test_gdb_sees_the_mechanism_then_the_original(xdt, gdb, mode):
     func = gdb.addr("read_zero")
     before = gdb.read(func, 16)
     xdt.run(f"XDT_FBTMODE={mode} xdt-rawprog count fbt read_zero entry "
-            f"{gated(xdt, 'mech')} > /tmp/raw.out 2>&1 &", check=True)
+            f"{gated(xdt, 'mech')} > /tmp/raw.out 2>&1 {bg('mech')}", check=True)
     try:
         wait_started(xdt, "mech", tracer="xdt-rawprog")
         during = gdb.read(func, 16)

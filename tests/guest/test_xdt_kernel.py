@@ -42,21 +42,31 @@ def gated(vm, name):
     says it has started, then waits until open_gate(vm, name).  Run by a
     tracer after GO, it holds tracing on for exactly as long as a test
     needs, however slow the host: no sleep has to outlast anything."""
-    vm.run(["rm", "-f", f"/tmp/{name}.started", f"/tmp/{name}.go"],
-           check=True)
+    vm.run(["rm", "-f", f"/tmp/{name}.started", f"/tmp/{name}.go",
+            f"/tmp/{name}.pid"], check=True)
     vm.put(f"touch /tmp/{name}.started\n"
            f"while [ ! -e /tmp/{name}.go ]; do sleep 0.1; done\n".encode(),
            f"/tmp/{name}.sh", mode="755")
     return f"sh /tmp/{name}.sh"
 
 
+def bg(name):
+    """What ends the command line of a tracer started in the background to
+    run gated(vm, @name): `&`, and its pid kept for wait_started()."""
+    return f"& echo $! > /tmp/{name}.pid"
+
+
 def wait_started(vm, name, tracer="dtrace", timeout=300):
     """Block until the gated command @name runs (so tracing is on); fail at
-    once if the @tracer process that should run it is gone (it refused)."""
-    r = vm.run(f"while [ ! -e /tmp/{name}.started ]; do "
-               f"pidof {tracer} >/dev/null || exit 3; sleep 0.1; done",
+    once if the @tracer process that should run it is gone (it refused).
+    The tracer is known by the pid bg() kept, not by name: just after the
+    shell forks it, the child is not yet called @tracer (pidof would miss
+    it), and a tracer left over from before would be found by name."""
+    r = vm.run(f"p=$(cat /tmp/{name}.pid) || exit 4; "
+               f"while [ ! -e /tmp/{name}.started ]; do "
+               f"kill -0 $p 2>/dev/null || exit 3; sleep 0.1; done",
                timeout=timeout)
-    assert r.ok, f"{tracer} ended before tracing {name}: " + \
+    assert r.ok, f"{tracer} ended before tracing {name} ({r.code}): " + \
         vm.run(f"cat /tmp/{name}.out /tmp/raw.out 2>/dev/null").stdout
 
 
@@ -69,7 +79,7 @@ def tracing(vm, prog, name):
     """dtrace -qn @prog running in the background for the body of the
     with-statement (it traces a gated command), stopped after it."""
     vm.run(f"dtrace -qn '{prog}' -c '{gated(vm, name)}' "
-           f"> /tmp/{name}.out 2>&1 &", check=True)
+           f"> /tmp/{name}.out 2>&1 {bg(name)}", check=True)
     try:
         wait_started(vm, name)
         yield
@@ -178,7 +188,7 @@ def test_gdb_sees_the_patch_while_enabled_and_original_after(xdt, gdb):
     assert before[off:off + len(patch)] != patch
     xdt.run(f"XDT_FBTMODE=breakpoint xdt-rawprog count fbt read_zero entry "
             f"{gated(xdt, 'gdb')} "
-            "> /tmp/raw.out 2>&1 &", check=True)
+            f"> /tmp/raw.out 2>&1 {bg('gdb')}", check=True)
     try:
         wait_started(xdt, "gdb", tracer="xdt-rawprog")
         during = gdb.read(func, 16)
@@ -198,7 +208,7 @@ def test_gdb_sees_the_patch_while_enabled_and_original_after(xdt, gdb):
 
 def test_unload_refused_while_tracing_then_clean(xdt):
     xdt.run(f"xdt-rawprog count fbt vfs_read entry {gated(xdt, 'unload')} "
-            "> /tmp/raw.out 2>&1 &", check=True)
+            f"> /tmp/raw.out 2>&1 {bg('unload')}", check=True)
     try:
         wait_started(xdt, "unload", tracer="xdt-rawprog")
         r = xdt.run(["rmmod", "xdt"])
