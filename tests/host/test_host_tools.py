@@ -187,6 +187,67 @@ def test_known_kernel_report_is_skipped_whole_and_only_it():
     del xdtvm.KNOWN_SEEN[seen:]  # not reports of this run's kernels
 
 
+KCSAN_POLL = """\
+==================================================================
+BUG: KCSAN: data-race in poll_schedule_timeout.constprop.0 / pollwake
+
+write to 0xffa0000000013c60 of 4 bytes by task 117 on cpu 0:
+ pollwake+0xb1/0xf0
+ __wake_up_common+0x80/0x160
+ pipe_read+0x6ab/0x750
+ do_syscall_64+0x2b/0x50
+
+read to 0xffa0000000013c60 of 4 bytes by task 1 on cpu 1:
+ poll_schedule_timeout.constprop.0+0x6a/0xf0
+ do_sys_poll+0x5ec/0x6c0
+ do_syscall_64+0x2b/0x50
+
+value changed: 0x00000000 -> 0x00000001
+
+Reported by Kernel Concurrency Sanitizer on:
+CPU: 1 PID: 1 Comm: init Tainted: G           O       6.1.192 #1
+==================================================================
+"""
+KCSAN_VIRTIO = """\
+==================================================================
+BUG: KCSAN: data-race in virtqueue_get_buf_ctx_split+0x65/0x200
+
+race at unknown origin, with read to 0xff11000000be7942 of 2 bytes by task 1 on cpu 1:
+ virtqueue_get_buf_ctx_split+0x65/0x200
+ virtqueue_get_buf+0x38/0x40
+ port_fops_read+0x11e/0x460
+
+value changed: 0x07c0 -> 0x07c1
+
+Reported by Kernel Concurrency Sanitizer on:
+CPU: 1 PID: 1 Comm: init Tainted: G           O       6.1.192 #1
+==================================================================
+"""
+
+
+def test_kcsan_kernel_races_are_named_and_xdt_races_fail():
+    """KCSAN's reports (XDT_KVARIANT=kcsan): a race between two kernel
+    functions, both stacks shown and xdt on neither, is named with its
+    title and skipped whole; the same with an xdt frame on either side
+    fails, as does a race "at unknown origin" (one access seen) other than
+    the device-written virtio ring's, and a report after a skipped one."""
+    seen = len(xdtvm.KNOWN_SEEN)
+    assert _console_vm(KCSAN_POLL).oopses(0) is None
+    assert "poll_schedule_timeout.constprop.0 / pollwake" in xdtvm.KNOWN_SEEN[-1]
+    assert _console_vm(KCSAN_VIRTIO).oopses(0) is None
+    got = _console_vm(KCSAN_POLL + LATER_BUG).oopses(0)
+    assert got and "BUG: KASAN" in got and "pollwake" not in got, got
+    for ours in (KCSAN_POLL.replace(" pipe_read+0x6ab/0x750",
+                                    " xdt_buf_snap+0x10/0x80 [xdt]"),
+                 KCSAN_POLL.replace(" do_sys_poll+0x5ec/0x6c0",
+                                    " xdt_status+0x5c/0xc0 [xdt]"),
+                 KCSAN_VIRTIO.replace("virtqueue_get_buf_ctx_split",
+                                      "xdt_probe_fire")):
+        got = _console_vm(ours).oopses(0)
+        assert got and "KCSAN" in got, got
+    del xdtvm.KNOWN_SEEN[seen:]
+
+
 def _isa_h_defines(adir):
     """The integer #defines of arch/<adir>/isa.h, evaluated (hex, shifts
     and ors over earlier ones; C's u suffix dropped)."""
