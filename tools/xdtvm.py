@@ -243,14 +243,14 @@ KERNEL_REPORTS = [
          title=r"BUG: KCSAN: data-race in \S+ / \S+",
          frames=["Reported by Kernel Concurrency Sanitizer"],
          end=r"^={30,}$", name_from_title=True),
-    dict(name="kcsan-virtio-used-ring",
-         why="virtio's used-ring index is written by the device (QEMU's "
-             "backend, outside the kernel) and read by the driver "
-             "(virtqueue_get_buf_ctx_split); KCSAN sees the value change "
-             "with no writer in the kernel: memory shared with hardware, "
-             "not a race between CPUs",
-         title=r"BUG: KCSAN: data-race in virtqueue_get_buf_ctx_split",
-         frames=["race at unknown origin", "virtqueue_get_buf_ctx_split"],
+    dict(name="kcsan-virtio-ring",
+         why="virtio's rings are memory the device (QEMU's backend, outside "
+             "the kernel) writes and the driver reads (used index, event "
+             "index: virtqueue_get_buf_ctx_split, virtqueue_kick_prepare); "
+             "KCSAN sees the value change with no writer in the kernel: "
+             "memory shared with hardware, not a race between CPUs",
+         title=r"BUG: KCSAN: data-race in virtqueue_\w+\+0x",
+         frames=["race at unknown origin, with read to"],
          end=r"^={30,}$"),
 ]
 KNOWN_SEEN = []

@@ -235,6 +235,11 @@ def test_kcsan_kernel_races_are_named_and_xdt_races_fail():
     assert _console_vm(KCSAN_POLL).oopses(0) is None
     assert "poll_schedule_timeout.constprop.0 / pollwake" in xdtvm.KNOWN_SEEN[-1]
     assert _console_vm(KCSAN_VIRTIO).oopses(0) is None
+    assert _console_vm(KCSAN_VIRTIO.replace("virtqueue_get_buf_ctx_split",
+                                            "virtqueue_kick_prepare")).oopses(0) is None
+    # a device may only make a read see a change, never a write
+    got = _console_vm(KCSAN_VIRTIO.replace("with read to", "with write to")).oopses(0)
+    assert got and "KCSAN" in got, got
     got = _console_vm(KCSAN_POLL + LATER_BUG).oopses(0)
     assert got and "BUG: KASAN" in got and "pollwake" not in got, got
     for ours in (KCSAN_POLL.replace(" pipe_read+0x6ab/0x750",
