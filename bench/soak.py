@@ -80,6 +80,8 @@ class Soak:
         self.debug = xdtvm.KVARIANT == "debug"
         self.expect_alloc_failures = False
         self.stage_mark = self.leak_handled_lines = 0
+        # what ran: the tree as it was when the run began
+        self.commit, self.kernel = git_commit(), kernel_key(isa)
 
     # ---- the guest -----------------------------------------------------
     def boot(self):
@@ -358,7 +360,7 @@ class Soak:
             return
         e = dict(date=datetime.datetime.now().isoformat(timespec="seconds"),
                  isa=self.isa, kvariant=xdtvm.KVARIANT or "normal",
-                 stage=stage, commit=git_commit(), kernel=kernel_key(self.isa),
+                 stage=stage, commit=self.commit, kernel=self.kernel,
                  seed=self.args.seed, chunk=chunk, chunk_first=i0,
                  chunk_last=i - 1, secs=round(time.monotonic() - t0),
                  findings=list(found), **counts)
