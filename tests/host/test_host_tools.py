@@ -237,6 +237,14 @@ def test_kcsan_kernel_races_are_named_and_xdt_races_fail():
     assert _console_vm(KCSAN_VIRTIO).oopses(0) is None
     assert _console_vm(KCSAN_VIRTIO.replace("virtqueue_get_buf_ctx_split",
                                             "virtqueue_kick_prepare")).oopses(0) is None
+    # a trace event handler's read of its file's flags, 8 bytes
+    tev = KCSAN_VIRTIO.replace("virtqueue_get_buf_ctx_split",
+                               "trace_event_raw_event_sys_enter").replace(
+                                   "of 2 bytes", "of 8 bytes")
+    assert _console_vm(tev).oopses(0) is None
+    got = _console_vm(tev.replace(" virtqueue_get_buf+0x38/0x40",
+                                  " xdt_tp_fire+0x38/0x40 [xdt]")).oopses(0)
+    assert got and "KCSAN" in got, got
     # a device may only make a read see a change, never a write
     got = _console_vm(KCSAN_VIRTIO.replace("with read to", "with write to")).oopses(0)
     assert got and "KCSAN" in got, got
