@@ -63,13 +63,6 @@ KMULTI_BIG_WHY = (
     "link was made, then close() sat in unregister_fprobe -> "
     "text_poke_bp_batch waiting for the other vCPU for over 8 min under "
     "RCU stalls); --scale-kmulti-big tries it (bench/README.md)")
-# The same on x86_64 for xdt's ftrace mode over every function: an
-# ftrace_ops on all of them, patched by text_poke_bp batches.
-FTRACE_ALL_WHY = (
-    "skipped: -x fbtmode=ftrace on every function (fbt:kernel::entry) "
-    "left the x86_64 TCG guest silent, no console output, for over 6 min "
-    "(2026-11-26, twice), as kprobe_multi on every function does; 10000 "
-    "functions take 3 s; --scale-kmulti-big tries it too (bench/README.md)")
 
 
 def scale_functions(vm):
@@ -142,9 +135,6 @@ def scale_phase(b, size, seed, tag, budget, kmulti_big):
         if mech == "kprobe-multi" and not kmulti_big and \
                 (n == "all" or n >= KMULTI_BIG):
             return KMULTI_BIG_WHY
-        if mech == "xdt-ftrace" and n == "all" and b.isa == "x86_64" and \
-                not kmulti_big:
-            return FTRACE_ALL_WHY
         p = probes_of(n, mech)
         prev = last.get(mech)
         if not prev:
