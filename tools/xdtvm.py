@@ -510,6 +510,11 @@ class VM:
     def start(self, timeout=180):
         """Boot; on any failure QEMU is killed and the error carries the
         console tail."""
+        if self.proc is not None and self.proc.poll() is None:
+            # a second QEMU would orphan the first, still running, and
+            # share this object's log with it
+            raise XdtError(f"{self.isa}: VM.start() on a running guest "
+                           "(`with VM(...)` has started it already)")
         argv = self.qemu_argv()
         preexec = None
         if _prctl and threading.current_thread() is threading.main_thread():
@@ -570,7 +575,12 @@ class VM:
                 raise XdtError(f"{self.isa}: unexpected frame {kind!r}")
 
     def _pump_console(self):
-        out = self.proc.stdout
+        # This boot's pipe and log, held here: a VM started again (a guest
+        # that panicked on purpose) gets a new pair and a new pump while
+        # this one drains the old, and must neither close nor write the
+        # new log (it did: the new pump then died on a closed file and the
+        # console went unread).
+        out, log = self.proc.stdout, self._log
         while True:
             chunk = out.read1(65536) if hasattr(out, "read1") else out.read(1)
             if not chunk:
@@ -584,12 +594,12 @@ class VM:
                     c.sendall(chunk)
                 except OSError:
                     pass
-            self._log.write(chunk)
-            self._log.flush()
+            log.write(chunk)
+            log.flush()
             if self.echo_console:
                 sys.stderr.buffer.write(chunk)
                 sys.stderr.buffer.flush()
-        self._log.close()
+        log.close()
 
     def _console_eof(self, timeout=30):
         """QEMU has exited: let the pump read the console to its end, so an

@@ -116,7 +116,6 @@ def test_panic_in_a_throwaway_guest(isa):
     """panic() panics the kernel with DTrace's message (the lab boots with
     panic=-1 and QEMU with -no-reboot: the guest ends)."""
     with xdtvm.VM(isa, smp=1) as vm:
-        vm.start()
         vm.run(["insmod", "/lib/modules/xdt.ko"], check=True, timeout=300)
         mark = vm.console_mark()
         with pytest.raises(xdtvm.XdtError):
