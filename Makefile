@@ -140,6 +140,11 @@ $(BUILD)/%/xdt-runas: guest/xdt-runas.c | deps
 	@mkdir -p $(@D)
 	$(call cross,$*)gcc $(DTRACE_CFLAGS) -static -o $@ $<
 
+# The pid provider's target: known calls, frame pointers, nothing inlined.
+$(BUILD)/%/xdt-utarget: guest/xdt-utarget.c | deps
+	@mkdir -p $(@D)
+	$(call cross,$*)gcc -std=gnu11 -O1 -fno-omit-frame-pointer -Wall -Wextra -Werror -static -o $@ $<
+
 # The eBPF baselines' loader: raw bpf(2)/perf_event_open(2), no libbpf.
 $(BUILD)/%/xdt-bpfbench: guest/xdt-bpfbench.c core/uapi/xdt_pobj.h $(BUILD)/%/libxdt.a | deps
 	@mkdir -p $(@D)
@@ -243,7 +248,7 @@ $(KCACHE)/%.current/vmlinux.vars: $(KCACHE)/%.current/vmlinux \
 .SECONDEXPANSION:
 $(BUILD)/%/initramfs.cpio: $(BUILD)/%/init $$(call guest_dtrace,$$*) \
 		$$(call guest_xdtko,$$*) $(BUILD)/%/xdt-rawprog $(BUILD)/%/xdt-runas $(BUILD)/%/xdt-fuzz \
-		$(BUILD)/%/xdt-dfuzz $(BUILD)/%/xdt-failnth \
+		$(BUILD)/%/xdt-utarget $(BUILD)/%/xdt-dfuzz $(BUILD)/%/xdt-failnth \
 		$(BUILD)/%/xdt-bpfbench $(BUILD)/%/xdt-lua lua/xdt-watch $(WATCH_PROFILES) $(LUA_LIBS) \
 		$(LUA_EXAMPLES) tools/mkinitramfs.py busybox mcpp $(DLIB) \
 		$(KCACHE)/%.current/vmlinux.vars
@@ -252,6 +257,7 @@ $(BUILD)/%/initramfs.cpio: $(BUILD)/%/init $$(call guest_dtrace,$$*) \
 		$(call guest_mcpp,$*) $(call guest_lua,$*) \
 		--file $(BUILD)/$*/xdt-rawprog:/usr/bin/xdt-rawprog \
 		--file $(BUILD)/$*/xdt-runas:/usr/bin/xdt-runas \
+		--file $(BUILD)/$*/xdt-utarget:/usr/bin/xdt-utarget \
 		--file $(BUILD)/$*/xdt-fuzz:/usr/bin/xdt-fuzz \
 		--file $(BUILD)/$*/xdt-dfuzz:/usr/bin/xdt-dfuzz \
 		--file $(BUILD)/$*/xdt-failnth:/usr/bin/xdt-failnth \

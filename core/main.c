@@ -65,10 +65,20 @@ static int xdt_release(struct inode *inode, struct file *f)
 static long xdt_ioctl(struct file *f, unsigned int cmd, unsigned long arg)
 {
 	struct xdt_state *st = f->private_data;
+	unsigned int i;
 	long ret;
 
 	mutex_lock(&st->ioc_lock);
-	ret = xdt_ioctl_state(st, cmd, (void __user *)arg);
+	for (i = 0; i < xdt_nprovider_modules; i++) {
+		const struct xdt_provider_module *m = &xdt_provider_modules[i];
+
+		if (m->ioctl && m->ioc == cmd)
+			break;
+	}
+	if (i < xdt_nprovider_modules)
+		ret = xdt_provider_modules[i].ioctl(st, f, (void __user *)arg);
+	else
+		ret = xdt_ioctl_state(st, cmd, (void __user *)arg);
 	mutex_unlock(&st->ioc_lock);
 	return ret;
 }

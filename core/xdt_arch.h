@@ -274,6 +274,19 @@ int xdt_tramp_write(struct xdt_site **sites, unsigned int n, bool on);
 void xdt_arch_tramp_off(struct xdt_site **sites, unsigned int n);
 void xdt_arch_tramp_exit(void);
 
+/* ---- user_isa.c: user space (the pid provider) ----------------------------- */
+/*
+ * Probe context (a uprobe's handler, in the traced thread).  @regs are a
+ * user thread's registers at the first instruction of a function: fill
+ * @args with the arguments the ISA's user ABI passes in registers and
+ * return how many; the user address of entry argument @i past those (on
+ * the user stack) comes from xdt_uarch_stack_arg().  The kernel's own
+ * uprobes do the trapping, single-stepping and return hijacking on every
+ * ISA 6.1 has them for: an ISA gives only the ABI here.
+ */
+unsigned int xdt_uarch_args(struct pt_regs *regs, u64 *args);
+unsigned long xdt_uarch_stack_arg(struct pt_regs *regs, unsigned int i);
+
 /* ---- provided by the core for the ISA ------------------------------------ */
 /* Probe context: see trap.c above. */
 bool xdt_trap(struct pt_regs *regs, unsigned long addr);

@@ -180,6 +180,9 @@ struct xdt_probe {
 
 int xdt_provider_register(struct xdt_provider *prov);
 void xdt_provider_unregister(struct xdt_provider *prov);
+/* The same, for a caller that holds xdt_lock (providers made on demand). */
+void __xdt_provider_register(struct xdt_provider *prov);
+void __xdt_provider_unregister(struct xdt_provider *prov);
 void xdt_probes_exit(void);	/* after every provider unregistered */
 struct xdt_probe *xdt_probe_create(struct xdt_provider *prov, const char *mod,
 				   const char *func, const char *name,
@@ -654,10 +657,20 @@ u64 xdt_arg(struct xdt_ctx *ctx, unsigned int i);
  * one row each in providers/providers.c's table, which the core walks at
  * module init (unwinding on a failure) and exit, and nowhere else.
  */
+struct file;
 struct xdt_provider_module {
 	const char *name;
 	int (*init)(void);
 	void (*exit)(void);
+	/*
+	 * A provider whose probes a consumer asks for by ioctl (pid: the
+	 * consumer resolves symbols, as DTrace's does) owns that one
+	 * command of /dev/xdt; @f is its open file (the opener's
+	 * credentials).  0: none.
+	 */
+	unsigned int ioc;
+	long (*ioctl)(struct xdt_state *st, struct file *f,
+		      void __user *uarg);
 };
 extern const struct xdt_provider_module xdt_provider_modules[];
 extern const unsigned int xdt_nprovider_modules;

@@ -129,6 +129,12 @@ static int list_one(struct xdt_hdl *h, int fd, const struct xdt_probedesc *m,
 	__u32 cap = 1024, i;
 
 	q.flags = verbose ? XDT_PQ_REFUSED : 0;
+	if (dt_uprobes_make(fd, m, h->errmsg, sizeof(h->errmsg)) < 0) {
+		fprintf(stderr, "dtrace: failed to match %s:%s:%s:%s: %s\n",
+			m->prov, m->mod, m->func, m->name, h->errmsg);
+		h->errmsg[0] = 0;
+		return 1;
+	}
 	for (;;) {
 		pi = xrealloc(pi, cap * sizeof(*pi));
 		q.cap = cap;
@@ -482,6 +488,25 @@ static int go(xdt_hdl_t *h)
 		h->fd = open_dev_err(h->errmsg, sizeof(h->errmsg));
 		if (h->fd < 0)
 			return -1;
+	}
+	/* the pid provider's probes are made now, in the live process */
+	for (i = 0; !h->vm && i < p->nclauses; i++) {
+		const struct xdt_probedesc *d = &p->clauses[i].desc;
+
+		if (i && !memcmp(d, &p->clauses[i - 1].desc, sizeof(*d)))
+			continue;
+		if (dt_uprobes_make(h->fd, d, h->errmsg, sizeof(h->errmsg)) < 0) {
+			char why[sizeof(h->errmsg) / 2];
+			int src = p->clauses[i].src;
+
+			memcpy(why, h->errmsg, sizeof(why) - 1);
+			why[sizeof(why) - 1] = 0;
+			if (p->srcfile[src])
+				return HERR(h, "failed to compile script %.400s: %s",
+					    p->srcdesc[src], why);
+			return HERR(h, "invalid probe specifier %.400s: %s",
+				    p->srctext[src], why);
+		}
 	}
 	memset(&en, 0, sizeof(en));
 	en.prog = (__u64)(uintptr_t)h->blob;

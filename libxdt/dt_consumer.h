@@ -18,6 +18,16 @@ void *prog_blob(const struct prog *p, size_t *size);
 
 /* ---- ksyms.c: kernel addresses -> module`function+0xoff ---------------- */
 
+/* ---- uproc.c: the pid provider's probes, made in a live process ---------- */
+/* @d's process when its provider is pid<PID>, else 0. */
+pid_t dt_uproc_pid(const struct xdt_probedesc *d);
+/*
+ * Make what @d names in its process through /dev/xdt's @fd (nothing when
+ * @d is not a pid provider's): 0, or -1 with why in @err.
+ */
+int dt_uprobes_make(int fd, const struct xdt_probedesc *d, char *err,
+		    size_t errlen);
+
 /* ---- consumer.c, libxdt.c: the handle ----------------------------------- */
 struct dt_opts {
 	int quiet;

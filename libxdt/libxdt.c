@@ -555,6 +555,14 @@ void xdt_set_target(xdt_hdl_t *h, pid_t pid)
 	h->env.target = pid;
 }
 
+int xdt_uses_process(xdt_hdl_t *h, pid_t pid)
+{
+	for (int i = 0; i < h->p.nclauses; i++)
+		if (dt_uproc_pid(&h->p.clauses[i].desc) == pid)
+			return 1;
+	return 0;
+}
+
 void xdt_set_cpp(xdt_hdl_t *h, int on, char **args, int nargs)
 {
 	h->cpp = on;

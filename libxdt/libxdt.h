@@ -94,6 +94,12 @@ int xdt_setopt(xdt_hdl_t *h, const char *name, const char *value);
 /* $1.. macro arguments, $target, the preprocessor (-C) and its options */
 void xdt_set_macros(xdt_hdl_t *h, char **argv, int argc);
 void xdt_set_target(xdt_hdl_t *h, pid_t pid);
+/*
+ * Whether the compiled program names probes in process @pid (the pid
+ * provider's pid<PID>): they are made from the image the process runs when
+ * tracing starts, so dtrace -c lets its command exec first.
+ */
+int xdt_uses_process(xdt_hdl_t *h, pid_t pid);
 void xdt_set_cpp(xdt_hdl_t *h, int on, char **args, int nargs);
 /* Where the default printers write (dtrace -o): @fp, not stdout. */
 void xdt_set_output(xdt_hdl_t *h, FILE *fp);

@@ -5,7 +5,8 @@
  * reverse at exit.  Adding a provider is its file in providers/ and one row
  * here (docs/architecture.md, "Providers").  dtrace comes first: the core
  * fires its BEGIN, END and ERROR; stable last, as it claims instructions
- * fbt and kinst have listed.
+ * fbt and kinst have listed.  pid's probes are made per process, by the
+ * consumer's XDT_IOC_UPROBES (providers/pid.c).
  */
 #include <linux/kernel.h>
 
@@ -20,5 +21,6 @@ const struct xdt_provider_module xdt_provider_modules[] = {
 	{ "syscall", xdt_syscall_init, xdt_syscall_exit },
 	{ "rawtp", xdt_rawtp_init, xdt_rawtp_exit },
 	{ "stable", xdt_stable_init, xdt_stable_exit },
+	{ "pid", xdt_pid_init, xdt_pid_exit, XDT_IOC_UPROBES, xdt_pid_ioctl },
 };
 const unsigned int xdt_nprovider_modules = ARRAY_SIZE(xdt_provider_modules);

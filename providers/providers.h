@@ -10,6 +10,8 @@
 #include <linux/types.h>
 
 struct module;
+struct xdt_state;
+struct file;
 
 int xdt_dtrace_provider_init(void);
 void xdt_dtrace_provider_exit(void);
@@ -25,6 +27,9 @@ int xdt_rawtp_init(void);
 void xdt_rawtp_exit(void);
 int xdt_stable_init(void);
 void xdt_stable_exit(void);
+int xdt_pid_init(void);
+void xdt_pid_exit(void);
+long xdt_pid_ioctl(struct xdt_state *st, struct file *f, void __user *uarg);
 
 /* Why fbt and kinst leave a function alone, or NULL (providers/fbt.c). */
 const char *xdt_text_excluded(const char *name, unsigned long addr,

@@ -12,6 +12,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ptrace.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <signal.h>
@@ -127,13 +128,21 @@ static void desc_fill(struct xdt_probedesc *d, const char *s)
 
 /*
  * -c: fork now (so $target is known) and hold the child stopped before it
- * execs; GO releases it with SIGCONT.  Everything the child does before
- * the stop (parsing the command line, the stop itself) happens before
- * tracing starts, and after it only the stop's return and the exec: so
- * a $target predicate sees the same system calls every run.  (A pipe
- * read as the gate raced GO: its read(2) could land on either side.)
- * Like DTrace, which kills the processes it created, dtrace's exit ends
- * the command (PR_SET_PDEATHSIG), also when dtrace gives up before GO.
+ * execs.  Everything the child does before the stop (parsing the command
+ * line, the stop itself) happens before tracing starts.  Then, once the
+ * program is compiled (hold()), one of two:
+ *   - the program has pid provider probes in the child: they are made
+ *     from the image it runs, so it execs first and is held at the first
+ *     instruction of the new image, as DTrace's -c holds it (its exec is
+ *     not traced); GO lets it run (PTRACE_DETACH);
+ *   - otherwise it stays stopped before the exec and GO releases it with
+ *     SIGCONT: after GO only the stop's return and the exec happen, so a
+ *     $target predicate sees the same system calls every run.  (A pipe
+ *     read as the gate raced GO: its read(2) could land on either side.)
+ * The child stops as its own tracee (PTRACE_TRACEME), which is what lets
+ * dtrace hold it after the exec.  Like DTrace, which kills the processes
+ * it created, dtrace's exit ends the command (PR_SET_PDEATHSIG), also when
+ * dtrace gives up before GO.
  */
 static pid_t spawn(const char *cmd, int *gate)
 {
@@ -154,7 +163,7 @@ static pid_t spawn(const char *cmd, int *gate)
 		     t = strtok_r(NULL, " \t", &save))
 			argv[n++] = t;
 		argv[n] = NULL;
-		if (!n)
+		if (!n || ptrace(PTRACE_TRACEME, 0, NULL, NULL) < 0)
 			_exit(127);
 		raise(SIGSTOP);
 		execvp(argv[0], argv);
@@ -166,6 +175,24 @@ static pid_t spawn(const char *cmd, int *gate)
 		fatal("failed to start command: %s", cmd);
 	*gate = 1;
 	return pid;
+}
+
+/* The -c command, compiled against: see spawn(). */
+static void hold(pid_t child, int *gate, int exec_first, const char *cmd)
+{
+	int status;
+
+	if (exec_first) {
+		if (ptrace(PTRACE_CONT, child, NULL, NULL) < 0 ||
+		    waitpid(child, &status, 0) != child || !WIFSTOPPED(status))
+			fatal("failed to start command: %s", cmd);
+		*gate = 2;	/* stopped in its new image; GO detaches */
+		return;
+	}
+	if (ptrace(PTRACE_DETACH, child, NULL, (void *)(long)SIGSTOP) < 0 ||
+	    waitpid(child, &status, WUNTRACED) != child || !WIFSTOPPED(status))
+		fatal("failed to start command: %s", cmd);
+	*gate = 1;
 }
 
 static volatile sig_atomic_t interrupted;
@@ -225,7 +252,9 @@ static int run(xdt_hdl_t *h, struct targets *o)
 		fatal("%s", xdt_errmsg(h));
 	if (o->child_gate > 0) {
 		/* the -c command runs only now, so its whole life is traced */
-		if (kill(o->child, SIGCONT) < 0)
+		if (o->child_gate == 2 ?
+		    ptrace(PTRACE_DETACH, o->child, NULL, NULL) < 0 :
+		    kill(o->child, SIGCONT) < 0)
 			fatal("failed to start command: %s", strerror(errno));
 		o->child_gate = 0;
 	}
@@ -377,6 +406,8 @@ int main(int argc, char **argv)
 			die_cerror(h, &err);
 	}
 	xdt_warn_unimplemented(h);
+	if (o->child > 0)
+		hold(o->child, &o->child_gate, xdt_uses_process(h, o->child), cmd);
 	if (showdif)
 		xdt_dis(h, stdout);
 	if (compile_only)

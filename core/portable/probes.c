@@ -87,11 +87,17 @@ void xdt_probes_exit(void)
 	refusals_cap = nrefusals = 0;
 }
 
+void __xdt_provider_register(struct xdt_provider *prov)
+{
+	lockdep_assert_held(&xdt_lock);
+	INIT_LIST_HEAD(&prov->probes);
+	list_add_tail(&prov->list, &providers);
+}
+
 int xdt_provider_register(struct xdt_provider *prov)
 {
 	mutex_lock(&xdt_lock);
-	INIT_LIST_HEAD(&prov->probes);
-	list_add_tail(&prov->list, &providers);
+	__xdt_provider_register(prov);
 	mutex_unlock(&xdt_lock);
 	return 0;
 }
@@ -99,9 +105,16 @@ int xdt_provider_register(struct xdt_provider *prov)
 /* The provider's probes leave the table; their IDs are never reused. */
 void xdt_provider_unregister(struct xdt_provider *prov)
 {
+	mutex_lock(&xdt_lock);
+	__xdt_provider_unregister(prov);
+	mutex_unlock(&xdt_lock);
+}
+
+void __xdt_provider_unregister(struct xdt_provider *prov)
+{
 	u32 i, j = 0;
 
-	mutex_lock(&xdt_lock);
+	lockdep_assert_held(&xdt_lock);
 	for (i = 1; i <= nprobes; i++) {
 		if (probes[i] && probes[i]->prov == prov) {
 			list_del(&probes[i]->fnode);
@@ -121,7 +134,6 @@ void xdt_provider_unregister(struct xdt_provider *prov)
 	}
 	nrefusals = j;
 	list_del(&prov->list);
-	mutex_unlock(&xdt_lock);
 }
 
 static int grow(void **arr, u32 *cap, u32 need, size_t elem)

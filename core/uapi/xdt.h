@@ -13,6 +13,7 @@
  *   4. principal buffer records
  *   5. aggregation snapshots
  *   6. status
+ *   7. user-space probes (pid provider)
  * The DIF instruction set is in dif.h beside this file.
  */
 #ifndef XDT_UAPI_H
@@ -22,10 +23,11 @@
 #include <linux/types.h>
 
 #define XDT_DEVICE		"/dev/xdt"
-#define XDT_ABI_VERSION		7	/* 5: aggregation descriptors, lquantize,
+#define XDT_ABI_VERSION		8	/* 5: aggregation descriptors, lquantize,
 					   llquantize, increments; 6: speculations,
 					   double errors; 7: buffer policies,
-					   per-CPU aggregation drops */
+					   per-CPU aggregation drops; 8: user-space
+					   probes (XDT_IOC_UPROBES) */
 
 #define XDT_PROVNAMELEN		32
 #define XDT_MODNAMELEN		64
@@ -43,6 +45,7 @@
 #define XDT_IOC_AGGSNAP		_IOWR(XDT_IOC_MAGIC, 6, struct xdt_aggsnap)
 #define XDT_IOC_STATUS		_IOR(XDT_IOC_MAGIC, 7, struct xdt_status)
 #define XDT_IOC_EPROBES		_IOWR(XDT_IOC_MAGIC, 8, struct xdt_eprobe_query)
+#define XDT_IOC_UPROBES		_IOWR(XDT_IOC_MAGIC, 9, struct xdt_uprobe_req)
 
 /* ---- 2. probe listing --------------------------------------------------- */
 struct xdt_probedesc {
@@ -589,6 +592,42 @@ struct xdt_status {
 					   fires for them) */
 	__u32 filled;			/* bufpolicy=fill: a CPU's buffer is full */
 	__u32 pad;
+};
+
+/* ---- 7. user-space probes ---------------------------------------------- */
+/*
+ * The pid provider's probes are made by the consumer, as DTrace's are
+ * (libdtrace's dt_pid.c and the fasttrap ioctl): libxdt reads the
+ * process's mappings and its objects' ELF symbol tables and asks for
+ * probes at addresses in the process; the kernel checks that the caller
+ * may trace the process (the same uid and a dumpable process, or
+ * CAP_SYS_PTRACE), that every address lies in an executable file mapping
+ * of it, and makes the probes of provider <prov><pid> (pid1234).  They
+ * live as long as the process (and its current image: an exec ends them)
+ * or, after that, until no consumer has them enabled.
+ */
+#define XDT_UP_ENTRY		0	/* a uprobe at @addr; args = the ABI's */
+#define XDT_UP_RETURN		1	/* a uretprobe on the function at @addr */
+#define XDT_UP_OFFSET		2	/* a uprobe at @addr; no arguments */
+#define XDT_UPROBES_MAX		65536	/* probes in one request */
+
+struct xdt_uprobe {
+	__u64 addr;			/* in the process */
+	__u32 kind;			/* XDT_UP_* */
+	__u32 pad;
+	char mod[XDT_MODNAMELEN];
+	char func[XDT_FUNCNAMELEN];
+	char name[XDT_NAMELEN];
+};
+
+struct xdt_uprobe_req {
+	__s32 pid;
+	__u32 count;			/* entries at @probes */
+	__u64 probes;			/* struct xdt_uprobe[count] */
+	char prov[XDT_PROVNAMELEN];	/* "pid": the provider is pid<pid> */
+	__u32 created;			/* out: probes new in this request */
+	__u32 pad;
+	char err[128];			/* out: why the request was refused */
 };
 
 #endif

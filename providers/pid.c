@@ -1,0 +1,543 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pid.c - the pid provider: pid<PID>:<module>:<function>:entry and :return
+ * in a user process, over the kernel's uprobes.
+ *
+ * Who makes the probes.  As in DTrace (libdtrace's dt_pid.c asking the
+ * fasttrap provider by ioctl), the consumer reads the process's mappings
+ * and its objects' ELF symbol tables and asks for probes at addresses in
+ * the process (XDT_IOC_UPROBES, core/uapi/xdt.h section 7).  The kernel
+ * trusts none of it: it checks that the opener of /dev/xdt may trace the
+ * process, finds each address's executable file mapping in the process
+ * itself, and keeps the (inode, file offset) uprobes need.  One provider,
+ * named <prov><pid>, per process.
+ *
+ * Mechanism.  uprobe_register_refctr() (exported in 6.1) with a filter
+ * that accepts only the traced process's mm, so the breakpoint goes into
+ * that process only, however many others map the same file; the handler
+ * is run by the kernel in the traced thread, in process context.  The
+ * alternative measured against it is none yet: a breakpoint of xdt's own
+ * in user text would re-implement uprobes' single-stepping out of line
+ * (the XOL area), its fork and exec handling and its return hijacking on
+ * every ISA (docs/mechanisms.md, "User space").  Return probes are
+ * uretprobes: they fire once per return however the function leaves
+ * (several ret instructions, a tail call), but the returning instruction
+ * is not known there, so arg0 of pid's return probe is the address the
+ * function returns to rather than illumos' offset of the returning
+ * instruction (docs/d-language.md); arg1 is the return value, as there.
+ *
+ * Lifetimes.  A process's provider lives while a thread of it runs the
+ * image the probes were made in (we hold its mm_struct with mmgrab(), so
+ * its address cannot be reused by another process while we compare
+ * against it); after the process exits or execs, the provider and its
+ * probes go as soon as no consumer has one of them enabled: at the next
+ * request, when the process's last thread exits (sched_process_exit), or
+ * when the last consumer stops.  A child made by fork() inherits the
+ * breakpoints in its copy of the text; the handler answers
+ * UPROBE_HANDLER_REMOVE there and uprobes takes them out of the child, so
+ * a child is not traced (illumos' rule).
+ */
+#include <linux/ctype.h>
+#include <linux/cred.h>
+#include <linux/fs.h>
+#include <linux/mm.h>
+#include <linux/pid.h>
+#include <linux/sched/coredump.h>
+#include <linux/sched/mm.h>
+#include <linux/sched/signal.h>
+#include <linux/slab.h>
+#include <linux/tracepoint.h>
+#include <linux/uaccess.h>
+#include <linux/uprobes.h>
+#include <linux/workqueue.h>
+
+#include "xdt_arch.h"
+#include "xdt_tp.h"
+#include "providers.h"
+
+/* Probes in all processes together: each costs ~400 bytes of kernel memory. */
+#define UPID_MAX_SITES	(1u << 18)
+
+struct uproc {
+	struct xdt_provider prov;
+	char name[XDT_PROVNAMELEN];
+	struct pid *pid;
+	struct mm_struct *mm;		/* mmgrab()ed: the image traced */
+	struct list_head node;		/* upids */
+	struct list_head sites;
+};
+
+struct usite {
+	struct uprobe_consumer uc;
+	struct uproc *up;
+	struct xdt_probe *probe;
+	struct inode *inode;		/* igrab()ed */
+	loff_t off;			/* in the file */
+	unsigned long addr;		/* in the process */
+	u32 kind;			/* XDT_UP_* */
+	bool registered;
+	struct list_head node;		/* up->sites */
+	char strs[];			/* mod, func, name */
+};
+
+static LIST_HEAD(upids);		/* xdt_lock */
+static unsigned int nupids, nsites;	/* xdt_lock; nupids read by the exit hook */
+static const struct xdt_provider_ops uproc_ops;
+static struct tracepoint *exit_tp;
+static void uproc_reap_work(struct work_struct *w);
+static DECLARE_WORK(reap_work, uproc_reap_work);
+
+/* ---- probe context: in the traced thread, from uprobes ------------------ */
+static u64 __xdt_probe uproc_getarg(struct xdt_ctx *ctx, unsigned int i)
+{
+	u64 v;
+
+	if (!ctx->regs ||
+	    xdt_copyin_nofault(&v, xdt_uarch_stack_arg(ctx->regs, i), sizeof(v)))
+		return 0;
+	return v;
+}
+
+static int __xdt_probe uproc_handler(struct uprobe_consumer *uc,
+				    struct pt_regs *regs)
+{
+	struct usite *s = container_of(uc, struct usite, uc);
+	struct xdt_ctx ctx;
+
+	if (current->mm != s->up->mm)
+		return UPROBE_HANDLER_REMOVE;	/* a forked child's copy */
+	if (s->kind == XDT_UP_RETURN)
+		return 0;		/* here only to answer for children */
+	xdt_ctx_init(&ctx, s->probe);
+	ctx.regs = regs;
+	ctx.priv = s;
+	if (s->kind == XDT_UP_ENTRY)
+		ctx.nargs = xdt_uarch_args(regs, ctx.args);
+	xdt_probe_fire(&ctx);
+	return 0;
+}
+
+static int __xdt_probe uproc_ret_handler(struct uprobe_consumer *uc,
+					unsigned long func,
+					struct pt_regs *regs)
+{
+	struct usite *s = container_of(uc, struct usite, uc);
+	struct xdt_ctx ctx;
+
+	if (current->mm != s->up->mm)
+		return 0;
+	xdt_ctx_init(&ctx, s->probe);
+	ctx.regs = regs;
+	ctx.priv = s;
+	ctx.args[0] = instruction_pointer(regs);
+	ctx.args[1] = regs_return_value(regs);
+	xdt_probe_fire(&ctx);
+	return 0;
+}
+
+/* Which processes get the breakpoint: the traced one only. */
+static bool uproc_filter(struct uprobe_consumer *uc, enum uprobe_filter_ctx c,
+			struct mm_struct *mm)
+{
+	return mm == container_of(uc, struct usite, uc)->up->mm;
+}
+
+/* ---- enabling ------------------------------------------------------------ */
+static int uproc_enable(struct xdt_probe *p)
+{
+	struct usite *s = p->parg;
+	int ret;
+
+	s->uc.handler = uproc_handler;
+	s->uc.ret_handler = s->kind == XDT_UP_RETURN ? uproc_ret_handler : NULL;
+	s->uc.filter = uproc_filter;
+	ret = uprobe_register_refctr(s->inode, s->off, 0, &s->uc);
+	if (!ret)
+		s->registered = true;
+	return ret;
+}
+
+static void uproc_disable(struct xdt_probe *p)
+{
+	struct usite *s = p->parg;
+
+	if (!s->registered)
+		return;
+	/* returns once no handler of ours runs (uprobes' register_rwsem) */
+	uprobe_unregister(s->inode, s->off, &s->uc);
+	s->registered = false;
+	schedule_work(&reap_work);	/* the process may be gone */
+}
+
+static void uproc_mechanism(struct xdt_probe *p, char *buf, size_t len)
+{
+	struct usite *s = p->parg;
+
+	snprintf(buf, len, "%s at %s+0x%llx",
+		 s->kind == XDT_UP_RETURN ? "uretprobe" : "uprobe",
+		 s->strs, (unsigned long long)s->off);
+}
+
+static const struct xdt_provider_ops uproc_ops = {
+	.enable = uproc_enable,
+	.disable = uproc_disable,
+	.mechanism = uproc_mechanism,
+	.getarg = uproc_getarg,
+};
+
+/* ---- processes ------------------------------------------------------------ */
+/* Does a thread of the process still run the image its probes were made in? */
+static bool uproc_live(struct uproc *up)
+{
+	struct task_struct *g, *t;
+	bool live = false;
+
+	rcu_read_lock();
+	g = pid_task(up->pid, PIDTYPE_TGID);
+	if (g) {
+		for_each_thread(g, t) {
+			if (READ_ONCE(t->mm) == up->mm) {
+				live = true;
+				break;
+			}
+		}
+	}
+	rcu_read_unlock();
+	return live;
+}
+
+static bool uproc_busy(struct uproc *up)
+{
+	struct usite *s;
+
+	list_for_each_entry(s, &up->sites, node)
+		if (s->probe->nenabled || s->registered)
+			return true;
+	return false;
+}
+
+static void uproc_destroy(struct uproc *up)
+{
+	struct usite *s, *n;
+
+	lockdep_assert_held(&xdt_lock);
+	__xdt_provider_unregister(&up->prov);	/* frees the probes */
+	list_for_each_entry_safe(s, n, &up->sites, node) {
+		iput(s->inode);
+		kfree(s);
+		nsites--;
+	}
+	list_del(&up->node);
+	nupids--;
+	mmdrop(up->mm);
+	put_pid(up->pid);
+	kfree(up);
+}
+
+/* Drop the providers of processes that are gone, unless in use. */
+static void uproc_reap(void)
+{
+	struct uproc *up, *n;
+
+	lockdep_assert_held(&xdt_lock);
+	list_for_each_entry_safe(up, n, &upids, node)
+		if (!uproc_live(up) && !uproc_busy(up))
+			uproc_destroy(up);
+}
+
+static void uproc_reap_work(struct work_struct *w)
+{
+	mutex_lock(&xdt_lock);
+	uproc_reap();
+	mutex_unlock(&xdt_lock);
+}
+
+/* sched_process_exit: a process's last thread going ends its probes. */
+static void __xdt_probe uproc_exit(void *data, struct task_struct *p)
+{
+	if (READ_ONCE(nupids) && !atomic_read(&p->signal->live))
+		schedule_work(&reap_work);
+}
+
+/*
+ * May the opener of @f trace @task?  What ptrace_may_access() decides for
+ * PTRACE_MODE_ATTACH_REALCREDS, which 6.1 does not export: the same real
+ * user and group as all of the process's, and a dumpable process; or
+ * CAP_SYS_PTRACE in its user namespace.  Unlike it, no LSM is asked (Yama's
+ * ptrace_scope does not apply to xdt).
+ */
+static bool uproc_may_trace(struct file *f, struct task_struct *task,
+			   struct mm_struct *mm)
+{
+	const struct cred *cred = f->f_cred, *tcred;
+	bool same, cap;
+
+	rcu_read_lock();
+	tcred = __task_cred(task);
+	same = uid_eq(cred->uid, tcred->euid) && uid_eq(cred->uid, tcred->suid) &&
+	       uid_eq(cred->uid, tcred->uid) && gid_eq(cred->gid, tcred->egid) &&
+	       gid_eq(cred->gid, tcred->sgid) && gid_eq(cred->gid, tcred->gid);
+	cap = file_ns_capable(f, tcred->user_ns, CAP_SYS_PTRACE);
+	rcu_read_unlock();
+	if (cap)
+		return true;
+	return same && get_dumpable(mm) == SUID_DUMP_USER;
+}
+
+static struct uproc *uproc_get(const char *name, struct pid *pid,
+			     struct mm_struct *mm, char *err, size_t len)
+{
+	struct uproc *up;
+
+	list_for_each_entry(up, &upids, node) {
+		if (strcmp(up->name, name))
+			continue;
+		if (up->mm == mm)
+			return up;
+		/* reaped already unless a consumer still has its probes */
+		snprintf(err, len, "%s: the process has exec'd or gone while "
+			 "probes of its old image are enabled", name);
+		return ERR_PTR(-EBUSY);
+	}
+	up = kzalloc(sizeof(*up), GFP_KERNEL);
+	if (!up)
+		return ERR_PTR(-ENOMEM);
+	strscpy(up->name, name, sizeof(up->name));
+	up->prov.name = up->name;
+	up->prov.ops = &uproc_ops;
+	up->pid = get_pid(pid);
+	mmgrab(mm);
+	up->mm = mm;
+	INIT_LIST_HEAD(&up->sites);
+	__xdt_provider_register(&up->prov);
+	list_add_tail(&up->node, &upids);
+	WRITE_ONCE(nupids, nupids + 1);
+	return up;
+}
+
+static int find_probe(struct xdt_probe *p, void *arg)
+{
+	*(struct xdt_probe **)arg = p;
+	return 1;
+}
+
+/*
+ * Make one probe (or find it made).  The address must lie in an executable
+ * mapping of a file in @mm; uprobes wants the file and the offset in it.
+ */
+static int uproc_add(struct uproc *up, struct mm_struct *mm,
+		    const struct xdt_uprobe *u, char *err, size_t len)
+{
+	struct xdt_probedesc d;
+	struct xdt_probe *p = NULL;
+	struct vm_area_struct *vma;
+	struct inode *inode = NULL;
+	size_t lm, lf, ln;
+	struct usite *s;
+	loff_t off = 0;
+
+	if (u->kind > XDT_UP_OFFSET) {
+		snprintf(err, len, "probe kind %u is not one of entry, return, "
+			 "offset", u->kind);
+		return -EINVAL;
+	}
+	lm = strnlen(u->mod, sizeof(u->mod));
+	lf = strnlen(u->func, sizeof(u->func));
+	ln = strnlen(u->name, sizeof(u->name));
+	if (lm == sizeof(u->mod) || lf == sizeof(u->func) || !lf ||
+	    ln == sizeof(u->name) || !ln) {
+		snprintf(err, len, "a probe's module, function or name is "
+			 "empty or not terminated");
+		return -EINVAL;
+	}
+	memset(&d, 0, sizeof(d));
+	strscpy(d.prov, up->name, sizeof(d.prov));
+	memcpy(d.mod, u->mod, lm);
+	memcpy(d.func, u->func, lf);
+	memcpy(d.name, u->name, ln);
+	if (strpbrk(d.func, "*?[\\") || strpbrk(d.mod, "*?[\\") ||
+	    strpbrk(d.name, "*?[\\")) {
+		snprintf(err, len, "%s:%s:%s: a probe's name may not hold a "
+			 "glob character", d.mod, d.func, d.name);
+		return -EINVAL;
+	}
+	xdt_probe_foreach(&d, find_probe, &p);
+	if (p)
+		return 0;
+	if (nsites >= UPID_MAX_SITES) {
+		snprintf(err, len, "more than %u user-space probes",
+			 UPID_MAX_SITES);
+		return -ENOSPC;
+	}
+	mmap_read_lock(mm);
+	vma = vma_lookup(mm, u->addr);
+	if (vma && vma->vm_file && (vma->vm_flags & VM_EXEC)) {
+		inode = igrab(file_inode(vma->vm_file));
+		off = (loff_t)(u->addr - vma->vm_start) +
+		      ((loff_t)vma->vm_pgoff << PAGE_SHIFT);
+	}
+	mmap_read_unlock(mm);
+	if (!inode) {
+		snprintf(err, len, "%s`%s: 0x%llx is not in an executable file "
+			 "mapping of the process", d.mod, d.func,
+			 (unsigned long long)u->addr);
+		return -EINVAL;
+	}
+	s = kzalloc(sizeof(*s) + lm + lf + ln + 3, GFP_KERNEL);
+	if (!s) {
+		iput(inode);
+		return -ENOMEM;
+	}
+	memcpy(s->strs, u->mod, lm);
+	memcpy(s->strs + lm + 1, u->func, lf);
+	memcpy(s->strs + lm + lf + 2, u->name, ln);
+	s->up = up;
+	s->inode = inode;
+	s->off = off;
+	s->addr = u->addr;
+	s->kind = u->kind;
+	s->probe = xdt_probe_create(&up->prov, s->strs, s->strs + lm + 1,
+				    s->strs + lm + lf + 2, s);
+	if (!s->probe) {
+		iput(inode);
+		kfree(s);
+		return -ENOMEM;
+	}
+	list_add_tail(&s->node, &up->sites);
+	nsites++;
+	return 1;
+}
+
+#define UPID_CHUNK	16
+
+long xdt_pid_ioctl(struct xdt_state *st, struct file *f, void __user *uarg)
+{
+	struct xdt_uprobe_req *req;
+	struct xdt_uprobe *buf = NULL;
+	struct task_struct *task = NULL;
+	struct mm_struct *mm = NULL;
+	struct pid *pid = NULL;
+	char name[XDT_PROVNAMELEN];
+	struct uproc *up;
+	size_t plen;
+	u32 i, j, n;
+	long ret;
+
+	req = kmalloc(sizeof(*req), GFP_KERNEL);
+	if (!req)
+		return -ENOMEM;
+	ret = -EFAULT;
+	if (copy_from_user(req, uarg, sizeof(*req)))
+		goto out;
+	memset(req->err, 0, sizeof(req->err));
+	req->created = 0;
+	ret = -EINVAL;
+	plen = strnlen(req->prov, sizeof(req->prov));
+	if (!plen || plen + 11 > sizeof(req->prov) ||
+	    !isalpha(req->prov[0]) || isdigit(req->prov[plen - 1])) {
+		snprintf(req->err, sizeof(req->err), "bad provider name");
+		goto reply;
+	}
+	for (i = 0; i < plen; i++) {
+		if (!isalnum(req->prov[i]) && req->prov[i] != '_') {
+			snprintf(req->err, sizeof(req->err),
+				 "bad provider name");
+			goto reply;
+		}
+	}
+	if (req->count > XDT_UPROBES_MAX) {
+		snprintf(req->err, sizeof(req->err), "%u probes in one request "
+			 "(at most %u)", req->count, XDT_UPROBES_MAX);
+		ret = -E2BIG;
+		goto reply;
+	}
+	ret = -ESRCH;
+	if (req->pid > 0)
+		pid = find_get_pid(req->pid);
+	task = pid ? get_pid_task(pid, PIDTYPE_TGID) : NULL;
+	if (!task) {
+		snprintf(req->err, sizeof(req->err), "process %d does not exist",
+			 req->pid);
+		goto reply;
+	}
+	mm = get_task_mm(task);
+	if (!mm) {
+		snprintf(req->err, sizeof(req->err), "process %d has no user "
+			 "address space (a kernel thread, or exiting)", req->pid);
+		goto reply;
+	}
+	ret = -EPERM;
+	if (!uproc_may_trace(f, task, mm)) {
+		snprintf(req->err, sizeof(req->err), "process %d: permission "
+			 "denied (another user's, or not dumpable; tracing it "
+			 "needs CAP_SYS_PTRACE)", req->pid);
+		goto reply;
+	}
+	ret = -ENOMEM;
+	buf = kmalloc_array(UPID_CHUNK, sizeof(*buf), GFP_KERNEL);
+	if (!buf)
+		goto reply;
+	snprintf(name, sizeof(name), "%s%d", req->prov, req->pid);
+	mutex_lock(&xdt_lock);
+	uproc_reap();
+	up = uproc_get(name, pid, mm, req->err, sizeof(req->err));
+	ret = PTR_ERR_OR_ZERO(up);
+	for (i = 0; !ret && i < req->count; i += n) {
+		n = min_t(u32, UPID_CHUNK, req->count - i);
+		if (copy_from_user(buf, u64_to_user_ptr(req->probes) +
+				   (size_t)i * sizeof(*buf), n * sizeof(*buf))) {
+			ret = -EFAULT;
+			break;
+		}
+		for (j = 0; j < n && !ret; j++) {
+			ret = uproc_add(up, mm, &buf[j], req->err,
+				       sizeof(req->err));
+			if (ret > 0) {
+				req->created++;
+				ret = 0;
+			}
+		}
+		cond_resched();
+	}
+	/*
+	 * On a refusal the probes made so far stay: like those of an
+	 * earlier request, they go with the process.
+	 */
+	if (!IS_ERR(up) && list_empty(&up->sites))
+		uproc_destroy(up);
+	mutex_unlock(&xdt_lock);
+reply:
+	if (copy_to_user(uarg, req, sizeof(*req)))
+		ret = -EFAULT;
+out:
+	kfree(buf);
+	if (mm)
+		mmput(mm);
+	if (task)
+		put_task_struct(task);
+	put_pid(pid);
+	kfree(req);
+	return ret;
+}
+
+int xdt_pid_init(void)
+{
+	exit_tp = xdt_tracepoint_find("sched_process_exit");
+	if (!exit_tp)
+		return -ENOENT;
+	return tracepoint_probe_register(exit_tp, uproc_exit, NULL);
+}
+
+void xdt_pid_exit(void)
+{
+	struct uproc *up, *n;
+
+	tracepoint_probe_unregister(exit_tp, uproc_exit, NULL);
+	tracepoint_synchronize_unregister();
+	cancel_work_sync(&reap_work);
+	/* no consumer is left (each pins the module): nothing is enabled */
+	mutex_lock(&xdt_lock);
+	list_for_each_entry_safe(up, n, &upids, node)
+		uproc_destroy(up);
+	mutex_unlock(&xdt_lock);
+}

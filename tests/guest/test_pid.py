@@ -1,0 +1,232 @@
+"""The pid provider (providers/pid.c, libxdt/uproc.c) in a booted guest:
+exact counts, arguments and return values against guest/xdt-utarget.c,
+whose calls are known; a forked child not traced; -c and -p; two
+consumers on one process; probes gone with the process; and the bad
+inputs, each with its message."""
+import os
+import re
+import struct
+import subprocess
+import time
+
+import pytest
+
+import xdtelf
+import xdtvm
+from test_privileges import UID, as_user, dtrace_as, runas  # noqa: F401
+from test_xdt_kernel import xdt  # noqa: F401
+
+UT = "/tmp/xdt-utarget"
+
+
+def dtrace(vm, *args, timeout=180):
+    return vm.run(["dtrace", *args], timeout=timeout)
+
+
+def ut_build(isa):
+    return os.path.join(xdtvm.build_dir(isa), "xdt-utarget")
+
+
+@pytest.fixture
+def ut(xdt):
+    """The freshly built target in the guest (the initramfs has one too, as
+    of when it was made)."""
+    xdt.put(ut_build(xdt.isa), UT, mode="755")
+    return xdt
+
+
+def funcs_of(path):
+    """{name: (address, size)} of the FUNC symbols of an ELF64 LE file."""
+    data, secs = xdtelf._elf64(path)
+    out = {}
+    for s in secs:
+        if s[1] != 2:
+            continue
+        stroff = secs[s[6]][4]
+        for off in range(s[4] + 24, s[4] + s[5], 24):
+            name, info, _, _, value, size = struct.unpack_from(
+                "<IBBHQQ", data, off)
+            if info & 0xf == 2:
+                end = data.index(b"\0", stroff + name)
+                out[data[stroff + name:end].decode()] = (value, size)
+    return out
+
+
+def aggs(stdout):
+    """{key: value} of a one-key count() aggregation's lines."""
+    return {m.group(1): int(m.group(2)) for m in
+            re.finditer(r"^\s+(\S+)\s+(-?\d+)\s*$", stdout, re.M)}
+
+
+def test_entry_probes_count_every_call(ut):
+    r = dtrace(ut, "-n", "pid$target::ut_*:entry { @[probefunc] = count(); }",
+               "-c", f"{UT} calls 7")
+    assert r.ok, r
+    assert "matched 3 probes" in r.stderr, r.stderr
+    assert aggs(r.stdout) == {"ut_mid": 7, "ut_leaf": 14, "ut_args8": 1}, \
+        r.stdout
+    assert "sum 617" in r.stdout, r.stdout
+
+
+def test_arguments_and_return_values(ut):
+    """Every call of ut_leaf(a, b) with its arguments, and every return
+    with a * 10 + b, in call order."""
+    r = dtrace(ut, "-qn", "pid$target::ut_leaf:entry "
+               '{ printf("E %d %d\\n", arg0, arg1); } '
+               "pid$target::ut_leaf:return "
+               '{ printf("R %d\\n", arg1); }', "-c", f"{UT} calls 3")
+    assert r.ok, r
+    got = [ln for ln in r.stdout.splitlines() if ln[:2] in ("E ", "R ")]
+    want = []
+    for i in range(1, 4):
+        for b in (1, 2):
+            want += [f"E {i} {b}", f"R {i * 10 + b}"]
+    assert got == want, r.stdout
+
+
+def test_arguments_past_the_registers(ut):
+    """ut_args8(1, ..., 8): x86_64 passes 7 and 8 on the stack."""
+    r = dtrace(ut, "-qn", "pid$target::ut_args8:entry { printf(\"A %d %d "
+               "%d %d %d %d %d %d\\n\", arg0, arg1, arg2, arg3, arg4, arg5, "
+               "arg6, arg7); }", "-c", f"{UT} calls 1")
+    assert r.ok, r
+    assert "A 1 2 3 4 5 6 7 8" in r.stdout.splitlines(), r.stdout
+
+
+def test_return_probe_arg0_is_the_return_address(ut):
+    """uretprobes do not know the returning instruction: arg0 is where the
+    function returns to -- in ut_mid, for ut_leaf (docs/d-language.md)."""
+    fn = funcs_of(ut_build(ut.isa))
+    lo, size = fn["ut_mid"]
+    r = dtrace(ut, "-qn", "pid$target::ut_leaf:return "
+               '{ printf("X %x\\n", arg0); }', "-c", f"{UT} calls 2")
+    assert r.ok, r
+    xs = [int(ln.split()[1], 16) for ln in r.stdout.splitlines()
+          if ln.startswith("X ")]
+    assert len(xs) == 4 and all(lo < x < lo + size for x in xs), \
+        (r.stdout, hex(lo), size)
+
+
+def test_forked_child_is_not_traced(ut):
+    """The child calls ut_leaf 5 times, the parent 3: only the parent's."""
+    r = dtrace(ut, "-qn", "pid$target::ut_leaf:entry { @ = count(); }",
+               "-c", f"{UT} fork 5")
+    assert r.ok, r
+    assert re.search(r"^\s+3\s*$", r.stdout, re.M), r.stdout
+
+
+def test_module_names(ut):
+    """The executable by its base name and as a.out; a glob."""
+    for mod in ("xdt-utarget", "a.out", "xdt-*"):
+        r = dtrace(ut, "-qn", f"pid$target:{mod}:ut_mid:entry "
+                   "{ @ = count(); }", "-c", f"{UT} calls 4")
+        assert r.ok, (mod, r)
+        assert re.search(r"^\s+4\s*$", r.stdout, re.M), (mod, r.stdout)
+
+
+def test_list_shows_entry_and_return(ut):
+    r = ut.run(f"{UT} wait calls 1 & p=$!; sleep 0.5; "
+               f"dtrace -l -n pid$p::ut_leaf:; kill -USR1 $p; wait", timeout=120)
+    assert r.ok, r
+    rows = [ln.split() for ln in r.stdout.splitlines() if "ut_leaf" in ln]
+    assert [(m, f, n) for _, _, m, f, n in rows] == [
+        ("xdt-utarget", "ut_leaf", "entry"),
+        ("xdt-utarget", "ut_leaf", "return")], r.stdout
+
+
+def start_waiting(vm, name, runas=None):
+    """xdt-utarget waiting for SIGUSR1 in the background: its pid."""
+    pre = f"{runas} {UID} {UID} none " if runas else ""
+    vm.run(f"rm -f /tmp/{name}.ut; {pre}{UT} wait calls 4 > /tmp/{name}.ut "
+           "2>&1 &", check=True)
+    r = vm.run(f"while ! grep -q waiting /tmp/{name}.ut; do sleep 0.1; done; "
+               f"cat /tmp/{name}.ut", timeout=60, check=True)
+    return int(r.stdout.split()[1])
+
+
+def wait_tracing(vm, n):
+    """Until @n consumers are past GO (/sys/module/xdt/parameters/tracing)."""
+    vm.run(f"while [ $(cat /sys/module/xdt/parameters/tracing) -lt {n} ]; do "
+           "sleep 0.1; done", timeout=120, check=True)
+
+
+def test_dtrace_p_and_two_consumers_on_one_process(ut):
+    """dtrace -p on a running process, twice at once: each consumer sees
+    every call; both end when it exits."""
+    pid = start_waiting(ut, "twop")
+    prog = "pid$target::ut_mid:entry { @ = count(); }"
+    for k in (1, 2):
+        ut.run(f"dtrace -qn '{prog}' -p {pid} > /tmp/twop{k}.out 2>&1 &",
+               check=True)
+    wait_tracing(ut, 2)
+    ut.run(["kill", "-USR1", str(pid)], check=True)
+    ut.run("while pidof dtrace >/dev/null; do sleep 0.2; done", timeout=120,
+           check=True)
+    for k in (1, 2):
+        out = ut.run(["cat", f"/tmp/twop{k}.out"], check=True).stdout
+        assert re.search(r"^\s+4\s*$", out, re.M), (k, out)
+        assert f"pid {pid} has exited" in out, out
+
+
+def test_probes_go_with_the_process(ut):
+    r = dtrace(ut, "-qn", "pid$target::ut_mid:entry { @ = count(); }",
+               "-c", f"{UT} calls 2")
+    assert r.ok, r
+    pid = re.search(r"pid (\d+) has exited", r.stderr).group(1)
+    # a glob names only probes that exist: none of a process that is gone
+    # (the provider goes from a work item queued when the process exits)
+    deadline = time.time() + 30
+    while True:
+        r = dtrace(ut, "-l", "-n", f"pid{pid[:-1]}*:::")
+        if f"pid{pid} " not in r.stdout or time.time() > deadline:
+            break
+        time.sleep(0.5)
+    assert f"pid{pid} " not in r.stdout, r.stdout
+
+
+@pytest.mark.parametrize("desc,why", [
+    ("pid999999:::entry", "failed to grab pid 999999: No such process"),
+    ("pid$target:nosuch::entry", "has no module matching 'nosuch'"),
+    ("pid$target::no_such_function:entry", "does not match any probes"),
+    ("pid$target::ut_leaf:1c", "offset probes are not implemented yet"),
+])
+def test_bad_descriptions_are_clear_errors(ut, desc, why):
+    r = dtrace(ut, "-n", f"{desc} {{ @ = count(); }}", "-c", f"{UT} calls 1")
+    assert r.code == 1, r
+    assert why in r.stderr, r.stderr
+    assert "sum " not in r.stdout, "the command ran: " + r.stdout
+
+
+def test_stripped_binary_says_so(ut, isa):
+    cross = xdtvm.ISAS[isa]["cross"]
+    out = ut_build(isa) + ".stripped"
+    subprocess.run([f"{cross}strip", "-o", out, ut_build(isa)], check=True)
+    ut.put(out, "/tmp/xdt-ustripped", mode="755")
+    r = dtrace(ut, "-n", "pid$target::ut_leaf:entry { @ = count(); }",
+               "-c", "/tmp/xdt-ustripped calls 1")
+    assert r.code == 1, r
+    assert "no symbol table in the matching module (stripped?)" in r.stderr, \
+        r.stderr
+
+
+def test_another_users_process_is_refused(ut, runas):
+    """uid 1000's process: a CAP_PERFMON consumer of another uid may not
+    trace it; uid 1000 itself with CAP_PERFMON may; root may."""
+    pid = start_waiting(ut, "other", runas=runas)
+    prog = "pid$target::ut_mid:entry { @ = count(); }"
+    try:
+        r = ut.run([runas, "1001", "1001", "perfmon", "dtrace", "-qn", prog,
+                    "-p", str(pid)], timeout=120)
+        assert r.code == 1 and "permission denied" in r.stderr, r
+        r = ut.run(f"dtrace -qn '{prog}' -p {pid} > /tmp/other.out 2>&1 & "
+                   f"{runas} {UID} {UID} perfmon dtrace -qn '{prog}' -p {pid} "
+                   f"> /tmp/other1000.out 2>&1 &", timeout=60)
+        assert r.ok, r
+        wait_tracing(ut, 2)
+    finally:
+        ut.run(["kill", "-USR1", str(pid)])
+    ut.run("while pidof dtrace >/dev/null; do sleep 0.2; done", timeout=120,
+           check=True)
+    for f in ("other", "other1000"):
+        out = ut.run(["cat", f"/tmp/{f}.out"], check=True).stdout
+        assert re.search(r"^\s+4\s*$", out, re.M), (f, out)
