@@ -661,7 +661,7 @@ void prog_layout(struct prog *p)
 			off = (off + 7) & ~7u;
 			c->recs[k].off = off;
 			off += c->recs[k].type == XDT_TYPE_STRING ? p->strsize :
-			       c->recs[k].type == DT_TYPE_STACK ? 8 * c->recs[k].nframes :
+			       DT_IS_STACK(c->recs[k].type) ? 8 * c->recs[k].nframes :
 			       c->recs[k].type == DT_TYPE_MEM ? c->recs[k].nframes : 8;
 		}
 		c->recsize = off;

@@ -187,11 +187,14 @@ void dis_prog(FILE *fp, const struct prog *p)
 				actnames[x->kind] ? actnames[x->kind] : "?", x->difo);
 			if (x->kind == XDT_ACT_AGGKEY && x->arg0 == XDT_KEY_STACK)
 				fprintf(fp, " stack(%u)", x->arg1);
+			else if (x->kind == XDT_ACT_AGGKEY && x->arg0 == XDT_KEY_USTACK)
+				fprintf(fp, " ustack(%u)", x->arg1 - 1);
 			else if (x->kind == XDT_ACT_AGGKEY)
 				fprintf(fp, " %s", x->arg0 == XDT_KEY_STRING ? "string" :
 					x->arg0 == XDT_KEY_INT ? "int" : "?");
 			if (x->kind == XDT_ACT_STACK)
-				fprintf(fp, " %u frames", x->arg0);
+				fprintf(fp, " %u %s", x->arg0 - x->arg1,
+					x->arg1 ? "user frames" : "frames");
 			if (x->kind == XDT_ACT_MEMREF)
 				fprintf(fp, " %u bytes", x->arg0);
 			if (x->kind == XDT_ACT_AGG)
@@ -200,9 +203,13 @@ void dis_prog(FILE *fp, const struct prog *p)
 			fputc('\n', fp);
 		}
 		for (a = 0; a < c->nrecs; a++) {
-			if (c->recs[a].type == DT_TYPE_STACK)
-				fprintf(fp, "  REC %d stack(%u) at %u\n", a,
-					c->recs[a].nframes, c->recs[a].off);
+			if (DT_IS_STACK(c->recs[a].type))
+				fprintf(fp, "  REC %d %s(%u) at %u\n", a,
+					c->recs[a].type == DT_TYPE_USTACK ?
+					"ustack" : "stack",
+					c->recs[a].nframes -
+					(c->recs[a].type == DT_TYPE_USTACK),
+					c->recs[a].off);
 			else
 				fprintf(fp, "  REC %d %s at %u\n", a,
 					c->recs[a].type == XDT_TYPE_STRING ?

@@ -58,6 +58,10 @@
  * and a stack() (recorded or an aggregation key), which no expression has.
  */
 #define DT_TYPE_STACK	2
+#define DT_TYPE_USTACK	4	/* ustack(): nframes words, the first
+				   XDT_USTACK_TAG | pid (core/uapi/xdt.h) */
+/* A stack of either kind: nframes words of 8 bytes. */
+#define DT_IS_STACK(t)	((t) == DT_TYPE_STACK || (t) == DT_TYPE_USTACK)
 #define DT_TYPE_MEM	3	/* bytes of memory: tracemem(), structs */
 
 /* ---- helpers both halves use (compiler/diag.c) ------------------------- */
@@ -93,7 +97,8 @@ char *xstrdup(const char *s);
 	X(D_AGG_SCALAR) X(D_AGG_NULL) X(D_PRINTF_ARG_TYPE) \
 	X(D_PRINTF_ARG_PROTO) X(D_PRINTF_ARG_EXTRA) X(D_PRINTF_FMT_EMPTY) \
 	X(D_PRINTF_DYN_PROTO) X(D_PRINTF_DYN_TYPE) X(D_PRINTF_ARG_FMT) \
-	X(D_PRINTF_AGG_CONV) X(D_STACK_SIZE) \
+	X(D_PRINTF_AGG_CONV) X(D_STACK_SIZE) X(D_USTACK_FRAMES) \
+	X(D_USTACK_STRSIZE) X(D_USTACK_PROTO) \
 	X(D_STACK_PROTO) X(D_TRACE_VOID) X(D_TRACE_DYN) X(D_CHR_NL) \
 	X(D_CHR_NULL) X(D_CHR_LONG) X(D_STR_NL) X(D_INT_OFLOW) X(D_INT_DIGIT) \
 	X(D_MACRO_UNDEF) X(D_MACRO_UNUSED) X(D_PDESC_ZERO) X(D_PDESC_INVAL) \
@@ -163,7 +168,7 @@ struct dt_env {
 	long long ids[8];	/* $ppid $uid $gid $euid $egid $pgid $sid */
 	const char *name0;	/* $0: the script's name */
 	int defaultargs;	/* -x defaultargs: unset $N are 0 / "" */
-	unsigned dynvarsize, cleanrate, stackframes;
+	unsigned dynvarsize, cleanrate, stackframes, ustackframes;
 	unsigned strsize;
 };
 

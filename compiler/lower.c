@@ -257,6 +257,42 @@ static unsigned stack_frames(struct lower *L, struct token t, struct node **av, 
 }
 
 /*
+ * ustack([n[, strsize]]): the words its record takes, the pid's and n
+ * frames (DT_USTACKFRAMES, or -x ustackframes, if none); both arguments
+ * integer constant expressions, n 1..XDT_MAXSTACK.  strsize is DTrace's
+ * room for a helper's frame strings (jstack): no helper annotates frames
+ * here, so it is checked and not used.
+ */
+static unsigned ustack_words(struct lower *L, struct node **av, int n)
+{
+	struct lexer *lx = &L->ps->lx;
+	struct node *e;
+	long long v;
+
+	if (n > 2)
+		dt_cerrt(lx, DT_D_USTACK_PROTO, av[2]->line, av[2]->col,
+			 "ustack( ) prototype mismatch: too many arguments");
+	for (int i = 1; i < n; i++) {
+		e = sema_expr(L->ps->p, lx, av[i]);
+		if (!type_is_int(e->t) || !sema_constval(e, &v) || v < 0)
+			dt_cerrt(lx, DT_D_USTACK_STRSIZE, e->line, e->col,
+				 "ustack( ) string size must be a non-negative integral constant expression");
+	}
+	if (n == 0)
+		return 1 + (L->ps->env->ustackframes ? L->ps->env->ustackframes :
+			    DT_USTACKFRAMES);
+	e = sema_expr(L->ps->p, lx, av[0]);
+	if (!type_is_int(e->t) || !sema_constval(e, &v) || v <= 0)
+		dt_cerrt(lx, DT_D_USTACK_FRAMES, e->line, e->col,
+			 "ustack( ) frames must be a non-zero positive integral constant expression");
+	if (v > XDT_MAXSTACK)
+		dt_cerrt(lx, DT_D_USTACK_FRAMES, e->line, e->col,
+			 "ustack( ) frames %lld exceeds the maximum of %d frames", v,
+			 XDT_MAXSTACK);
+	return 1 + (unsigned)v;
+}
+
+/*
  * printf(): the format is parsed once here into descriptors (printf.c),
  * checked against the arguments' types as DTrace checks them, and kept
  * with the output statement for the consumer.  Arguments that are not
@@ -493,7 +529,8 @@ static void quant_mismatch(struct lower *L, struct stmt *s, int f, __u64 o,
 
 static const char *keyname(int k)
 {
-	return k == XDT_TYPE_STRING ? "string" : k == DT_TYPE_STACK ? "stack" : "int";
+	return k == XDT_TYPE_STRING ? "string" : k == DT_TYPE_STACK ? "stack" :
+	       k == DT_TYPE_USTACK ? "ustack" : "int";
 }
 
 static void agg_layout(struct lower *L, struct agg *ag, struct node **keys,
@@ -520,8 +557,13 @@ static void lower_agg(struct lower *L, struct stmt *s)
 		if (k->k == N_CALL && k->ival == 1) {
 			struct token st = { .line = k->line, .col = k->col };
 
-			ktype[i] = DT_TYPE_STACK;
-			kframes[i] = stack_frames(L, st, k->args, k->nargs);
+			if (k->s[0] == 'u') {
+				ktype[i] = DT_TYPE_USTACK;
+				kframes[i] = ustack_words(L, k->args, k->nargs);
+			} else {
+				ktype[i] = DT_TYPE_STACK;
+				kframes[i] = stack_frames(L, st, k->args, k->nargs);
+			}
 			keys[i] = k;
 		} else {
 			keys[i] = value(L, k);
@@ -585,7 +627,7 @@ static void lower_agg(struct lower *L, struct stmt *s)
 		for (i = 0; i < nkeys; i++) {
 			ag->keytype[i] = ktype[i];
 			ag->keyframes[i] = kframes[i];
-			ag->keyt[i] = ktype[i] == DT_TYPE_STACK ? NULL : keys[i]->t;
+			ag->keyt[i] = DT_IS_STACK(ktype[i]) ? NULL : keys[i]->t;
 		}
 	} else {
 		ag = &p->aggs[id];
@@ -604,14 +646,18 @@ static void lower_agg(struct lower *L, struct stmt *s)
 				dt_cerrt(lx, DT_D_AGG_REDEF, keys[i]->line, keys[i]->col,
 					 "@%s: key #%d type mismatch: %s before, %s here",
 					 at.s, i + 1, keyname(ag->keytype[i]), keyname(ktype[i]));
-			else if (ktype[i] == DT_TYPE_STACK && ag->keyframes[i] != kframes[i])
+			else if (DT_IS_STACK(ktype[i]) && ag->keyframes[i] != kframes[i])
 				dt_cerrt(lx, DT_D_AGG_REDEF, keys[i]->line, keys[i]->col,
-					 "@%s: key #%d type mismatch: stack(%u) before, stack(%u) here",
-					 at.s, i + 1, ag->keyframes[i], kframes[i]);
+					 "@%s: key #%d type mismatch: %s(%u) before, %s(%u) here",
+					 at.s, i + 1, keyname(ktype[i]),
+					 ag->keyframes[i] - (ktype[i] == DT_TYPE_USTACK),
+					 keyname(ktype[i]),
+					 kframes[i] - (ktype[i] == DT_TYPE_USTACK));
 	}
 	for (i = 0; i < nkeys; i++) {
-		if (ktype[i] == DT_TYPE_STACK)
-			add_act(L, XDT_ACT_AGGKEY, -1, XDT_KEY_STACK, kframes[i]);
+		if (DT_IS_STACK(ktype[i]))
+			add_act(L, XDT_ACT_AGGKEY, -1, ktype[i] == DT_TYPE_USTACK ?
+				XDT_KEY_USTACK : XDT_KEY_STACK, kframes[i]);
 		else
 			add_act(L, XDT_ACT_AGGKEY, cg_difo(p, lx, keys[i]),
 				ktype[i] == XDT_TYPE_STRING ? XDT_KEY_STRING : XDT_KEY_INT, 0);
@@ -655,7 +701,7 @@ static void agg_layout(struct lower *L, struct agg *ag, struct node **keys,
 				       sizeof(*ag->layouts));
 		for (i = 0; i < ag->nkeys; i++) {
 			ag->layouts[l].size[i] = kframes[i];
-			ag->layouts[l].keyt[i] = ktype[i] == DT_TYPE_STACK ?
+			ag->layouts[l].keyt[i] = DT_IS_STACK(ktype[i]) ?
 						 NULL : keys[i]->t;
 		}
 		ag->nlayouts++;
@@ -754,7 +800,7 @@ static void lower_printa(struct lower *L, struct stmt *s, const struct d_action 
 		struct pfcheck chk = { 0, dt_int64 };
 
 		for (i = 0; i < a->nkeys; i++)
-			ka[i] = (struct pfarg){ a->keytype[i] == DT_TYPE_STACK ?
+			ka[i] = (struct pfarg){ DT_IS_STACK(a->keytype[i]) ?
 						PFA_STACK : PFA_VALUE,
 						a->keytype[i] == XDT_TYPE_STRING ?
 						dt_string : a->keyt[i],
@@ -965,14 +1011,16 @@ static void lower_exit(struct lower *L, struct stmt *s, const struct d_action *a
 static void lower_stack(struct lower *L, struct stmt *s, const struct d_action *a)
 {
 	struct clause *c;
-	unsigned nf = stack_frames(L, s->tok, s->args, s->nargs);
+	int user = a->name[0] == 'u';
+	unsigned nf = user ? ustack_words(L, s->args, s->nargs) :
+			     stack_frames(L, s->tok, s->args, s->nargs);
 
-	(void)a;
 	add_out(L, OUT_STACK, NULL, 1);
-	add_act(L, XDT_ACT_STACK, -1, nf, 0);
+	add_act(L, XDT_ACT_STACK, -1, nf, user);
 	c = CL(L->ps);
 	c->recs = xrealloc(c->recs, (c->nrecs + 1) * sizeof(*c->recs));
-	c->recs[c->nrecs] = (struct recval){ DT_TYPE_STACK, NULL, 0, nf, NULL };
+	c->recs[c->nrecs] = (struct recval){ user ? DT_TYPE_USTACK : DT_TYPE_STACK,
+					     NULL, 0, nf, NULL };
 	c->nrecs++;
 }
 
@@ -1024,7 +1072,7 @@ static const struct d_action d_actions[] = {
 	{ "system", 1, 1 + DT_MAXARGS, DT_D_PROTO_LEN, 0, SK_DESTR, 0, lower_printf },
 	{ "freopen", 1, 1 + DT_MAXARGS, DT_D_PROTO_LEN, 0, SK_DESTR, 0, lower_printf },
 	/* DTrace's, not xdt's yet */
-	{ "ustack", 0, 2, 0, 0, SK_DREC, 0, NULL },
+	{ "ustack", 0, 2, 0, 0, SK_DREC, 0, lower_stack },
 	{ "jstack", 0, 2, 0, 0, SK_DREC, 0, NULL },
 	{ "pcap", 2, 2, 0, 0, SK_DREC, 0, NULL },
 };

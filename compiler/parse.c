@@ -1318,7 +1318,8 @@ static struct stmt *agg_stmt(struct parser *ps)
 				dt_cerrt(&ps->lx, DT_D_SYNTAX, TOK(ps).line, TOK(ps).col,
 					 "too many aggregation keys");
 			s->keys = xrealloc(s->keys, (s->nkeys + 1) * sizeof(*s->keys));
-			if (is_ident(ps, "stack") && lex_peek(&ps->lx).t == T_LPAR) {
+			if ((is_ident(ps, "stack") || is_ident(ps, "ustack")) &&
+			    lex_peek(&ps->lx).t == T_LPAR) {
 				struct token st = TOK(ps);
 				struct node *k = node_new(N_CALL, st.line, st.col);
 
@@ -1326,10 +1327,11 @@ static struct stmt *agg_stmt(struct parser *ps)
 				lex_next(&ps->lx);
 				lex_next(&ps->lx);
 				k->args = arglist(ps, &k->nargs, T_RPAR);
-				k->ival = 1;	/* marks a stack() key */
+				k->ival = 1;	/* marks a stack() or ustack() key */
 				if (TOK(ps).t != T_COMMA && TOK(ps).t != T_RBRACK)
 					dt_cerrt(&ps->lx, DT_D_ACT_SPEC, st.line, st.col,
-						 "tracing function stack( ) may not be called from a D expression (D program context required)");
+						 "tracing function %s( ) may not be called from a D expression (D program context required)",
+						 st.s);
 				s->keys[s->nkeys++] = k;
 			} else if (TOK(ps).t == T_AGG) {
 				dt_cerrt(&ps->lx, DT_D_KEY_TYPE, TOK(ps).line, TOK(ps).col,

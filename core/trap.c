@@ -9,6 +9,7 @@
  * is the site's ops, not a switch here.
  */
 #include <linux/module.h>
+#include <linux/sched/task_stack.h>
 #include <linux/uaccess.h>
 
 #include "xdt_arch.h"
@@ -171,4 +172,49 @@ unsigned int __xdt_probe xdt_stack(struct xdt_ctx *ctx, u64 *pcs,
 			    max, true, ctx->skip_lo, ctx->skip_hi);
 	}
 	return 0;
+}
+
+/*
+ * ustack(): the firing thread's user stack.  Its registers are the
+ * firing's own when it fired in user mode (a pid probe, a profile tick in
+ * user code), else the ones it entered the kernel with.  The PC first; at
+ * a pid entry probe the return address, which no frame record holds yet;
+ * then the frame-pointer chain with fault-safe user loads, stopping at a
+ * zero or misaligned frame pointer or one that does not move up the
+ * stack.  Code built without frame pointers loses its callers (DTrace's
+ * ustack() has the same limit where no helper unwinds).
+ */
+unsigned int __xdt_probe xdt_ustack(struct xdt_ctx *ctx, u64 *pcs,
+				    unsigned int max)
+{
+	struct pt_regs *regs = ctx->regs;
+	unsigned long fp, next;
+	unsigned int n = 0;
+	u64 ret;
+
+	if (!max)
+		return 0;
+	pcs[n++] = XDT_USTACK_TAG | (u32)current->tgid;
+	if (!current->mm || (current->flags & PF_KTHREAD) || n >= max)
+		return n;
+	if (!regs || !user_mode(regs))
+		regs = task_pt_regs(current);
+	pcs[n++] = instruction_pointer(regs);
+	if (ctx->uentry && n < max && xdt_uarch_entry_ret(regs, &ret) && ret)
+		pcs[n++] = ret;
+	fp = xdt_uarch_frame_pointer(regs);
+	while (n < max && fp && !(fp & (sizeof(long) - 1))) {
+		if (copy_from_user_nofault(&next,
+					   (void __user *)(fp + XDT_FRAME_NEXT),
+					   sizeof(next)) ||
+		    copy_from_user_nofault(&ret,
+					   (void __user *)(fp + XDT_FRAME_RET),
+					   sizeof(ret)) || !ret)
+			break;
+		pcs[n++] = ret;
+		if (next <= fp)
+			break;
+		fp = next;
+	}
+	return n;
 }

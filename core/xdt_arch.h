@@ -286,6 +286,26 @@ void xdt_arch_tramp_exit(void);
  */
 unsigned int xdt_uarch_args(struct pt_regs *regs, u64 *args);
 unsigned long xdt_uarch_stack_arg(struct pt_regs *regs, unsigned int i);
+/*
+ * Probe context, for ustack().  The user frame pointer register of @regs
+ * (user registers); and at a function's first instruction, where its
+ * frame record is not made yet, its return address (fault-safe, from the
+ * user stack or the link register): false if it cannot be read.  The walk
+ * goes on with isa.h's XDT_FRAME_NEXT and XDT_FRAME_RET, the same layout
+ * the ISA's user code has with frame pointers.
+ */
+unsigned long xdt_uarch_frame_pointer(struct pt_regs *regs);
+bool xdt_uarch_entry_ret(struct pt_regs *regs, u64 *ret);
+/*
+ * Not probe context: the pid provider's offset probes.  The user
+ * instruction at @p (@avail bytes of a function's text, read from the
+ * process): its length, or 0 when the lengths of it and what follows are
+ * unknown.  A decodable instruction that must get no probe sets @why to a
+ * string literal of at most 63 characters (as kinst's refusals): an
+ * existing breakpoint, an instruction of an exclusive sequence (a trap
+ * there clears the monitor), one the decoder cannot classify.
+ */
+unsigned int xdt_uarch_insn(const u8 *p, size_t avail, const char **why);
 
 /* ---- provided by the core for the ISA ------------------------------------ */
 /* Probe context: see trap.c above. */

@@ -161,7 +161,13 @@ struct xdt_vars;
 
 struct xdt_probe {
 	u32 id;
-	u32 nenabled;			/* ECBs bound to it */
+	u32 nenabled;			/* ECBs linked in (GO to STOP) */
+	/*
+	 * ECBs of any consumer that name it, from ENABLE until the
+	 * consumer's state is reset (xdt_lock): a provider that destroys
+	 * probes on its own (pid, when the process is gone) waits for 0.
+	 */
+	u32 nbound;
 	struct xdt_provider *prov;
 	struct module *owner;		/* text it instruments; NULL = vmlinux.
 					   Each ECB holds a reference. */
@@ -627,6 +633,10 @@ struct xdt_ctx {
 				u64 *args);
 	u8 stack;			/* XDT_STACK_* */
 	u8 frame;			/* XDT_STACK_SITE: the site's state */
+	u8 uentry;			/* @regs are user registers at a
+					   function's first instruction (pid
+					   entry): its return address is not
+					   in a frame record yet */
 	unsigned long skip_lo, skip_hi;	/* XDT_STACK_HERE */
 	void *priv;			/* the firer's: e.g. the site */
 	s32 err;			/* the errno variable (syscall return) */

@@ -331,7 +331,7 @@ static unsigned agg_keylen(const struct agg *ag, unsigned strsize)
 
 	for (int i = 0; i < ag->nkeys; i++)
 		o += ag->keytype[i] == XDT_TYPE_STRING ? (strsize + 7) & ~7u :
-		     ag->keytype[i] == DT_TYPE_STACK ? 8 * ag->keyframes[i] : 8;
+		     DT_IS_STACK(ag->keytype[i]) ? 8 * ag->keyframes[i] : 8;
 	return o;
 }
 
@@ -388,7 +388,7 @@ static int key1cmp(const struct agg *ag, const struct agg *bg, int i,
 {
 	if (ag->keytype[i] == XDT_TYPE_STRING)
 		return strncmp(x, y, sort_prog->strsize);
-	if (ag->keytype[i] == DT_TYPE_STACK) {
+	if (DT_IS_STACK(ag->keytype[i])) {
 		for (unsigned f = 0; f < ag->keyframes[i]; f++) {
 			__u64 p, q;
 
@@ -420,7 +420,7 @@ static int keycmp(const struct dt_aggent *a, const struct dt_aggent *b)
 	for (int i = 0; i < n; i++) {
 		off[i] = o;
 		o += ag->keytype[i] == XDT_TYPE_STRING ? (sort_prog->strsize + 7) & ~7u :
-		     ag->keytype[i] == DT_TYPE_STACK ? 8 * ag->keyframes[i] : 8;
+		     DT_IS_STACK(ag->keytype[i]) ? 8 * ag->keyframes[i] : 8;
 	}
 	for (int k = 0; k < n; k++) {
 		int i = (k + pos) % n;
@@ -795,9 +795,9 @@ void agg_decode(const struct prog *p, const struct dt_aggent *e,
 			kv->s = e->key + off;
 			kv->len = strnlen(kv->s, p->strsize);
 			off += (p->strsize + 7) & ~7u;
-		} else if (ag->keytype[k] == DT_TYPE_STACK) {
+		} else if (DT_IS_STACK(ag->keytype[k])) {
 			kv->kind = XDT_VAL_STACK;
-			kv->type = "stack";
+			kv->type = ag->keytype[k] == DT_TYPE_USTACK ? "ustack" : "stack";
 			kv->pcs = e->key + off;
 			kv->nframes = ag->keyframes[k];
 			off += 8 * ag->keyframes[k];

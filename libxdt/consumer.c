@@ -489,6 +489,9 @@ static int go(xdt_hdl_t *h)
 		if (h->fd < 0)
 			return -1;
 	}
+	/* the -c/-p process's symbols, for ustack(), while it lives */
+	if (!h->vm && h->env.target > 0 && xdt_uses_process(h, h->env.target))
+		dt_usyms_load(h->env.target);
 	/* the pid provider's probes are made now, in the live process */
 	for (i = 0; !h->vm && i < p->nclauses; i++) {
 		const struct xdt_probedesc *d = &p->clauses[i].desc;
@@ -896,6 +899,13 @@ char *xdt_record_consume(xdt_hdl_t *h, const struct xdt_record *r, size_t *len)
 void xdt_ksym(__u64 pc, char *buf, size_t len)
 {
 	ksyms_format(pc, buf, len);
+}
+
+int xdt_frame(const struct xdt_value *v, unsigned i, char *buf, size_t len)
+{
+	if (v->kind != XDT_VAL_STACK)
+		return 0;
+	return dt_frame_format(v->pcs, v->nframes, i, buf, len);
 }
 
 /* The structured API's sink: each entry decoded, to the caller's @fn */

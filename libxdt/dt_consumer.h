@@ -27,6 +27,17 @@ pid_t dt_uproc_pid(const struct xdt_probedesc *d);
  */
 int dt_uprobes_make(int fd, const struct xdt_probedesc *d, char *err,
 		    size_t errlen);
+/* Read @pid's objects and symbols now, for dt_usym_format() later. */
+void dt_usyms_load(pid_t pid);
+/* A user address of @pid as DTrace prints it: mod`func+0x1c, or 0x... */
+void dt_usym_format(pid_t pid, uint64_t pc, char *buf, size_t len);
+/*
+ * Frame @i of a stack value of @nwords words at @pcs (unaligned): a
+ * kernel stack()'s, or a ustack()'s (XDT_USTACK_TAG | pid first).  Its
+ * text at @buf; 0 past the last frame.
+ */
+int dt_frame_format(const void *pcs, unsigned nwords, unsigned i, char *buf,
+		    size_t len);
 
 /* ---- consumer.c, libxdt.c: the handle ----------------------------------- */
 struct dt_opts {

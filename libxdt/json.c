@@ -144,15 +144,8 @@ void jw_stack(struct jw *w, const char *k, const char *p, unsigned nframes)
 	char sym[1024];
 
 	jw_arr(w, k);
-	for (unsigned i = 0; i < nframes; i++) {
-		__u64 pc;
-
-		memcpy(&pc, p + 8 * i, 8);
-		if (!pc)
-			break;
-		ksyms_format(pc, sym, sizeof(sym));
+	for (unsigned i = 0; dt_frame_format(p, nframes, i, sym, sizeof(sym)); i++)
 		jw_str(w, NULL, sym);
-	}
 	jw_end(w, 1);
 }
 

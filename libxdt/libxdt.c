@@ -104,7 +104,7 @@ static const struct { const char *name; enum optkind kind; int implemented; } op
 	{ "jstackframes", OPT_COUNT, 0 }, { "jstackstrsize", OPT_SIZE, 0 },
 	{ "nspec", OPT_COUNT, 1 }, { "specsize", OPT_SIZE, 1 },
 	{ "stackindent", OPT_COUNT, 0 }, { "statusrate", OPT_RATE, 1 },
-	{ "ustackframes", OPT_COUNT, 0 }, { "aggsortkey", OPT_FLAG, 1 },
+	{ "ustackframes", OPT_COUNT, 1 }, { "aggsortkey", OPT_FLAG, 1 },
 	{ "aggsortkeypos", OPT_COUNT, 1 }, { "aggsortpos", OPT_COUNT, 1 },
 	{ "aggsortrev", OPT_FLAG, 1 }, { "aggpack", OPT_FLAG, 1 },
 	{ "aggzoom", OPT_FLAG, 1 }, { "agghist", OPT_FLAG, 1 }, { "rawbytes", OPT_FLAG, 1 },
@@ -380,6 +380,9 @@ static void opt_apply(const char *name, const char *val, unsigned long long n,
 	} else if (!strcmp(name, "stackframes")) {
 		if (n >= 1 && n <= XDT_MAXSTACK)
 			c->env.stackframes = (unsigned)n;
+	} else if (!strcmp(name, "ustackframes")) {
+		if (n >= 1 && n <= XDT_MAXSTACK)
+			c->env.ustackframes = (unsigned)n;
 	}
 }
 
@@ -555,11 +558,28 @@ void xdt_set_target(xdt_hdl_t *h, pid_t pid)
 	h->env.target = pid;
 }
 
+/*
+ * Probes in @pid, or user stacks anywhere: their frames are named from the
+ * objects of the image the process runs once it has exec'd, read at GO
+ * (dtrace -c's command may have exited before its records are printed).
+ */
 int xdt_uses_process(xdt_hdl_t *h, pid_t pid)
 {
-	for (int i = 0; i < h->p.nclauses; i++)
-		if (dt_uproc_pid(&h->p.clauses[i].desc) == pid)
+	const struct prog *p = &h->p;
+
+	for (int i = 0; i < p->nclauses; i++) {
+		const struct clause *c = &p->clauses[i];
+
+		if (dt_uproc_pid(&c->desc) == pid)
 			return 1;
+		for (int r = 0; r < c->nrecs; r++)
+			if (c->recs[r].type == DT_TYPE_USTACK)
+				return 1;
+	}
+	for (int a = 0; a < p->naggs; a++)
+		for (int k = 0; k < p->aggs[a].nkeys; k++)
+			if (p->aggs[a].keytype[k] == DT_TYPE_USTACK)
+				return 1;
 	return 0;
 }
 

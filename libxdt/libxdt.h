@@ -176,6 +176,12 @@ int xdt_record_value(xdt_hdl_t *h, const struct xdt_record *r, int i,
 char *xdt_record_consume(xdt_hdl_t *h, const struct xdt_record *r, size_t *len);
 /* A kernel address as DTrace prints a frame: module`symbol+0xoff */
 void xdt_ksym(__u64 pc, char *buf, size_t len);
+/*
+ * Frame @i of an XDT_VAL_STACK value, a stack()'s (type "stack") or a
+ * ustack()'s (type "ustack": pcs[0] is XDT_USTACK_TAG | the pid, so its
+ * frames are pcs[1..]), as DTrace prints it; 0 past the last frame.
+ */
+int xdt_frame(const struct xdt_value *v, unsigned i, char *buf, size_t len);
 /* A compile error as dtrace(1) prints it (with -x errtags' tag, a caret) */
 void xdt_cerror_print(const xdt_hdl_t *h, const struct xdt_cerror *e, FILE *fp);
 

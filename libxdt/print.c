@@ -40,7 +40,7 @@ void print_printf(const struct pformat *pf, const struct prog *p,
 		v[i].p = data + r->off;
 		if (r->type == XDT_TYPE_STRING) {
 			v[i].size = p->strsize;
-		} else if (r->type == DT_TYPE_STACK) {
+		} else if (DT_IS_STACK(r->type)) {
 			v[i].size = r->nframes;
 		} else {
 			v[i].t = r->t;
@@ -379,20 +379,36 @@ static void print_value(const struct prog *p, const struct recval *r,
  * its own line indented 14 (stackindent), innermost first, up to the
  * first empty slot.
  */
+int dt_frame_format(const void *pcs, unsigned nwords, unsigned i, char *buf,
+		    size_t len)
+{
+	const unsigned char *p = pcs;
+	__u64 w0 = 0, pc;
+
+	if (nwords)
+		memcpy(&w0, p, 8);
+	if (XDT_IS_USTACK(w0))
+		i++;	/* the pid's word */
+	if (i >= nwords)
+		return 0;
+	memcpy(&pc, p + 8 * i, 8);
+	if (!pc)
+		return 0;
+	if (XDT_IS_USTACK(w0))
+		dt_usym_format((pid_t)(__u32)w0, pc, buf, len);
+	else
+		ksyms_format(pc, buf, len);
+	return 1;
+}
+
+/* stack() and ustack() alike: a stack tells its kind by its first word. */
 void print_stack(const __u64 *pcs, unsigned nframes, FILE *fp)
 {
 	char sym[1024];
 
 	fputc('\n', fp);
-	for (unsigned i = 0; i < nframes; i++) {
-		__u64 pc;
-
-		memcpy(&pc, pcs + i, sizeof(pc));
-		if (!pc)
-			break;
-		ksyms_format(pc, sym, sizeof(sym));
+	for (unsigned i = 0; dt_frame_format(pcs, nframes, i, sym, sizeof(sym)); i++)
 		fprintf(fp, "%14s%s\n", "", sym);
-	}
 }
 
 void print_header(struct dt_print *pr)
@@ -767,7 +783,7 @@ static void print_key(const struct agg *ag, const char *key, unsigned strsize,
 		if (ag->keytype[i] == XDT_TYPE_STRING) {
 			fprintf(fp, "  %-50.*s", (int)strsize, key + off);
 			off += (strsize + 7) & ~7u;
-		} else if (ag->keytype[i] == DT_TYPE_STACK) {
+		} else if (DT_IS_STACK(ag->keytype[i])) {
 			/* the value follows on the line after the last frame */
 			print_stack((const void *)(key + off), ag->keyframes[i], fp);
 			off += 8 * ag->keyframes[i];
@@ -842,7 +858,7 @@ static void print_packed_key(const struct prog *p, const struct agg *ag,
 		if (ag->keytype[k] == XDT_TYPE_STRING) {
 			fprintf(fp, " %16.*s", (int)p->strsize, key + off);
 			off += (p->strsize + 7) & ~7u;
-		} else if (ag->keytype[k] == DT_TYPE_STACK) {
+		} else if (DT_IS_STACK(ag->keytype[k])) {
 			print_stack((const void *)(key + off), ag->keyframes[k], fp);
 			off += 8 * ag->keyframes[k];
 		} else {
@@ -1175,7 +1191,7 @@ static void printa_row(void *ctx, const struct dt_aggrow *r)
 		if (a0->keytype[q] == XDT_TYPE_STRING) {
 			kv[q] = (struct pfval){ NULL, r->k->key + off, p->strsize };
 			off += (p->strsize + 7) & ~7u;
-		} else if (a0->keytype[q] == DT_TYPE_STACK) {
+		} else if (DT_IS_STACK(a0->keytype[q])) {
 			kv[q] = (struct pfval){ NULL, r->k->key + off,
 						a0->keyframes[q] };
 			off += 8 * a0->keyframes[q];

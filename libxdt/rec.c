@@ -181,9 +181,9 @@ void rec_value(const struct prog *p, const struct recval *r,
 		v->type = "string";
 		v->s = at;
 		v->len = strnlen(at, p->strsize);
-	} else if (r->type == DT_TYPE_STACK) {
+	} else if (DT_IS_STACK(r->type)) {
 		v->kind = XDT_VAL_STACK;
-		v->type = "stack";
+		v->type = r->type == DT_TYPE_USTACK ? "ustack" : "stack";
 		v->pcs = at;
 		v->nframes = r->nframes;
 	} else if (r->type == DT_TYPE_MEM) {

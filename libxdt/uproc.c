@@ -43,7 +43,6 @@ struct umap {
 
 struct uobj {
 	char path[PATH_MAX];
-	const char *base;
 	int is_exe;
 	struct umap maps[32];
 	int nmaps;
@@ -86,15 +85,24 @@ static int field_match(const char *pat, const char *s)
 	return !pat[0] || !fnmatch(pat, s, 0);
 }
 
+/* The object's base name (a pointer into it: objects move when copied). */
+static const char *obj_base(const struct uobj *o)
+{
+	const char *b = strrchr(o->path, '/');
+
+	return b ? b + 1 : o->path;
+}
+
 static int mod_match(const char *pat, const struct uobj *o)
 {
 	size_t n = strlen(pat);
+	const char *base = obj_base(o);
 
-	if (field_match(pat, o->base) || !strcmp(pat, o->path))
+	if (field_match(pat, base) || !strcmp(pat, o->path))
 		return 1;
 	if (o->is_exe && !strcmp(pat, "a.out"))
 		return 1;
-	return !is_glob(pat) && !strncmp(o->base, pat, n) && o->base[n] == '.';
+	return !is_glob(pat) && !strncmp(base, pat, n) && base[n] == '.';
 }
 
 /* The objects mapped executable in @pid, from /proc/PID/maps. */
@@ -137,7 +145,6 @@ static int read_maps(pid_t pid, struct uobj **objs, int *nobj, char *err,
 			o = &(*objs)[(*nobj)++];
 			memset(o, 0, sizeof(*o));
 			snprintf(o->path, sizeof(o->path), "%s", file);
-			o->base = strrchr(o->path, '/') + 1;
 			o->is_exe = exe[0] && !strcmp(exe, o->path);
 		}
 		if ((*objs)[i].nmaps < 32) {
@@ -237,7 +244,8 @@ static int elf_v2off(const struct elfimg *e, uint64_t v, uint64_t *off)
  * -1 if the object has no symbol table at all.
  */
 static long elf_funcs(const struct elfimg *e,
-		      void (*fn)(void *ctx, const char *name, uint64_t v),
+		      void (*fn)(void *ctx, const char *name, uint64_t v,
+				 uint64_t size),
 		      void *ctx)
 {
 	const Elf64_Shdr *tab = NULL, *str;
@@ -271,7 +279,7 @@ static long elf_funcs(const struct elfimg *e,
 		if (!memchr(name, 0, str->sh_size - s->st_name) || !name[0])
 			continue;
 		n++;
-		fn(ctx, name, s->st_value);
+		fn(ctx, name, s->st_value, s->st_size);
 	}
 	return n;
 }
@@ -317,7 +325,7 @@ struct funcs_ctx {
 };
 
 static void add(struct funcs_ctx *c, uint64_t addr, const char *func,
-		const char *name, unsigned kind)
+		const char *name, unsigned kind, uint64_t size, uint32_t off)
 {
 	struct ubatch *b = c->b;
 	struct xdt_uprobe *u;
@@ -338,13 +346,30 @@ static void add(struct funcs_ctx *c, uint64_t addr, const char *func,
 	memset(u, 0, sizeof(*u));
 	u->addr = addr;
 	u->kind = kind;
+	u->size = size > XDT_UFUNC_MAX ? XDT_UFUNC_MAX : (uint32_t)size;
+	u->off = off;
 	snprintf(u->mod, sizeof(u->mod), "%s", c->mod);
 	snprintf(u->func, sizeof(u->func), "%s", func);
 	snprintf(u->name, sizeof(u->name), "%s", name);
 }
 
-static void one_func(void *ctx, const char *func, uint64_t v)
+/* A probe name that is an instruction offset: hex digits, no 0x. */
+static int hex_name(const char *s, uint32_t *off)
 {
+	char *end;
+	unsigned long v;
+
+	if (!s[0] || strspn(s, "0123456789abcdefABCDEF") != strlen(s) ||
+	    strlen(s) > 8)
+		return 0;
+	v = strtoul(s, &end, 16);
+	*off = (uint32_t)v;
+	return 1;
+}
+
+static void one_func(void *ctx, const char *func, uint64_t v, uint64_t size)
+{
+	uint32_t ioff;
 	struct funcs_ctx *c = ctx;
 	uint64_t off, addr = 0;
 	int i;
@@ -364,10 +389,22 @@ static void one_func(void *ctx, const char *func, uint64_t v)
 	if (!addr)
 		return;		/* that part of the object is not mapped */
 	c->matched++;
+	if (hex_name(c->d->name, &ioff)) {
+		add(c, addr, func, c->d->name, XDT_UP_OFFSET, size, ioff);
+		return;
+	}
 	if (field_match(c->d->name, "entry"))
-		add(c, addr, func, "entry", XDT_UP_ENTRY);
+		add(c, addr, func, "entry", XDT_UP_ENTRY, 0, 0);
 	if (field_match(c->d->name, "return"))
-		add(c, addr, func, "return", XDT_UP_RETURN);
+		add(c, addr, func, "return", XDT_UP_RETURN, 0, 0);
+	/*
+	 * Every instruction of one function named exactly, for an empty or
+	 * glob probe name; illumos does it for function globs too, which
+	 * makes `pid$target:::` a probe per instruction of the program.
+	 */
+	if ((!c->d->name[0] || is_glob(c->d->name)) && c->d->func[0] &&
+	    !is_glob(c->d->func))
+		add(c, addr, func, "", XDT_UP_OFFSETS, size, 0);
 }
 
 int dt_uprobes_make(int fd, const struct xdt_probedesc *d, char *err,
@@ -383,10 +420,10 @@ int dt_uprobes_make(int fd, const struct xdt_probedesc *d, char *err,
 	if (!b.pid)
 		return 0;
 	if (d->name[0] && !is_glob(d->name) && strcmp(d->name, "entry") &&
-	    strcmp(d->name, "return")) {
-		snprintf(err, errlen, "%s:%s:%s:%s: pid provider probes are "
-			 "entry and return (offset probes are not implemented "
-			 "yet)", d->prov, d->mod, d->func, d->name);
+	    strcmp(d->name, "return") && !hex_name(d->name, &(uint32_t){0})) {
+		snprintf(err, errlen, "%s:%s:%s:%s: a pid provider probe is "
+			 "entry, return or an instruction offset in hex",
+			 d->prov, d->mod, d->func, d->name);
 		return -1;
 	}
 	if (read_maps(b.pid, &objs, &nobj, err, errlen) < 0) {
@@ -412,7 +449,7 @@ int dt_uprobes_make(int fd, const struct xdt_probedesc *d, char *err,
 		if (elf_open(&e, path) < 0 && elf_open(&e, objs[i].path) < 0)
 			continue;
 		c.e = &e;
-		c.mod = d->mod[0] && !is_glob(d->mod) ? d->mod : objs[i].base;
+		c.mod = d->mod[0] && !is_glob(d->mod) ? d->mod : obj_base(&objs[i]);
 		n = elf_funcs(&e, one_func, &c);
 		elf_close(&e);
 		if (n <= 0)
@@ -423,6 +460,7 @@ int dt_uprobes_make(int fd, const struct xdt_probedesc *d, char *err,
 	}
 	if (flush(&b, "pid") < 0)
 		goto out;
+	dt_usyms_load(b.pid);	/* ustack()'s names, while it lives */
 	ret = 0;
 	if (!mods)
 		ret = -!!snprintf(err, errlen, "%s:%s:%s:%s: process %d has no "
@@ -437,4 +475,168 @@ out:
 	free(b.v);
 	free(objs);
 	return ret;
+}
+
+/* ---- user symbols: ustack()'s frames ---------------------------------- */
+/*
+ * A process's objects and their function symbols, read once per process
+ * and kept for the handle's life: a process that has exited by the time
+ * its records are printed still gets names if it was seen alive (the pid
+ * provider's processes are read when their probes are made); one never
+ * seen alive prints addresses, as DTrace does.
+ */
+struct usym {
+	uint64_t v, size;
+	char *name;
+};
+
+struct usobj {
+	struct uobj o;
+	struct usym *syms;
+	size_t nsyms;
+	/* the executable PT_LOADs: file offset -> virtual address */
+	struct { uint64_t off, filesz, vaddr; } segs[8];
+	int nsegs;
+};
+
+struct usproc {
+	pid_t pid;
+	int gone;		/* could not be read: addresses only */
+	struct usobj *objs;
+	int nobj;
+};
+
+static struct usproc *usprocs;
+static size_t nusprocs;
+
+static void sym_add(void *ctx, const char *name, uint64_t v, uint64_t size)
+{
+	(void)size;	/* a symbol ends where the next begins (below) */
+	struct usobj *so = ctx;
+
+	so->syms = xrealloc(so->syms, (so->nsyms + 1) * sizeof(*so->syms));
+	so->syms[so->nsyms].v = v;
+	so->syms[so->nsyms].size = 0;
+	so->syms[so->nsyms].name = xstrdup(name);
+	so->nsyms++;
+}
+
+static int usym_cmp(const void *a, const void *b)
+{
+	const struct usym *x = a, *y = b;
+
+	return x->v < y->v ? -1 : x->v > y->v;
+}
+
+static void usobj_load(struct usobj *so, pid_t pid)
+{
+	char path[PATH_MAX + 32];
+	const Elf64_Phdr *ph;
+	struct elfimg e;
+	unsigned i;
+
+	snprintf(path, sizeof(path), "/proc/%d/root%s", (int)pid, so->o.path);
+	if (elf_open(&e, path) < 0 && elf_open(&e, so->o.path) < 0)
+		return;
+	ph = (const Elf64_Phdr *)(e.p + e.eh->e_phoff);
+	for (i = 0; i < e.eh->e_phnum && so->nsegs < 8; i++) {
+		if (ph[i].p_type != PT_LOAD || !(ph[i].p_flags & PF_X))
+			continue;
+		so->segs[so->nsegs].off = ph[i].p_offset;
+		so->segs[so->nsegs].filesz = ph[i].p_filesz;
+		so->segs[so->nsegs].vaddr = ph[i].p_vaddr;
+		so->nsegs++;
+	}
+	elf_funcs(&e, sym_add, so);
+	elf_close(&e);
+	qsort(so->syms, so->nsyms, sizeof(*so->syms), usym_cmp);
+	/* a symbol ends where the next begins: sizes need not be trusted */
+	for (size_t k = 0; k + 1 < so->nsyms; k++)
+		so->syms[k].size = so->syms[k + 1].v - so->syms[k].v;
+	if (so->nsyms)
+		so->syms[so->nsyms - 1].size = UINT64_MAX - so->syms[so->nsyms - 1].v;
+}
+
+static struct usproc *usproc_get(pid_t pid)
+{
+	struct uobj *objs = NULL;
+	struct usproc *up;
+	char err[256];
+	int n = 0;
+
+	for (size_t i = 0; i < nusprocs; i++)
+		if (usprocs[i].pid == pid)
+			return &usprocs[i];
+	usprocs = xrealloc(usprocs, (nusprocs + 1) * sizeof(*usprocs));
+	up = &usprocs[nusprocs++];
+	memset(up, 0, sizeof(*up));
+	up->pid = pid;
+	if (read_maps(pid, &objs, &n, err, sizeof(err)) < 0) {
+		up->gone = 1;
+		return up;
+	}
+	up->objs = xzalloc((n ? n : 1) * sizeof(*up->objs));
+	up->nobj = n;
+	for (int i = 0; i < n; i++) {
+		up->objs[i].o = objs[i];
+		usobj_load(&up->objs[i], pid);
+	}
+	free(objs);
+	return up;
+}
+
+void dt_usyms_load(pid_t pid)
+{
+	usproc_get(pid);
+}
+
+void dt_usym_format(pid_t pid, uint64_t pc, char *buf, size_t len)
+{
+	struct usproc *up = pid > 0 ? usproc_get(pid) : NULL;
+
+	for (int i = 0; up && i < up->nobj; i++) {
+		struct usobj *so = &up->objs[i];
+
+		for (int m = 0; m < so->o.nmaps; m++) {
+			const struct umap *mp = &so->o.maps[m];
+			uint64_t off, v = 0;
+			int found = 0;
+			size_t lo = 0, hi = so->nsyms;
+
+			if (pc < mp->start || pc >= mp->end)
+				continue;
+			off = pc - mp->start + mp->off;
+			for (int k = 0; k < so->nsegs; k++) {
+				if (off >= so->segs[k].off &&
+				    off - so->segs[k].off < so->segs[k].filesz) {
+					v = off - so->segs[k].off + so->segs[k].vaddr;
+					found = 1;
+					break;
+				}
+			}
+			/* the last symbol at or below v */
+			while (found && lo < hi) {
+				size_t mid = (lo + hi) / 2;
+
+				if (so->syms[mid].v <= v)
+					lo = mid + 1;
+				else
+					hi = mid;
+			}
+			if (found && lo && v - so->syms[lo - 1].v < so->syms[lo - 1].size) {
+				const struct usym *sy = &so->syms[lo - 1];
+
+				if (v == sy->v)
+					snprintf(buf, len, "%s`%s", obj_base(&so->o), sy->name);
+				else
+					snprintf(buf, len, "%s`%s+0x%llx", obj_base(&so->o),
+						 sy->name, (unsigned long long)(v - sy->v));
+			} else {
+				snprintf(buf, len, "%s`0x%llx", obj_base(&so->o),
+					 (unsigned long long)pc);
+			}
+			return;
+		}
+	}
+	snprintf(buf, len, "0x%llx", (unsigned long long)pc);
 }

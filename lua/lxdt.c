@@ -78,13 +78,7 @@ static void push_value(lua_State *L, const struct xdt_value *v)
 		char sym[512];
 
 		lua_createtable(L, (int)v->nframes, 0);
-		for (unsigned i = 0; i < v->nframes; i++) {
-			__u64 pc;
-
-			memcpy(&pc, (const char *)v->pcs + 8 * i, 8);
-			if (!pc)
-				break;
-			xdt_ksym(pc, sym, sizeof(sym));
+		for (unsigned i = 0; xdt_frame(v, i, sym, sizeof(sym)); i++) {
 			lua_pushstring(L, sym);
 			lua_rawseti(L, -2, (lua_Integer)i + 1);
 		}

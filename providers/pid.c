@@ -111,8 +111,10 @@ static int __xdt_probe uproc_handler(struct uprobe_consumer *uc,
 	xdt_ctx_init(&ctx, s->probe);
 	ctx.regs = regs;
 	ctx.priv = s;
-	if (s->kind == XDT_UP_ENTRY)
+	if (s->kind == XDT_UP_ENTRY) {
 		ctx.nargs = xdt_uarch_args(regs, ctx.args);
+		ctx.uentry = 1;
+	}
 	xdt_probe_fire(&ctx);
 	return 0;
 }
@@ -211,7 +213,7 @@ static bool uproc_busy(struct uproc *up)
 	struct usite *s;
 
 	list_for_each_entry(s, &up->sites, node)
-		if (s->probe->nenabled || s->registered)
+		if (s->probe->nbound || s->registered)
 			return true;
 	return false;
 }
@@ -322,11 +324,13 @@ static int find_probe(struct xdt_probe *p, void *arg)
 }
 
 /*
- * Make one probe (or find it made).  The address must lie in an executable
- * mapping of a file in @mm; uprobes wants the file and the offset in it.
+ * One probe named @name at @addr (or found made).  The address must lie in
+ * an executable mapping of a file in @mm; uprobes wants the file and the
+ * offset in it.  1: made, 0: there already.
  */
-static int uproc_add(struct uproc *up, struct mm_struct *mm,
-		    const struct xdt_uprobe *u, char *err, size_t len)
+static int uproc_one(struct uproc *up, struct mm_struct *mm,
+		     const struct xdt_uprobe *u, unsigned long addr, u32 kind,
+		     const char *name, char *err, size_t len)
 {
 	struct xdt_probedesc d;
 	struct xdt_probe *p = NULL;
@@ -336,31 +340,14 @@ static int uproc_add(struct uproc *up, struct mm_struct *mm,
 	struct usite *s;
 	loff_t off = 0;
 
-	if (u->kind > XDT_UP_OFFSET) {
-		snprintf(err, len, "probe kind %u is not one of entry, return, "
-			 "offset", u->kind);
-		return -EINVAL;
-	}
 	lm = strnlen(u->mod, sizeof(u->mod));
 	lf = strnlen(u->func, sizeof(u->func));
-	ln = strnlen(u->name, sizeof(u->name));
-	if (lm == sizeof(u->mod) || lf == sizeof(u->func) || !lf ||
-	    ln == sizeof(u->name) || !ln) {
-		snprintf(err, len, "a probe's module, function or name is "
-			 "empty or not terminated");
-		return -EINVAL;
-	}
+	ln = strlen(name);
 	memset(&d, 0, sizeof(d));
 	strscpy(d.prov, up->name, sizeof(d.prov));
 	memcpy(d.mod, u->mod, lm);
 	memcpy(d.func, u->func, lf);
-	memcpy(d.name, u->name, ln);
-	if (strpbrk(d.func, "*?[\\") || strpbrk(d.mod, "*?[\\") ||
-	    strpbrk(d.name, "*?[\\")) {
-		snprintf(err, len, "%s:%s:%s: a probe's name may not hold a "
-			 "glob character", d.mod, d.func, d.name);
-		return -EINVAL;
-	}
+	memcpy(d.name, name, ln);
 	xdt_probe_foreach(&d, find_probe, &p);
 	if (p)
 		return 0;
@@ -370,17 +357,16 @@ static int uproc_add(struct uproc *up, struct mm_struct *mm,
 		return -ENOSPC;
 	}
 	mmap_read_lock(mm);
-	vma = vma_lookup(mm, u->addr);
+	vma = vma_lookup(mm, addr);
 	if (vma && vma->vm_file && (vma->vm_flags & VM_EXEC)) {
 		inode = igrab(file_inode(vma->vm_file));
-		off = (loff_t)(u->addr - vma->vm_start) +
+		off = (loff_t)(addr - vma->vm_start) +
 		      ((loff_t)vma->vm_pgoff << PAGE_SHIFT);
 	}
 	mmap_read_unlock(mm);
 	if (!inode) {
-		snprintf(err, len, "%s`%s: 0x%llx is not in an executable file "
-			 "mapping of the process", d.mod, d.func,
-			 (unsigned long long)u->addr);
+		snprintf(err, len, "%s`%s: 0x%lx is not in an executable file "
+			 "mapping of the process", d.mod, d.func, addr);
 		return -EINVAL;
 	}
 	s = kzalloc(sizeof(*s) + lm + lf + ln + 3, GFP_KERNEL);
@@ -390,12 +376,12 @@ static int uproc_add(struct uproc *up, struct mm_struct *mm,
 	}
 	memcpy(s->strs, u->mod, lm);
 	memcpy(s->strs + lm + 1, u->func, lf);
-	memcpy(s->strs + lm + lf + 2, u->name, ln);
+	memcpy(s->strs + lm + lf + 2, name, ln);
 	s->up = up;
 	s->inode = inode;
 	s->off = off;
-	s->addr = u->addr;
-	s->kind = u->kind;
+	s->addr = addr;
+	s->kind = kind;
 	s->probe = xdt_probe_create(&up->prov, s->strs, s->strs + lm + 1,
 				    s->strs + lm + lf + 2, s);
 	if (!s->probe) {
@@ -406,6 +392,113 @@ static int uproc_add(struct uproc *up, struct mm_struct *mm,
 	list_add_tail(&s->node, &up->sites);
 	nsites++;
 	return 1;
+}
+
+/*
+ * Offset probes: the function's text is read from the process and decoded
+ * from its first byte (arch/<isa>/user_isa.c), so a probe is only ever
+ * put on an instruction boundary, and never on an instruction the ISA
+ * refuses (kept as a refusal with its reason, for `dtrace -l -v`).
+ * @only: the one offset asked for (XDT_UP_OFFSET), else every instruction.
+ * Returns the probes made, or an error.
+ */
+static int uproc_offsets(struct uproc *up, struct task_struct *task,
+			 struct mm_struct *mm, const struct xdt_uprobe *u,
+			 bool one, u32 only, char *err, size_t len)
+{
+	u32 size = min_t(u32, u->size, XDT_UFUNC_MAX), pos = 0;
+	char name[XDT_NAMELEN];
+	int made = 0, ret = 0;
+	const char *why;
+	u8 *text;
+
+	if (!size) {
+		snprintf(err, len, "%s`%s: offset probes need the function's "
+			 "size (its symbol has none)", u->mod, u->func);
+		return -EINVAL;
+	}
+	text = kvmalloc(size, GFP_KERNEL);
+	if (!text)
+		return -ENOMEM;
+	if (access_process_vm(task, u->addr, text, size, 0) != size) {
+		snprintf(err, len, "%s`%s: cannot read its text in the process",
+			 u->mod, u->func);
+		ret = -EFAULT;
+		goto out;
+	}
+	while (pos < size && (!one || pos <= only)) {
+		unsigned int l = xdt_uarch_insn(text + pos, size - pos, &why);
+
+		if (!l)
+			break;
+		snprintf(name, sizeof(name), "%x", pos);
+		if (one && pos != only) {
+			pos += l;
+			continue;
+		}
+		if (why) {
+			if (one) {
+				snprintf(err, len, "%s`%s+0x%x: %s", u->mod,
+					 u->func, pos, why);
+				ret = -EINVAL;
+				goto out;
+			}
+			if (!xdt_refused(&up->prov, u->mod, u->func, name))
+				xdt_refusal_add_name(&up->prov, u->mod,
+						     u->func, name, why);
+		} else {
+			ret = uproc_one(up, mm, u, u->addr + pos, XDT_UP_OFFSET,
+					name, err, len);
+			if (ret < 0 || one)
+				goto out;	/* one: the probe asked for */
+			made += ret;
+		}
+		if (!(pos & 255))
+			cond_resched();
+		pos += l;
+	}
+	ret = made;
+	if (one && pos != only) {
+		snprintf(err, len, "%s`%s: 0x%x is %s", u->mod, u->func, only,
+			 only >= size ? "past the function's end" :
+			 pos > only ? "not an instruction boundary" :
+			 "after an instruction that cannot be decoded");
+		ret = -EINVAL;
+	}
+out:
+	kvfree(text);
+	return ret;
+}
+
+static int uproc_add(struct uproc *up, struct task_struct *task,
+		     struct mm_struct *mm, const struct xdt_uprobe *u,
+		     char *err, size_t len)
+{
+	size_t lm = strnlen(u->mod, sizeof(u->mod));
+	size_t lf = strnlen(u->func, sizeof(u->func));
+	size_t ln = strnlen(u->name, sizeof(u->name));
+
+	if (u->kind > XDT_UP_OFFSETS) {
+		snprintf(err, len, "probe kind %u is not one of entry, return, "
+			 "offset", u->kind);
+		return -EINVAL;
+	}
+	if (lm == sizeof(u->mod) || lf == sizeof(u->func) || !lf ||
+	    ln == sizeof(u->name) || (u->kind <= XDT_UP_RETURN && !ln)) {
+		snprintf(err, len, "a probe's module, function or name is "
+			 "empty or not terminated");
+		return -EINVAL;
+	}
+	if (strpbrk(u->func, "*?[\\") || strpbrk(u->mod, "*?[\\") ||
+	    (u->kind <= XDT_UP_RETURN && strpbrk(u->name, "*?[\\"))) {
+		snprintf(err, len, "%.64s:%.128s:%.64s: a probe's name may not "
+			 "hold a glob character", u->mod, u->func, u->name);
+		return -EINVAL;
+	}
+	if (u->kind == XDT_UP_OFFSET || u->kind == XDT_UP_OFFSETS)
+		return uproc_offsets(up, task, mm, u, u->kind == XDT_UP_OFFSET,
+				     u->off, err, len);
+	return uproc_one(up, mm, u, u->addr, u->kind, u->name, err, len);
 }
 
 #define UPID_CHUNK	16
@@ -490,10 +583,10 @@ long xdt_pid_ioctl(struct xdt_state *st, struct file *f, void __user *uarg)
 			break;
 		}
 		for (j = 0; j < n && !ret; j++) {
-			ret = uproc_add(up, mm, &buf[j], req->err,
-				       sizeof(req->err));
+			ret = uproc_add(up, task, mm, &buf[j], req->err,
+					sizeof(req->err));
 			if (ret > 0) {
-				req->created++;
+				req->created += ret;
 				ret = 0;
 			}
 		}

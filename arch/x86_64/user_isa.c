@@ -5,8 +5,10 @@
  * return address the call pushed).
  */
 #include <linux/kernel.h>
+#include <linux/uaccess.h>
 
 #include "xdt_arch.h"
+#include "decode.h"
 
 unsigned int __xdt_probe xdt_uarch_args(struct pt_regs *regs, u64 *args)
 {
@@ -23,4 +25,31 @@ unsigned long __xdt_probe xdt_uarch_stack_arg(struct pt_regs *regs,
 					      unsigned int i)
 {
 	return regs->sp + 8 + (i - 6) * 8UL;
+}
+
+unsigned long __xdt_probe xdt_uarch_frame_pointer(struct pt_regs *regs)
+{
+	return regs->bp;
+}
+
+/* At the first instruction the call's return address is at (%rsp). */
+bool __xdt_probe xdt_uarch_entry_ret(struct pt_regs *regs, u64 *ret)
+{
+	return !copy_from_user_nofault(ret, (void __user *)regs->sp,
+				       sizeof(*ret));
+}
+
+/* x86_64's decoder runs on user text as on the kernel's: one 64-bit ISA. */
+unsigned int xdt_uarch_insn(const u8 *p, size_t avail, const char **why)
+{
+	struct xdt_insn in;
+
+	*why = NULL;
+	if (!xdt_x86_decode(p, avail, &in) || in.cls == XDT_INSN_BAD || !in.len)
+		return 0;
+	if (in.cls == XDT_INSN_BRK)
+		*why = "an existing breakpoint";
+	else if (in.cls == XDT_INSN_REFUSED)
+		*why = "privileged, or traps";
+	return in.len;
 }

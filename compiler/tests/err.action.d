@@ -1,1 +1,1 @@
-BEGIN { ustack(); }
+BEGIN { jstack(); }

@@ -378,6 +378,16 @@ int xdt_progenyof(s64 pid)
  * printing of real records and snapshots with stacks is tested (symbols
  * from XDT_KALLSYMS) without a fake record in the library.
  */
+/* ustack(): the host VM's firings have no traced user thread. */
+unsigned int xdt_ustack(struct xdt_ctx *ctx, u64 *pcs, unsigned int max)
+{
+	(void)ctx;
+	if (!max)
+		return 0;
+	pcs[0] = XDT_USTACK_TAG | (u32)getpid();
+	return 1;
+}
+
 unsigned int xdt_stack(struct xdt_ctx *ctx, u64 *pcs, unsigned int max)
 {
 	static unsigned int next;

@@ -42,6 +42,7 @@ static int bind_one(struct xdt_probe *pr, void *arg)
 	b->ecbs[b->n].clause = b->clause;
 	b->ecbs[b->n].probe = pr;
 	b->n++;
+	pr->nbound++;
 	return 0;
 }
 
@@ -407,8 +408,14 @@ void xdt_state_reset(struct xdt_state *st)
 	kfree(st->aggs);
 	xdt_spec_free(st);
 	kvfree(st->sites);
-	for (i = 0; i < st->necbs; i++)
+	if (st->necbs)
+		mutex_lock(&xdt_lock);
+	for (i = 0; i < st->necbs; i++) {
+		st->ecbs[i].probe->nbound--;
 		module_put(st->ecbs[i].probe->owner);
+	}
+	if (st->necbs)
+		mutex_unlock(&xdt_lock);
 	kvfree(st->ecbs);
 	xdt_vars_free(st->vars);
 	kvfree(st->blob);

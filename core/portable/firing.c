@@ -24,9 +24,10 @@ static int run_clause(struct xdt_cpu *c, struct xdt_scpu *sc,
  * zero-padded.  A probe the framework fires itself (BEGIN, END) has no
  * kernel context and records an empty stack.
  */
-static void __xdt_probe stack(struct xdt_ctx *ctx, u64 *pcs, u32 n)
+static void __xdt_probe stack(struct xdt_ctx *ctx, u64 *pcs, u32 n,
+				bool user)
 {
-	u32 got = xdt_stack(ctx, pcs, n);
+	u32 got = user ? xdt_ustack(ctx, pcs, n) : xdt_stack(ctx, pcs, n);
 
 	memset(pcs + got, 0, (n - got) * 8);
 }
@@ -184,14 +185,16 @@ static int __xdt_probe run_clause(struct xdt_cpu *c, struct xdt_scpu *sc,
 			}
 			break;
 		case XDT_ACT_STACK:
-			stack(ctx, (u64 *)(rec + a->off), a->arg0);
+			stack(ctx, (u64 *)(rec + a->off), a->arg0, a->arg1);
 			break;
 		case XDT_ACT_AGGKEY:
 			if (a->arg0 == XDT_KEY_INT) {
 				memcpy(key + keylen, &v, 8);
 				keylen += 8;
-			} else if (a->arg0 == XDT_KEY_STACK) {
-				stack(ctx, (u64 *)(key + keylen), a->arg1);
+			} else if (a->arg0 == XDT_KEY_STACK ||
+				   a->arg0 == XDT_KEY_USTACK) {
+				stack(ctx, (u64 *)(key + keylen), a->arg1,
+				      a->arg0 == XDT_KEY_USTACK);
 				keylen += a->arg1 * 8;
 			} else {
 				memset(key + keylen, 0, ALIGN(st->strsize, 8));

@@ -164,9 +164,12 @@ static int load_action(struct xdt_state *st, struct xdt_enable *req,
 		w->off += st->strsize;
 		break;
 	case XDT_REC_STACK:
-		if (a->arg0 < 1 || a->arg0 > XDT_MAXSTACK)
-			return EERR("clause %u action %u: stack of %u frames "
-				    "(1 to %u)", i, j, a->arg0, XDT_MAXSTACK);
+		/* arg1 1: ustack(), whose first word is the pid's */
+		if (a->arg1 > 1 || a->arg0 < 1 + a->arg1 ||
+		    a->arg0 > XDT_MAXSTACK + a->arg1)
+			return EERR("clause %u action %u: stack of %u words "
+				    "(1 to %u frames)", i, j, a->arg0,
+				    XDT_MAXSTACK);
 		w->off += a->arg0 * 8;
 		break;
 	case XDT_REC_MEM:
@@ -204,14 +207,17 @@ static int load_action(struct xdt_state *st, struct xdt_enable *req,
 	}
 	switch (a->kind) {
 	case XDT_ACT_AGGKEY:
-		if (a->arg0 > XDT_KEY_STACK)
+		if (a->arg0 > XDT_KEY_USTACK)
 			return EERR("clause %u action %u: bad key type", i, j);
-		if (a->arg0 == XDT_KEY_STACK &&
-		    (a->arg1 < 1 || a->arg1 > XDT_MAXSTACK))
+		if ((a->arg0 == XDT_KEY_STACK &&
+		     (a->arg1 < 1 || a->arg1 > XDT_MAXSTACK)) ||
+		    (a->arg0 == XDT_KEY_USTACK &&
+		     (a->arg1 < 2 || a->arg1 > XDT_MAXSTACK + 1)))
 			return EERR("clause %u action %u: stack key of %u "
-				    "frames (1 to %u)", i, j, a->arg1,
+				    "words (1 to %u frames)", i, j, a->arg1,
 				    XDT_MAXSTACK);
-		if (a->arg0 != XDT_KEY_STACK && a->difo < 0)
+		if (a->arg0 != XDT_KEY_STACK && a->arg0 != XDT_KEY_USTACK &&
+		    a->difo < 0)
 			return EERR("clause %u action %u: no value", i, j);
 		w->nkeys++;
 		break;

@@ -63,6 +63,13 @@ int xdt_progenyof(s64 pid);
 long xdt_execargs(char *dst, u32 max);
 /* stack(): up to @max return addresses of the firing's kernel stack. */
 unsigned int xdt_stack(struct xdt_ctx *ctx, u64 *pcs, unsigned int max);
+/*
+ * ustack(): @max words: XDT_USTACK_TAG | the process's pid, then up to
+ * @max - 1 addresses of the firing thread's user stack, innermost first
+ * (its PC first), from the user registers by frame pointers, every load
+ * fault-safe.  Returns the words written (1 for a kernel thread).
+ */
+unsigned int xdt_ustack(struct xdt_ctx *ctx, u64 *pcs, unsigned int max);
 
 /* ---- destructive actions and subroutines (only under dtrace -w) -------- */
 int xdt_copyout_nofault(unsigned long uaddr, const void *src, size_t n);

@@ -316,11 +316,23 @@ struct xdt_aggdesc {
 #define XDT_MAXAGGVALS		(1u << 17)	/* values one entry may keep */
 
 #define XDT_MAXSTACK	64		/* frames stack() may record */
+/*
+ * A ustack() record or key is its frames + 1 words: XDT_USTACK_TAG | the
+ * process's pid, then the user frames, innermost first, zero-padded.  No
+ * kernel text address has these top bits on any of xdt's ISAs, so a stack
+ * tells by its first word whose it is (the consumer symbolises a user one
+ * from that process's objects).
+ */
+#define XDT_USTACK_TAG		0x5553000000000000ULL	/* "US" */
+#define XDT_USTACK_MASK		0xffff000000000000ULL
+#define XDT_IS_USTACK(w)	(((w) & XDT_USTACK_MASK) == XDT_USTACK_TAG)
 /* XDT_ACT_AGGKEY arg0: the key's type */
 enum xdt_key_kind {
 	XDT_KEY_INT = 0,		/* 8-byte value from the DIF object */
 	XDT_KEY_STRING = 1,		/* strsize bytes, NUL-padded */
 	XDT_KEY_STACK = 2,		/* arg1 frames, 8 bytes each; no DIF */
+	XDT_KEY_USTACK = 3,		/* arg1 words (XDT_USTACK_TAG | pid,
+					   then frames), 8 bytes each; no DIF */
 };
 
 struct xdt_action {
@@ -608,16 +620,23 @@ struct xdt_status {
  */
 #define XDT_UP_ENTRY		0	/* a uprobe at @addr; args = the ABI's */
 #define XDT_UP_RETURN		1	/* a uretprobe on the function at @addr */
-#define XDT_UP_OFFSET		2	/* a uprobe at @addr; no arguments */
+#define XDT_UP_OFFSET		2	/* a uprobe at @addr + @off, which must
+					   be an instruction boundary; no
+					   arguments; named by @off in hex */
+#define XDT_UP_OFFSETS		3	/* one such at every instruction of
+					   [@addr, @addr + @size) */
 #define XDT_UPROBES_MAX		65536	/* probes in one request */
+#define XDT_UFUNC_MAX		65536	/* bytes of a function decoded */
 
 struct xdt_uprobe {
-	__u64 addr;			/* in the process */
+	__u64 addr;			/* the function's start, in the process */
 	__u32 kind;			/* XDT_UP_* */
+	__u32 size;			/* offsets: the function's bytes */
+	__u32 off;			/* XDT_UP_OFFSET */
 	__u32 pad;
 	char mod[XDT_MODNAMELEN];
 	char func[XDT_FUNCNAMELEN];
-	char name[XDT_NAMELEN];
+	char name[XDT_NAMELEN];		/* entry, return; offsets: unused */
 };
 
 struct xdt_uprobe_req {

@@ -129,9 +129,13 @@ def test_list_shows_entry_and_return(ut):
                f"dtrace -l -n pid$p::ut_leaf:; kill -USR1 $p; wait", timeout=120)
     assert r.ok, r
     rows = [ln.split() for ln in r.stdout.splitlines() if "ut_leaf" in ln]
-    assert [(m, f, n) for _, _, m, f, n in rows] == [
+    assert [(m, f, n) for _, _, m, f, n in rows[:2]] == [
         ("xdt-utarget", "ut_leaf", "entry"),
         ("xdt-utarget", "ut_leaf", "return")], r.stdout
+    # then its instructions, by their offsets (test_offset_probes_... has
+    # the exact set)
+    assert all(int(n, 16) in objdump_offsets(ut.isa, "ut_leaf")
+               for _, _, _, _, n in rows[2:]) and rows[2:], r.stdout
 
 
 def start_waiting(vm, name, runas=None):
@@ -188,7 +192,10 @@ def test_probes_go_with_the_process(ut):
     ("pid999999:::entry", "failed to grab pid 999999: No such process"),
     ("pid$target:nosuch::entry", "has no module matching 'nosuch'"),
     ("pid$target::no_such_function:entry", "does not match any probes"),
-    ("pid$target::ut_leaf:1c", "offset probes are not implemented yet"),
+    ("pid$target::ut_leaf:1", "0x1 is not an instruction boundary"),
+    ("pid$target::ut_leaf:fff0", "0xfff0 is past the function's end"),
+    ("pid$target::ut_leaf:nosuch", "a pid provider probe is entry, return "
+     "or an instruction offset in hex"),
 ])
 def test_bad_descriptions_are_clear_errors(ut, desc, why):
     r = dtrace(ut, "-n", f"{desc} {{ @ = count(); }}", "-c", f"{UT} calls 1")
@@ -230,3 +237,126 @@ def test_another_users_process_is_refused(ut, runas):
     for f in ("other", "other1000"):
         out = ut.run(["cat", f"/tmp/{f}.out"], check=True).stdout
         assert re.search(r"^\s+4\s*$", out, re.M), (f, out)
+
+
+def frames(stdout):
+    """The frames of the stacks printed, one list per stack."""
+    out, cur = [], []
+    for ln in stdout.splitlines():
+        if ln.startswith(" " * 14) and ln.strip() and "`" in ln:
+            cur.append(ln.strip())
+        elif cur:
+            out.append(cur)
+            cur = []
+    if cur:
+        out.append(cur)
+    return out
+
+
+def check_frame(fn, frame, func):
+    """@frame is xdt-utarget`@func(+0x...) with the offset inside it."""
+    mod, _, rest = frame.partition("`")
+    name, _, off = rest.partition("+")
+    assert mod == "xdt-utarget" and name == func, (frame, func)
+    assert int(off or "0", 16) < fn[func][1], (frame, fn[func])
+
+
+def test_ustack_is_the_call_chain(ut):
+    """At ut_leaf's entry, whose frame is not made yet: ut_leaf, ut_mid,
+    main, each offset inside its function (the ELF's own sizes)."""
+    fn = funcs_of(ut_build(ut.isa))
+    r = dtrace(ut, "-qn", "pid$target::ut_leaf:entry /arg1 == 2/ "
+               "{ ustack(); }", "-c", f"{UT} calls 2")
+    assert r.ok, r
+    st = frames(r.stdout)
+    assert len(st) == 2, r.stdout
+    for s in st:
+        for frame, func in zip(s, ("ut_leaf", "ut_mid", "main")):
+            check_frame(fn, frame, func)
+        assert s[0] == "xdt-utarget`ut_leaf", s
+
+
+def test_ustack_at_return_and_as_a_key(ut):
+    """A uretprobe's stack starts in the caller; two distinct call sites
+    in ut_mid make two keys of 2 calls each; -x ustackframes bounds it."""
+    fn = funcs_of(ut_build(ut.isa))
+    r = dtrace(ut, "-x", "ustackframes=2", "-qn",
+               "pid$target::ut_leaf:return { @[ustack()] = count(); }",
+               "-c", f"{UT} calls 2")
+    assert r.ok, r
+    st = frames(r.stdout)
+    assert len(st) == 2 and st[0] != st[1], r.stdout
+    for s in st:
+        assert len(s) == 2, s
+        check_frame(fn, s[0], "ut_mid")
+        check_frame(fn, s[1], "main")
+    assert re.findall(r"^\s+(\d+)\s*$", r.stdout, re.M) == ["2", "2"], \
+        r.stdout
+
+
+def test_ustack_and_stack_in_one_key(ut):
+    """A system call's user stack (libc's write, from main's printf)
+    beside its kernel stack, in one aggregation key.  Debian's libc is
+    built without frame pointers, so the walk may end at its first frame
+    (docs/d-language.md): only that frame is known for sure."""
+    r = dtrace(ut, "-qn", "syscall::write:entry /pid == $target/ "
+               "{ @[ustack(), stack(2)] = count(); }", "-c", f"{UT} calls 1")
+    assert r.ok, r
+    st = frames(r.stdout)
+    assert len(st) == 2, r.stdout
+    assert st[0][0].startswith("xdt-utarget`") and "write" in st[0][0], st
+    assert all(f.startswith("kernel`") for f in st[1]), st
+
+
+def objdump_offsets(isa, func):
+    """The instruction offsets of @func in xdt-utarget, by binutils."""
+    cross = xdtvm.ISAS[isa]["cross"]
+    out = subprocess.run([f"{cross}objdump", "-d", "--no-show-raw-insn",
+                          ut_build(isa)], capture_output=True, text=True,
+                         check=True).stdout
+    body = out.split(f"<{func}>:\n", 1)[1].split("\n\n", 1)[0]
+    addrs = [int(ln.split(":")[0], 16) for ln in body.splitlines()
+             if re.match(r"^\s+[0-9a-f]+:", ln)]
+    return [a - addrs[0] for a in addrs]
+
+
+def test_offset_probes_are_every_instruction(ut):
+    """pid<PID>::ut_mid: makes entry, return and a probe at every
+    instruction -- binutils' boundaries exactly, less the ones the ISA
+    refuses, listed with the reason (riscv64: 6.1's uprobes reject
+    compressed jumps, so ut_mid's c.ret) -- and ut_mid runs straight
+    through, so each fires once per call."""
+    want = objdump_offsets(ut.isa, "ut_mid")
+    pid = start_waiting(ut, "offs")
+    try:
+        r = ut.run(["dtrace", "-l", "-v", "-n", f"pid{pid}::ut_mid:"],
+                   timeout=120)
+        assert r.ok, r
+        made, refused = [], []
+        for ln in r.stdout.splitlines():
+            f = ln.split()
+            if len(f) >= 5 and f[1] == f"pid{pid}" and f[4] not in (
+                    "entry", "return"):
+                (refused if f[0] == "-" else made).append(int(f[4], 16))
+        assert sorted(made + refused) == want, (r.stdout, want)
+        assert len(refused) <= 2, r.stdout
+        ut.run(f"dtrace -qn 'pid$target::ut_mid: {{ @[probename] = "
+               f"count(); }}' -p {pid} > /tmp/offs.out 2>&1 &", check=True)
+        wait_tracing(ut, 1)
+    finally:
+        ut.run(["kill", "-USR1", str(pid)])
+    ut.run("while pidof dtrace >/dev/null; do sleep 0.2; done", timeout=120,
+           check=True)
+    out = ut.run(["cat", "/tmp/offs.out"], check=True).stdout
+    got = aggs(out)
+    assert got.pop("entry") == 4 and got.pop("return") == 4, out
+    assert sorted(int(k, 16) for k in got) == sorted(made), (out, made)
+    assert set(got.values()) == {4}, out
+
+
+def test_one_offset_probe(ut):
+    off = objdump_offsets(ut.isa, "ut_mid")[2]
+    r = dtrace(ut, "-qn", f"pid$target::ut_mid:{off:x} {{ @ = count(); }}",
+               "-c", f"{UT} calls 5")
+    assert r.ok, r
+    assert re.search(r"^\s+5\s*$", r.stdout, re.M), r.stdout

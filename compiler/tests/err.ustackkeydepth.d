@@ -1,0 +1,2 @@
+BEGIN { @s[ustack(5)] = count(); }
+END { @s[ustack(6)] = count(); }
