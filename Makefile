@@ -140,6 +140,16 @@ $(BUILD)/%/xdt-runas: guest/xdt-runas.c | deps
 	@mkdir -p $(@D)
 	$(call cross,$*)gcc $(DTRACE_CFLAGS) -static -o $@ $<
 
+# uregs[]'s register names for D, from the one table that numbers them
+# (arch/<dir>/user_isa.c: each UREG("R_NAME", field) row is index N).
+.SECONDEXPANSION:
+$(BUILD)/%/regs.d: arch/$$(call isa_field,$$*,2)/user_isa.c
+	@mkdir -p $(@D)
+	@awk 'BEGIN { print "/* uregs[] indices for $*: made from $< */" } \
+	     match($$0, /UREG\("R_[A-Z0-9_]+"/) { \
+	       n = substr($$0, RSTART + 6, RLENGTH - 7); \
+	       print "inline int " n " = " i++ ";" }' $< > $@.tmp && mv $@.tmp $@
+
 # The pid provider's target: known calls, frame pointers, nothing inlined.
 $(BUILD)/%/xdt-utarget: guest/xdt-utarget.c | deps
 	@mkdir -p $(@D)
@@ -245,10 +255,9 @@ $(KCACHE)/%.current/vmlinux.vars: $(KCACHE)/%.current/vmlinux \
 		$(BUILD)/host/xdt-kvars
 	@$(BUILD)/host/xdt-kvars $< | LC_ALL=C sort -u >$@.tmp && mv $@.tmp $@
 
-.SECONDEXPANSION:
 $(BUILD)/%/initramfs.cpio: $(BUILD)/%/init $$(call guest_dtrace,$$*) \
 		$$(call guest_xdtko,$$*) $(BUILD)/%/xdt-rawprog $(BUILD)/%/xdt-runas $(BUILD)/%/xdt-fuzz \
-		$(BUILD)/%/xdt-utarget $(BUILD)/%/xdt-dfuzz $(BUILD)/%/xdt-failnth \
+		$(BUILD)/%/xdt-utarget $(BUILD)/%/regs.d $(BUILD)/%/xdt-dfuzz $(BUILD)/%/xdt-failnth \
 		$(BUILD)/%/xdt-bpfbench $(BUILD)/%/xdt-lua lua/xdt-watch $(WATCH_PROFILES) $(LUA_LIBS) \
 		$(LUA_EXAMPLES) tools/mkinitramfs.py busybox mcpp $(DLIB) \
 		$(KCACHE)/%.current/vmlinux.vars
@@ -264,6 +273,7 @@ $(BUILD)/%/initramfs.cpio: $(BUILD)/%/init $$(call guest_dtrace,$$*) \
 		--file $(BUILD)/$*/xdt-bpfbench:/usr/bin/xdt-bpfbench \
 		$(if $(DTRACE_SRCS),--file $(BUILD)/$*/dtrace:/usr/sbin/dtrace) \
 		$(foreach f,$(DLIB),--file $(f):/usr/lib/xdt/$(notdir $(f))) \
+		--file $(BUILD)/$*/regs.d:/usr/lib/xdt/regs.d \
 		--file $(KCACHE)/$*.current/vmlinux.vars:/usr/lib/xdt/vmlinux.vars \
 		$(if $(call guest_xdtko,$*),--file $(BUILD)/$*/xdt/xdt.ko:/lib/modules/xdt.ko)
 

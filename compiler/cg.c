@@ -493,6 +493,10 @@ static int expr(struct cg *g, struct node *n)
 		r = ralloc(g, n);
 		emit(g, DIF_INSN_I(DIF_OP_LDV, n->var, r));
 		return r;
+	case N_UREGS:
+		r = expr(g, n->a);
+		emit(g, DIF_INSN_R(DIF_OP_LDUREG, r, 0, r));
+		return r;
 	case N_ARGS:
 		if (sema_constval(n->a, &c) && c >= 0 && c < 10) {
 			r = ralloc(g, n);

@@ -124,7 +124,8 @@ static void dis_insn(FILE *fp, const struct difo *d, __u32 in)
 		snprintf(buf, sizeof(buf), "%-4s %%r%u", mn, r1);
 	} else if (op == DIF_OP_FLUSHTS) {
 		snprintf(buf, sizeof(buf), "%s", mn);
-	} else if (op == DIF_OP_ALLOCS || op == DIF_OP_LDARG) {
+	} else if (op == DIF_OP_ALLOCS || op == DIF_OP_LDARG ||
+		   op == DIF_OP_LDUREG) {
 		snprintf(buf, sizeof(buf), "%-4s %%r%u, %%r%u", mn, r1, rd);
 	} else if (op == DIF_OP_COPYS || op == DIF_OP_COPYSTR) {
 		snprintf(buf, sizeof(buf), "%-4s %%r%u, %%r%u, [%%r%u]", mn, r1, r2, rd);

@@ -125,7 +125,7 @@ static int is_builtin(const char *name)
 	for (int i = 0; i < DIF_NVARS; i++)
 		if (!strcmp(varnames[i], name))
 			return 1;
-	return !strcmp(name, "args");
+	return !strcmp(name, "args") || !strcmp(name, "uregs");
 }
 
 int sema_reserved(const char *name)
@@ -803,9 +803,11 @@ struct node *sema_lvalue(struct prog *p, struct lexer *lx, struct node *n,
 		no_local_array(p, lx, n);
 		if (n->a->k == N_IDENT || n->a->k == N_SELF) {
 			scope = n->a->k == N_SELF ? XDT_VAR_THREAD : XDT_VAR_GLOBAL;
-			if (n->a->k == N_IDENT && !strcmp(n->a->s, "args"))
+			if (n->a->k == N_IDENT && (!strcmp(n->a->s, "args") ||
+						   !strcmp(n->a->s, "uregs")))
 				dt_cerrt(lx, DT_D_OP_WRITE, n->line, n->col,
-					 "operator = cannot be applied to built-in variable args");
+					 "operator = cannot be applied to built-in variable %s",
+					 n->a->s);
 			v = array_of(p, n->a);
 			if (!v && declare && rt) {
 				struct dtype *kt[DT_MAXKEYS];
@@ -1059,6 +1061,23 @@ static struct node *sem_index(struct prog *p, struct lexer *lx, struct node *n)
 	no_local_array(p, lx, n);
 	if (n->a->k == N_IDENT && !strcmp(n->a->s, "args"))
 		return sem_args(p, lx, n);
+	if (n->a->k == N_IDENT && !strcmp(n->a->s, "uregs")) {
+		/*
+		 * uregs[R_PC]: the firing thread's user registers, by the
+		 * ISA's numbering (the R_ names: /usr/lib/xdt/regs.d); an
+		 * index the ISA does not have faults at run time (ERROR).
+		 */
+		if (n->nargs != 1)
+			dt_cerrt(lx, DT_D_ARR_BADREF, n->line, n->col,
+				 "uregs[ ] takes one subscript");
+		n->k = N_UREGS;
+		n->a = sem(p, lx, n->args[0]);
+		if (!type_is_int(n->a->t))
+			dt_cerrt(lx, DT_D_OP_INT, n->a->line, n->a->col,
+				 "uregs[ ] subscript must be an integer");
+		n->t = dt_uint64;
+		return n;
+	}
 	if (n->a->k == N_IDENT || n->a->k == N_SELF) {
 		v = array_of(p, n->a);
 		if (v && v->array) {
@@ -1191,7 +1210,8 @@ static struct node *sem_addr(struct prog *p, struct lexer *lx, struct node *n)
 		dt_cerrt(lx, DT_D_ADDROF_BITFIELD, n->line, n->col,
 			 "cannot take address of bit-field");
 	if (n->a->k == N_DVAR || n->a->k == N_SELF || n->a->k == N_THIS ||
-	    n->a->k == N_INDEX || n->a->k == N_VAR || n->a->k == N_ARGS) {
+	    n->a->k == N_INDEX || n->a->k == N_VAR || n->a->k == N_ARGS ||
+	    n->a->k == N_UREGS) {
 		if (!(n->a->k == N_DVAR && type_is_byref(n->a->t)))
 			dt_cerrt(lx, DT_D_ADDROF_VAR, n->line, n->col,
 				 "cannot take address of dynamic variable");

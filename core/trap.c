@@ -218,3 +218,27 @@ unsigned int __xdt_probe xdt_ustack(struct xdt_ctx *ctx, u64 *pcs,
 	}
 	return n;
 }
+
+/* The firing thread's user registers, or NULL in a kernel thread. */
+static struct pt_regs *__xdt_probe uregs_of(struct xdt_ctx *ctx)
+{
+	if (!current->mm || (current->flags & PF_KTHREAD))
+		return NULL;
+	if (ctx->regs && user_mode(ctx->regs))
+		return ctx->regs;
+	return task_pt_regs(current);
+}
+
+int __xdt_probe xdt_ureg(struct xdt_ctx *ctx, u64 i, u64 *v)
+{
+	struct pt_regs *regs = uregs_of(ctx);
+	u64 dummy;
+
+	if (!regs) {
+		*v = 0;
+		/* the index must still be the ISA's */
+		return xdt_uarch_reg(task_pt_regs(current), i, &dummy) ?
+		       0 : -EINVAL;
+	}
+	return xdt_uarch_reg(regs, i, v) ? 0 : -EINVAL;
+}

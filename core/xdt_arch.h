@@ -306,6 +306,12 @@ bool xdt_uarch_entry_ret(struct pt_regs *regs, u64 *ret);
  * there clears the monitor), one the decoder cannot classify.
  */
 unsigned int xdt_uarch_insn(const u8 *p, size_t avail, const char **why);
+/*
+ * Probe context: uregs[@i] of user registers @regs, the ISA's register
+ * numbering (user_isa.c's table, which names them for D); false for an
+ * index past it.
+ */
+bool xdt_uarch_reg(struct pt_regs *regs, u64 i, u64 *v);
 
 /* ---- provided by the core for the ISA ------------------------------------ */
 /* Probe context: see trap.c above. */

@@ -4,6 +4,7 @@
  * (x0-x7, then the stack: a call pushes no return address, it is in x30).
  */
 #include <linux/kernel.h>
+#include <linux/stddef.h>
 #include <linux/uaccess.h>
 
 #include "xdt_arch.h"
@@ -79,4 +80,63 @@ unsigned int xdt_uarch_insn(const u8 *p, size_t avail, const char **why)
 		 (w & 0xfff8f01f) == 0xd500401f)
 		*why = "msr (6.1's uprobes reject it)";
 	return 4;
+}
+
+/*
+ * uregs[]: DTrace's register names for the ISA, in the order that is
+ * their index (the Makefile makes the guests' /usr/lib/xdt/regs.d from
+ * these lines: R_NAME is the row's number).  x0-x30, sp, pc, pstate, then the generic R_PS, R_FP (x29), R_LR (x30), R_R0/R_R1.
+ */
+#define UREG(name, field) { name, offsetof(struct pt_regs, field) }
+static const struct {
+	const char *name;
+	unsigned int off;
+} uregs[] = {
+	UREG("R_X0", regs[0]),
+	UREG("R_X1", regs[1]),
+	UREG("R_X2", regs[2]),
+	UREG("R_X3", regs[3]),
+	UREG("R_X4", regs[4]),
+	UREG("R_X5", regs[5]),
+	UREG("R_X6", regs[6]),
+	UREG("R_X7", regs[7]),
+	UREG("R_X8", regs[8]),
+	UREG("R_X9", regs[9]),
+	UREG("R_X10", regs[10]),
+	UREG("R_X11", regs[11]),
+	UREG("R_X12", regs[12]),
+	UREG("R_X13", regs[13]),
+	UREG("R_X14", regs[14]),
+	UREG("R_X15", regs[15]),
+	UREG("R_X16", regs[16]),
+	UREG("R_X17", regs[17]),
+	UREG("R_X18", regs[18]),
+	UREG("R_X19", regs[19]),
+	UREG("R_X20", regs[20]),
+	UREG("R_X21", regs[21]),
+	UREG("R_X22", regs[22]),
+	UREG("R_X23", regs[23]),
+	UREG("R_X24", regs[24]),
+	UREG("R_X25", regs[25]),
+	UREG("R_X26", regs[26]),
+	UREG("R_X27", regs[27]),
+	UREG("R_X28", regs[28]),
+	UREG("R_X29", regs[29]),
+	UREG("R_X30", regs[30]),
+	UREG("R_SP", sp),
+	UREG("R_PC", pc),
+	UREG("R_PSTATE", pstate),
+	UREG("R_PS", pstate),
+	UREG("R_FP", regs[29]),
+	UREG("R_LR", regs[30]),
+	UREG("R_R0", regs[0]),
+	UREG("R_R1", regs[1]),
+};
+
+bool xdt_uarch_reg(struct pt_regs *regs, u64 i, u64 *v)
+{
+	if (i >= ARRAY_SIZE(uregs))
+		return false;
+	*v = *(unsigned long *)((char *)regs + uregs[i].off);
+	return true;
 }

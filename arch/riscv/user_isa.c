@@ -4,6 +4,7 @@
  * instruction (a0-a7, then the stack: the return address is in ra).
  */
 #include <linux/kernel.h>
+#include <linux/stddef.h>
 #include <linux/uaccess.h>
 
 #include "xdt_arch.h"
@@ -69,4 +70,59 @@ unsigned int xdt_uarch_insn(const u8 *p, size_t avail, const char **why)
 	else if (len == 4 && ((p[0] & 0x7f) == 0x0f || (p[0] & 0x7f) == 0x73))
 		*why = "a fence or SYSTEM instruction (6.1's uprobes reject it)";
 	return len;
+}
+
+/*
+ * uregs[]: DTrace's register names for the ISA, in the order that is
+ * their index (the Makefile makes the guests' /usr/lib/xdt/regs.d from
+ * these lines: R_NAME is the row's number).  The ABI names, then the generic R_PC, R_FP (s0), R_R0/R_R1 (a0/a1).
+ */
+#define UREG(name, field) { name, offsetof(struct pt_regs, field) }
+static const struct {
+	const char *name;
+	unsigned int off;
+} uregs[] = {
+	UREG("R_RA", ra),
+	UREG("R_SP", sp),
+	UREG("R_GP", gp),
+	UREG("R_TP", tp),
+	UREG("R_T0", t0),
+	UREG("R_T1", t1),
+	UREG("R_T2", t2),
+	UREG("R_S0", s0),
+	UREG("R_S1", s1),
+	UREG("R_A0", a0),
+	UREG("R_A1", a1),
+	UREG("R_A2", a2),
+	UREG("R_A3", a3),
+	UREG("R_A4", a4),
+	UREG("R_A5", a5),
+	UREG("R_A6", a6),
+	UREG("R_A7", a7),
+	UREG("R_S2", s2),
+	UREG("R_S3", s3),
+	UREG("R_S4", s4),
+	UREG("R_S5", s5),
+	UREG("R_S6", s6),
+	UREG("R_S7", s7),
+	UREG("R_S8", s8),
+	UREG("R_S9", s9),
+	UREG("R_S10", s10),
+	UREG("R_S11", s11),
+	UREG("R_T3", t3),
+	UREG("R_T4", t4),
+	UREG("R_T5", t5),
+	UREG("R_T6", t6),
+	UREG("R_PC", epc),
+	UREG("R_FP", s0),
+	UREG("R_R0", a0),
+	UREG("R_R1", a1),
+};
+
+bool xdt_uarch_reg(struct pt_regs *regs, u64 i, u64 *v)
+{
+	if (i >= ARRAY_SIZE(uregs))
+		return false;
+	*v = *(unsigned long *)((char *)regs + uregs[i].off);
+	return true;
 }

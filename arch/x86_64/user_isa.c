@@ -5,6 +5,7 @@
  * return address the call pushed).
  */
 #include <linux/kernel.h>
+#include <linux/stddef.h>
 #include <linux/uaccess.h>
 
 #include "xdt_arch.h"
@@ -52,4 +53,50 @@ unsigned int xdt_uarch_insn(const u8 *p, size_t avail, const char **why)
 	else if (in.cls == XDT_INSN_REFUSED)
 		*why = "privileged, or traps";
 	return in.len;
+}
+
+/*
+ * uregs[]: DTrace's register names for the ISA, in the order that is
+ * their index (the Makefile makes the guests' /usr/lib/xdt/regs.d from
+ * these lines: R_NAME is the row's number).  illumos' amd64 names, then the generic R_PC, R_SP, R_FP, R_PS and R_R0/R_R1 (the return value pair).
+ */
+#define UREG(name, field) { name, offsetof(struct pt_regs, field) }
+static const struct {
+	const char *name;
+	unsigned int off;
+} uregs[] = {
+	UREG("R_R15", r15),
+	UREG("R_R14", r14),
+	UREG("R_R13", r13),
+	UREG("R_R12", r12),
+	UREG("R_R11", r11),
+	UREG("R_R10", r10),
+	UREG("R_R9", r9),
+	UREG("R_R8", r8),
+	UREG("R_RDI", di),
+	UREG("R_RSI", si),
+	UREG("R_RBP", bp),
+	UREG("R_RBX", bx),
+	UREG("R_RDX", dx),
+	UREG("R_RCX", cx),
+	UREG("R_RAX", ax),
+	UREG("R_RIP", ip),
+	UREG("R_CS", cs),
+	UREG("R_RFL", flags),
+	UREG("R_RSP", sp),
+	UREG("R_SS", ss),
+	UREG("R_PC", ip),
+	UREG("R_SP", sp),
+	UREG("R_FP", bp),
+	UREG("R_PS", flags),
+	UREG("R_R0", ax),
+	UREG("R_R1", dx),
+};
+
+bool xdt_uarch_reg(struct pt_regs *regs, u64 i, u64 *v)
+{
+	if (i >= ARRAY_SIZE(uregs))
+		return false;
+	*v = *(unsigned long *)((char *)regs + uregs[i].off);
+	return true;
 }

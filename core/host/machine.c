@@ -378,6 +378,15 @@ int xdt_progenyof(s64 pid)
  * printing of real records and snapshots with stacks is tested (symbols
  * from XDT_KALLSYMS) without a fake record in the library.
  */
+/* uregs[]: the host VM's firings have no user registers: 0. */
+int xdt_ureg(struct xdt_ctx *ctx, u64 i, u64 *v)
+{
+	(void)ctx;
+	(void)i;
+	*v = 0;
+	return 0;
+}
+
 /* ustack(): the host VM's firings have no traced user thread. */
 unsigned int xdt_ustack(struct xdt_ctx *ctx, u64 *pcs, unsigned int max)
 {

@@ -369,6 +369,12 @@ int __xdt_probe xdt_dif_run(const struct xdt_difo_k *d, struct xdt_mstate *m,
 			}
 			v = xdt_arg(m->ctx, a);
 			break;
+		case DIF_OP_LDUREG:
+			if (xdt_ureg(m->ctx, a, &v)) {
+				xdt_dif_fault(m, XDT_FAULT_ILLOP, a, pc);
+				return -EINVAL;
+			}
+			break;
 		default:
 			/* The verifier makes this unreachable. */
 			xdt_dif_fault(m, XDT_FAULT_ILLOP, 0, pc);

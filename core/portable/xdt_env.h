@@ -70,6 +70,12 @@ unsigned int xdt_stack(struct xdt_ctx *ctx, u64 *pcs, unsigned int max);
  * fault-safe.  Returns the words written (1 for a kernel thread).
  */
 unsigned int xdt_ustack(struct xdt_ctx *ctx, u64 *pcs, unsigned int max);
+/*
+ * uregs[@i]: the firing thread's user register number @i (the ISA's
+ * numbering, arch/<isa>/user_isa.c), 0 in a kernel thread; -EINVAL for
+ * an index the ISA does not have.
+ */
+int xdt_ureg(struct xdt_ctx *ctx, u64 i, u64 *v);
 
 /* ---- destructive actions and subroutines (only under dtrace -w) -------- */
 int xdt_copyout_nofault(unsigned long uaddr, const void *src, size_t n);

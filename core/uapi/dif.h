@@ -132,7 +132,8 @@ enum dif_form {
 	X(STW,	  0x38, DIF_F_R,  "stw",     DIF_U_R1 | DIF_U_RD) /* u32 */		\
 	X(STX,	  0x39, DIF_F_R,  "stx",     DIF_U_R1 | DIF_U_RD) /* u64 */		\
 	X(LDARG,  0x3a, DIF_F_R,  "ldarg",   DIF_U_R1 | DIF_U_WD) /* rd = args[r1] (0..9, else ERROR) */ \
-	X(COPYSTR, 0x3b, DIF_F_R, "copystr", DIF_U_R1 | DIF_U_R2 | DIF_U_RD) /* string r1 -> rd, r2 bytes at most */
+	X(COPYSTR, 0x3b, DIF_F_R, "copystr", DIF_U_R1 | DIF_U_R2 | DIF_U_RD) /* string r1 -> rd, r2 bytes at most */ \
+	X(LDUREG, 0x3c, DIF_F_R,  "ldureg",  DIF_U_R1 | DIF_U_WD) /* rd = uregs[r1] (the ISA's index, else ERROR) */
 
 enum dif_op {
 #define DIF_ENUM(name, val, form, mn, use) DIF_OP_##name = val,

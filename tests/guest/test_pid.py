@@ -360,3 +360,26 @@ def test_one_offset_probe(ut):
                "-c", f"{UT} calls 5")
     assert r.ok, r
     assert re.search(r"^\s+5\s*$", r.stdout, re.M), r.stdout
+
+
+def test_uregs(ut):
+    """uregs[] by DTrace's generic names (/usr/lib/xdt/regs.d, made from
+    arch/<isa>/user_isa.c's table): R_PC at ut_leaf's entry is ut_leaf's
+    address; at its return R_R0 is the return value; an index the ISA
+    does not have is an ERROR, and the program goes on."""
+    fn = funcs_of(ut_build(ut.isa))
+    r = dtrace(ut, "-qn", "pid$target::ut_leaf:entry "
+               '{ printf("PC %x SP %x\\n", uregs[R_PC], uregs[R_SP]); } '
+               "pid$target::ut_leaf:return "
+               '{ printf("R0 %d %d\\n", uregs[R_R0], arg1); }',
+               "-c", f"{UT} calls 2")
+    assert r.ok, r
+    pcs = re.findall(r"^PC (\w+) SP (\w+)$", r.stdout, re.M)
+    assert len(pcs) == 4 and all(int(pc, 16) == fn["ut_leaf"][0] and
+                                 int(sp, 16) for pc, sp in pcs), r.stdout
+    r0 = re.findall(r"^R0 (\d+) (\d+)$", r.stdout, re.M)
+    assert len(r0) == 4 and all(a == b for a, b in r0), r.stdout
+    r = dtrace(ut, "-qn", "pid$target::ut_leaf:entry { trace(uregs[999]); }",
+               "-c", f"{UT} calls 1")
+    assert r.ok, r
+    assert "illegal operation in action #1" in r.stderr, r.stderr
