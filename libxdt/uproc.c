@@ -160,6 +160,11 @@ static int read_maps(pid_t pid, struct uobj **objs, int *nobj, char *err,
 }
 
 /* ---- ELF ---------------------------------------------------------------- */
+/*
+ * The tables are read in place from the mapped file (page-aligned), so a
+ * table's offset must be aligned for its entries as well as inside the
+ * file (tests/host/progs/elffuzz.c).
+ */
 struct elfimg {
 	const unsigned char *p;
 	size_t size;
@@ -197,6 +202,7 @@ static int elf_open(struct elfimg *e, const char *path)
 	    e->eh->e_ident[EI_DATA] != (__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ ?
 					 ELFDATA2LSB : ELFDATA2MSB) ||
 	    e->eh->e_shentsize != sizeof(Elf64_Shdr) ||
+	    (e->eh->e_shoff & 7) || (e->eh->e_phoff & 7) ||
 	    !in_file(e, e->eh->e_shoff, (uint64_t)e->eh->e_shnum * sizeof(Elf64_Shdr)) ||
 	    (e->eh->e_phnum && (e->eh->e_phentsize != sizeof(Elf64_Phdr) ||
 	     !in_file(e, e->eh->e_phoff, (uint64_t)e->eh->e_phnum * sizeof(Elf64_Phdr))))) {
@@ -262,7 +268,7 @@ static long elf_funcs(const struct elfimg *e,
 	if (!tab)
 		return -1;
 	str = elf_shdr(e, tab->sh_link);
-	if (!str || tab->sh_entsize != sizeof(Elf64_Sym) ||
+	if (!str || tab->sh_entsize != sizeof(Elf64_Sym) || (tab->sh_offset & 7) ||
 	    !in_file(e, tab->sh_offset, tab->sh_size) ||
 	    !in_file(e, str->sh_offset, str->sh_size) || !str->sh_size)
 		return -1;
@@ -549,7 +555,8 @@ static void usobj_load(struct usobj *so, pid_t pid)
 	}
 	elf_funcs(&e, sym_add, so);
 	elf_close(&e);
-	qsort(so->syms, so->nsyms, sizeof(*so->syms), usym_cmp);
+	if (so->nsyms)
+		qsort(so->syms, so->nsyms, sizeof(*so->syms), usym_cmp);
 	/* a symbol ends where the next begins: sizes need not be trusted */
 	for (size_t k = 0; k + 1 < so->nsyms; k++)
 		so->syms[k].size = so->syms[k + 1].v - so->syms[k].v;
