@@ -95,6 +95,31 @@ static char *read_file(const char *path)
 	return buf;
 }
 
+/*
+ * -l -n's provider field with $target (the -p process) and $pid (dtrace's
+ * own) replaced, as the compiler replaces them in a program's
+ * descriptions: `dtrace -l -n 'pid$target::main:' -p 123`.
+ */
+static void desc_macros(struct xdt_probedesc *d, pid_t target)
+{
+	char out[sizeof(d->prov)], *at;
+	const char *m;
+	pid_t v;
+
+	for (;;) {
+		if ((at = strstr(d->prov, "$target")) && target > 0)
+			m = "$target", v = target;
+		else if ((at = strstr(d->prov, "$pid")))
+			m = "$pid", v = getpid();
+		else
+			return;
+		if (snprintf(out, sizeof(out), "%.*s%d%s", (int)(at - d->prov),
+			     d->prov, (int)v, at + strlen(m)) >= (int)sizeof(out))
+			fatal("probe description field too long");
+		memcpy(d->prov, out, sizeof(out));
+	}
+}
+
 /* "p:m:f:n" (fewer fields right-aligned) for -l -n */
 static void desc_fill(struct xdt_probedesc *d, const char *s)
 {
@@ -378,6 +403,7 @@ int main(int argc, char **argv)
 					 "not programs (-s)");
 			ld[i] = lmatch;
 			desc_fill(&ld[i], src[i].s);
+			desc_macros(&ld[i], o->target);
 		}
 		if (!nsrc)
 			ld[nsrc++] = lmatch;

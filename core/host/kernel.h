@@ -41,6 +41,9 @@ typedef u64 xdt_patchval_t;		/* no patch sites on the host */
 #ifndef __always_inline
 #define __always_inline		inline __attribute__((always_inline))
 #endif
+#ifndef noinline
+#define noinline		__attribute__((noinline))
+#endif
 #define likely(x)		__builtin_expect(!!(x), 1)
 #define unlikely(x)		__builtin_expect(!!(x), 0)
 #define U32_MAX			UINT32_MAX

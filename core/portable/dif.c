@@ -177,6 +177,32 @@ void __xdt_probe xdt_dif_fault(struct xdt_mstate *m, int kind, u64 addr,
 }
 
 /* A load: through xdt_read, which holds a CAP_PERFMON consumer to its own. */
+/*
+ * caller, stackdepth, ucaller, ustackdepth: from the walks stack() and
+ * ustack() record (xdt_env.h), so they agree with what those show; a
+ * depth counts at most XDT_MAXSTACK frames.  Out of line: its buffer is
+ * on the stack only when a clause reads one of them.
+ */
+static noinline u64 __xdt_probe stack_var(u32 v, struct xdt_mstate *m)
+{
+	u64 pcs[XDT_MAXSTACK + 1];
+	unsigned int n;
+
+	switch (v) {
+	case DIF_VAR_CALLER:
+		return xdt_stack(m->ctx, pcs, 1) ? pcs[0] : 0;
+	case DIF_VAR_STACKDEPTH:
+		return xdt_stack(m->ctx, pcs, XDT_MAXSTACK);
+	case DIF_VAR_UCALLER:
+		/* the pid's word, the PC, then the caller */
+		n = xdt_ustack(m->ctx, pcs, 3);
+		return n > 2 ? pcs[2] : 0;
+	default:
+		n = xdt_ustack(m->ctx, pcs, XDT_MAXSTACK + 1);
+		return n ? n - 1 : 0;
+	}
+}
+
 static int __xdt_probe load(struct xdt_mstate *m, u64 addr, void *dst,
 			    size_t n, u32 pc)
 {
@@ -305,7 +331,10 @@ int __xdt_probe xdt_dif_run(const struct xdt_difo_k *d, struct xdt_mstate *m,
 			v = (unsigned long)(d->strtab + DIF_INDEX(in));
 			break;
 		case DIF_OP_LDV:
-			v = xdt_dif_var(DIF_INDEX(in), m);
+			v = DIF_INDEX(in) >= DIF_VAR_CALLER &&
+			    DIF_INDEX(in) <= DIF_VAR_USTACKDEPTH ?
+			    stack_var(DIF_INDEX(in), m) :
+			    xdt_dif_var(DIF_INDEX(in), m);
 			break;
 		case DIF_OP_LDSB: { s8 x;  if (load(m, a, &x, 1, pc)) return -EFAULT; v = x; break; }
 		case DIF_OP_LDSH: { s16 x; if (load(m, a, &x, 2, pc)) return -EFAULT; v = x; break; }

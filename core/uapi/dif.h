@@ -152,7 +152,9 @@ enum dif_op {
 	X(EXECNAME, "execname") X(PID, "pid") X(TID, "tid") X(UID, "uid") \
 	X(CPU, "cpu") X(TIMESTAMP, "timestamp") X(VTIMESTAMP, "vtimestamp") \
 	X(WALLTIMESTAMP, "walltimestamp") X(ERRNO, "errno")		\
-	X(EPID, "epid") X(ID, "id") X(CURTHREAD, "curthread")
+	X(EPID, "epid") X(ID, "id") X(CURTHREAD, "curthread")		\
+	X(CALLER, "caller") X(STACKDEPTH, "stackdepth")			\
+	X(UCALLER, "ucaller") X(USTACKDEPTH, "ustackdepth")
 
 enum dif_var {
 #define DIF_VENUM(name, str) DIF_VAR_##name,

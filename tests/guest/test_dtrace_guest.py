@@ -468,3 +468,17 @@ def test_unaligned_load_faults_where_dtrace_does(xdt):
         assert r.stdout.split() == ["def01234"], r.stdout
     else:
         assert "invalid alignment (0x" in r.stderr and r.stdout.strip() == "", r
+
+
+def test_caller_and_stackdepth_agree_with_stack(xdt):
+    """caller is stack()'s first frame, stackdepth its number of frames
+    (the same walk), at an fbt entry."""
+    r = dtrace(xdt, "-qn", "fbt::vfs_read:entry /pid == $target/ "
+               '{ printf("K %a %d\\n", caller, stackdepth); stack(); }',
+               "-c", "wc -c /proc/version")
+    assert r.ok, r
+    blocks = re.findall(r"^K (\S+) (\d+)\n\n((?: {14}\S+\n)+)", r.stdout, re.M)
+    assert blocks, r.stdout
+    for caller, depth, st in blocks:
+        fr = st.split()
+        assert fr[0] == caller and int(depth) == len(fr), r.stdout

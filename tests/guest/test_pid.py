@@ -383,3 +383,19 @@ def test_uregs(ut):
                "-c", f"{UT} calls 1")
     assert r.ok, r
     assert "illegal operation in action #1" in r.stderr, r.stderr
+
+
+def test_ucaller_and_ustackdepth_agree_with_ustack(ut):
+    """ucaller is ustack()'s second frame (at ut_leaf's entry, in ut_mid),
+    ustackdepth its number of frames."""
+    fn = funcs_of(ut_build(ut.isa))
+    r = dtrace(ut, "-qn", "pid$target::ut_leaf:entry /arg1 == 1/ "
+               '{ printf("U %x %d\\n", ucaller, ustackdepth); ustack(); }',
+               "-c", f"{UT} calls 1")
+    assert r.ok, r
+    m = re.search(r"^U (\w+) (\d+)$", r.stdout, re.M)
+    st = frames(r.stdout)
+    assert m and len(st) == 1, r.stdout
+    lo, size = fn["ut_mid"]
+    assert lo < int(m.group(1), 16) < lo + size, r.stdout
+    assert int(m.group(2)) == len(st[0]), r.stdout
