@@ -13,6 +13,8 @@
  *   xdt-utarget fork N    the child calls ut_leaf N times, then the
  *                         parent (after the child exits) 3 times
  *   xdt-utarget wait ...  waits for SIGUSR1 first (dtrace -p tests)
+ *   xdt-utarget exec PROG ARGS...  says "waiting", then on SIGUSR1 execs
+ *                         PROG (a process whose image changes)
  */
 #include <signal.h>
 #include <stdio.h>
@@ -52,6 +54,19 @@ int main(int argc, char **argv)
 	long n, i, sum = 0;
 	int k = 1;
 
+	if (argc > 2 && !strcmp(argv[1], "exec")) {
+		sigset_t none;
+
+		signal(SIGUSR1, on_usr1);
+		sigemptyset(&none);
+		printf("waiting %d\n", (int)getpid());
+		fflush(stdout);
+		while (!go)
+			sigsuspend(&none);
+		execv(argv[2], argv + 2);
+		perror("xdt-utarget: exec");
+		return 1;
+	}
 	if (argc > 1 && !strcmp(argv[1], "wait")) {
 		sigset_t none;
 

@@ -399,3 +399,31 @@ def test_ucaller_and_ustackdepth_agree_with_ustack(ut):
     lo, size = fn["ut_mid"]
     assert lo < int(m.group(1), 16) < lo + size, r.stdout
     assert int(m.group(2)) == len(st[0]), r.stdout
+
+
+def test_exec_ends_the_old_images_probes(ut):
+    """A process's probes are its image's: after it execs (here into a
+    new run of the same program), the old ones are gone -- the IDs listed
+    before are not listed after -- and the new image's are made anew."""
+    ut.run(f"rm -f /tmp/exec.ut; {UT} exec {UT} wait calls 1 > /tmp/exec.ut "
+           "2>&1 & echo $! > /tmp/exec.pid", check=True)
+    pid = ut.run(["cat", "/tmp/exec.pid"], check=True).stdout.strip()
+    ut.run("while ! grep -q waiting /tmp/exec.ut; do sleep 0.1; done",
+           timeout=60, check=True)
+    try:
+        r = dtrace(ut, "-l", "-n", f"pid{pid}::ut_leaf:entry")
+        assert r.ok, r
+        before = [ln.split()[0] for ln in r.stdout.splitlines()[1:]]
+        assert len(before) == 1, r.stdout
+        ut.run(["kill", "-USR1", pid], check=True)
+        ut.run("while [ $(grep -c waiting /tmp/exec.ut) -lt 2 ]; do "
+               "sleep 0.1; done", timeout=60, check=True)
+        r = dtrace(ut, "-l", "-n", f"pid{pid}::ut_leaf:entry")
+        assert r.ok, r
+        after = [ln.split()[0] for ln in r.stdout.splitlines()[1:]]
+        assert len(after) == 1 and after != before, (before, after)
+        r = dtrace(ut, "-l", "-P", f"pid{pid}")
+        ids = [ln.split()[0] for ln in r.stdout.splitlines()[1:]]
+        assert before[0] not in ids and after[0] in ids, r.stdout
+    finally:
+        ut.run(["kill", "-USR1", pid])
