@@ -60,8 +60,14 @@
 #define DT_TYPE_STACK	2
 #define DT_TYPE_USTACK	4	/* ustack(): nframes words, the first
 				   XDT_USTACK_TAG | pid (core/uapi/xdt.h) */
-/* A stack of either kind: nframes words of 8 bytes. */
-#define DT_IS_STACK(t)	((t) == DT_TYPE_STACK || (t) == DT_TYPE_USTACK)
+#define DT_TYPE_USYM	5	/* ufunc() & co.: 2 words, XDT_USYM_TAG | form
+				   << 32 | pid, then the address */
+/*
+ * Words of 8 bytes, nframes of them: a stack of either kind, or a user
+ * symbol (printed on one line, as a string is).
+ */
+#define DT_IS_STACK(t)	((t) == DT_TYPE_STACK || (t) == DT_TYPE_USTACK || \
+			 (t) == DT_TYPE_USYM)
 #define DT_TYPE_MEM	3	/* bytes of memory: tracemem(), structs */
 
 /* ---- helpers both halves use (compiler/diag.c) ------------------------- */

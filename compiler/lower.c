@@ -230,6 +230,36 @@ static struct node *value(struct lower *L, struct node *e)
 }
 
 /*
+ * ufunc(a), usym(a), umod(a), uaddr(a): @a with the pid whose objects name
+ * it, as two recorded (or key) words: XDT_USYM_TAG | form << 32 | pid by
+ * DIF the compiler writes, and a's value.
+ */
+static int usym_form(const char *name)
+{
+	return !strcmp(name, "ufunc") ? XDT_USYM_FUNC :
+	       !strcmp(name, "usym") ? XDT_USYM_SYM :
+	       !strcmp(name, "umod") ? XDT_USYM_MOD : XDT_USYM_ADDR;
+}
+
+static struct node *usym_word(struct lower *L, const char *name, int line,
+			      int col)
+{
+	struct node *pid = node_new(N_IDENT, line, col), *tag, *or;
+
+	pid->s = xstrdup("pid");
+	tag = node_new(N_INT, line, col);
+	tag->ival = (long long)(XDT_USYM_TAG |
+				((unsigned long long)usym_form(name) << 32));
+	tag->t = dt_uint64;
+	or = node_new(N_BIN, line, col);
+	or->op = T_OR;
+	or->a = pid;
+	or->b = tag;
+	or->text = NULL;
+	return sema_expr(L->ps->p, &L->ps->lx, or);
+}
+
+/*
  * stack([n]): the number of frames, DT_STACKFRAMES if none; n must be an
  * integer constant expression, 1..XDT_MAXSTACK.
  */
@@ -530,7 +560,7 @@ static void quant_mismatch(struct lower *L, struct stmt *s, int f, __u64 o,
 static const char *keyname(int k)
 {
 	return k == XDT_TYPE_STRING ? "string" : k == DT_TYPE_STACK ? "stack" :
-	       k == DT_TYPE_USTACK ? "ustack" : "int";
+	       k == DT_TYPE_USTACK ? "ustack" : k == DT_TYPE_USYM ? "usym" : "int";
 }
 
 static void agg_layout(struct lower *L, struct agg *ag, struct node **keys,
@@ -554,10 +584,17 @@ static void lower_agg(struct lower *L, struct stmt *s)
 	for (i = 0; i < nkeys; i++) {
 		struct node *k = s->keys[i];
 
-		if (k->k == N_CALL && k->ival == 1) {
+		if (k->k == N_CALL && (k->ival == 1 || k->ival == 2)) {
 			struct token st = { .line = k->line, .col = k->col };
 
-			if (k->s[0] == 'u') {
+			if (k->ival == 2) {
+				if (k->nargs != 1)
+					dt_cerrt(lx, DT_D_PROTO_LEN, k->line, k->col,
+						 "%s( ) prototype mismatch: %d args passed, 1 expected",
+						 k->s, k->nargs);
+				ktype[i] = DT_TYPE_USYM;
+				kframes[i] = 2;
+			} else if (k->s[0] == 'u') {
 				ktype[i] = DT_TYPE_USTACK;
 				kframes[i] = ustack_words(L, k->args, k->nargs);
 			} else {
@@ -655,7 +692,14 @@ static void lower_agg(struct lower *L, struct stmt *s)
 					 kframes[i] - (ktype[i] == DT_TYPE_USTACK));
 	}
 	for (i = 0; i < nkeys; i++) {
-		if (DT_IS_STACK(ktype[i]))
+		if (ktype[i] == DT_TYPE_USYM) {
+			struct node *w = usym_word(L, keys[i]->s, keys[i]->line,
+						   keys[i]->col);
+			struct node *addr = value(L, keys[i]->args[0]);
+
+			add_act(L, XDT_ACT_AGGKEY, cg_difo(p, lx, w), XDT_KEY_INT, 0);
+			add_act(L, XDT_ACT_AGGKEY, cg_difo(p, lx, addr), XDT_KEY_INT, 0);
+		} else if (DT_IS_STACK(ktype[i]))
 			add_act(L, XDT_ACT_AGGKEY, -1, ktype[i] == DT_TYPE_USTACK ?
 				XDT_KEY_USTACK : XDT_KEY_STACK, kframes[i]);
 		else
@@ -1008,6 +1052,27 @@ static void lower_exit(struct lower *L, struct stmt *s, const struct d_action *a
 	add_rec(L, av[0], 1);
 }
 
+static void lower_usym(struct lower *L, struct stmt *s, const struct d_action *a)
+{
+	struct clause *c;
+	struct node *addr = value(L, s->args[0]);
+
+	if (!type_is_int(addr->t) && addr->t->real->k != TK_PTR)
+		dt_cerrt(&L->ps->lx, DT_D_PROTO_ARG, addr->line, addr->col,
+			 "%s( ) argument #1 is incompatible with prototype:\n"
+			 "\tprototype: uint64_t\n\t argument: %s", a->name,
+			 type_str(addr->t));
+	add_out(L, OUT_STACK, NULL, 1);
+	add_rec(L, usym_word(L, a->name, s->tok.line, s->tok.col), 0);
+	add_rec(L, addr, 0);
+	/* the two records are one value of two words */
+	c = CL(L->ps);
+	c->nrecs--;
+	c->recs[c->nrecs - 1].type = DT_TYPE_USYM;
+	c->recs[c->nrecs - 1].nframes = 2;
+	c->recs[c->nrecs - 1].t = NULL;
+}
+
 static void lower_stack(struct lower *L, struct stmt *s, const struct d_action *a)
 {
 	struct clause *c;
@@ -1073,6 +1138,10 @@ static const struct d_action d_actions[] = {
 	{ "freopen", 1, 1 + DT_MAXARGS, DT_D_PROTO_LEN, 0, SK_DESTR, 0, lower_printf },
 	/* DTrace's, not xdt's yet */
 	{ "ustack", 0, 2, 0, 0, SK_DREC, 0, lower_stack },
+	{ "ufunc", 1, 1, 0, 0, SK_DREC, 0, lower_usym },
+	{ "usym", 1, 1, 0, 0, SK_DREC, 0, lower_usym },
+	{ "umod", 1, 1, 0, 0, SK_DREC, 0, lower_usym },
+	{ "uaddr", 1, 1, 0, 0, SK_DREC, 0, lower_usym },
 	{ "jstack", 0, 2, 0, 0, SK_DREC, 0, NULL },
 	{ "pcap", 2, 2, 0, 0, SK_DREC, 0, NULL },
 };

@@ -1318,7 +1318,9 @@ static struct stmt *agg_stmt(struct parser *ps)
 				dt_cerrt(&ps->lx, DT_D_SYNTAX, TOK(ps).line, TOK(ps).col,
 					 "too many aggregation keys");
 			s->keys = xrealloc(s->keys, (s->nkeys + 1) * sizeof(*s->keys));
-			if ((is_ident(ps, "stack") || is_ident(ps, "ustack")) &&
+			if ((is_ident(ps, "stack") || is_ident(ps, "ustack") ||
+			     is_ident(ps, "ufunc") || is_ident(ps, "usym") ||
+			     is_ident(ps, "umod") || is_ident(ps, "uaddr")) &&
 			    lex_peek(&ps->lx).t == T_LPAR) {
 				struct token st = TOK(ps);
 				struct node *k = node_new(N_CALL, st.line, st.col);
@@ -1327,7 +1329,9 @@ static struct stmt *agg_stmt(struct parser *ps)
 				lex_next(&ps->lx);
 				lex_next(&ps->lx);
 				k->args = arglist(ps, &k->nargs, T_RPAR);
-				k->ival = 1;	/* marks a stack() or ustack() key */
+				/* marks a stack() or ustack() key (1), a ufunc()... (2) */
+				k->ival = st.s[0] == 'u' && st.s[1] != 's' ? 2 :
+					  !strcmp(st.s, "usym") ? 2 : 1;
 				if (TOK(ps).t != T_COMMA && TOK(ps).t != T_RBRACK)
 					dt_cerrt(&ps->lx, DT_D_ACT_SPEC, st.line, st.col,
 						 "tracing function %s( ) may not be called from a D expression (D program context required)",

@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "dt_print.h"
+#include "dt_consumer.h"
 #include "libxdt.h"
 
 struct tent {
@@ -96,11 +97,56 @@ static struct tent *find(struct dt_aggtab *t, __u32 aggid, const char *key,
 	return NULL;
 }
 
+/*
+ * ufunc(), usym() and umod() keys name a function or an object: the
+ * address in them is made the function's (the object's) own, so every
+ * address in one aggregates together, as DTrace's consumer does.  Returns
+ * @key, or a normalised copy (malloc'd at *@tmp).
+ */
+static const char *usym_keys(const struct prog *p, unsigned aggid,
+			     const char *key, unsigned keylen, char **tmp)
+{
+	const struct agg *ag = &p->aggs[aggid];
+	unsigned off = 0;
+	int i;
+
+	for (i = 0; i < ag->nkeys && ag->keytype[i] != DT_TYPE_USYM; i++)
+		;
+	if (i == ag->nkeys)
+		return key;
+	*tmp = xzalloc(keylen + 8);
+	memcpy(*tmp, key, keylen);
+	for (i = 0; i < ag->nkeys; i++) {
+		if (ag->keytype[i] == XDT_TYPE_STRING) {
+			off += (p->strsize + 7) & ~7u;
+		} else if (ag->keytype[i] == DT_TYPE_USYM) {
+			__u64 w0, pc;
+
+			if (off + 16 > keylen)
+				break;
+			memcpy(&w0, *tmp + off, 8);
+			memcpy(&pc, *tmp + off + 8, 8);
+			if (XDT_IS_USYM(w0) && XDT_USYM_FORM(w0) != XDT_USYM_ADDR) {
+				pc = dt_usym_base((pid_t)(__u32)w0, pc,
+						  (int)XDT_USYM_FORM(w0));
+				memcpy(*tmp + off + 8, &pc, 8);
+			}
+			off += 16;
+		} else if (DT_IS_STACK(ag->keytype[i])) {
+			off += 8 * ag->keyframes[i];
+		} else {
+			off += 8;
+		}
+	}
+	return *tmp;
+}
+
 /* Fold a kernel snapshot (xdt_aggent entries, @count of them) in. */
 void aggtab_fold(struct dt_aggtab *t, const struct prog *p, const char *buf,
 		 size_t size, unsigned count)
 {
 	size_t off = 0;
+	char *normkey = NULL;
 
 	for (unsigned i = 0; i < count && off + sizeof(struct xdt_aggent) <= size; i++) {
 		const struct xdt_aggent *k = (const void *)(buf + off);
@@ -115,6 +161,9 @@ void aggtab_fold(struct dt_aggtab *t, const struct prog *p, const char *buf,
 		if (k->aggid >= (unsigned)p->naggs || !k->nvals)
 			continue;
 		vals = (const void *)(key + ((k->keylen + 7) & ~7u));
+		free(normkey);
+		normkey = NULL;
+		key = usym_keys(p, k->aggid, key, k->keylen, &normkey);
 		h = khash(k->aggid, key, k->keylen);
 		e = find(t, k->aggid, key, k->keylen, h);
 		if (e && e->nvals == k->nvals) {
@@ -156,6 +205,7 @@ void aggtab_fold(struct dt_aggtab *t, const struct prog *p, const char *buf,
 			t->slot[s] = t->n;
 		}
 	}
+	free(normkey);
 }
 
 /*

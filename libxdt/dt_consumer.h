@@ -31,6 +31,10 @@ int dt_uprobes_make(int fd, const struct xdt_probedesc *d, char *err,
 void dt_usyms_load(pid_t pid);
 /* A user address of @pid as DTrace prints it: mod`func+0x1c, or 0x... */
 void dt_usym_format(pid_t pid, uint64_t pc, char *buf, size_t len);
+/* ... in ufunc()'s, usym()'s, umod()'s or uaddr()'s form (XDT_USYM_*). */
+void dt_usym_form(pid_t pid, uint64_t pc, int form, char *buf, size_t len);
+/* The address ufunc()/usym()/umod() keys aggregate @pc under. */
+uint64_t dt_usym_base(pid_t pid, uint64_t pc, int form);
 /*
  * Frame @i of a stack value of @nwords words at @pcs (unaligned): a
  * kernel stack()'s, or a ustack()'s (XDT_USTACK_TAG | pid first).  Its

@@ -573,12 +573,14 @@ int xdt_uses_process(xdt_hdl_t *h, pid_t pid)
 		if (dt_uproc_pid(&c->desc) == pid)
 			return 1;
 		for (int r = 0; r < c->nrecs; r++)
-			if (c->recs[r].type == DT_TYPE_USTACK)
+			if (c->recs[r].type == DT_TYPE_USTACK ||
+			    c->recs[r].type == DT_TYPE_USYM)
 				return 1;
 	}
 	for (int a = 0; a < p->naggs; a++)
 		for (int k = 0; k < p->aggs[a].nkeys; k++)
-			if (p->aggs[a].keytype[k] == DT_TYPE_USTACK)
+			if (p->aggs[a].keytype[k] == DT_TYPE_USTACK ||
+			    p->aggs[a].keytype[k] == DT_TYPE_USYM)
 				return 1;
 	return 0;
 }

@@ -387,6 +387,14 @@ int dt_frame_format(const void *pcs, unsigned nwords, unsigned i, char *buf,
 
 	if (nwords)
 		memcpy(&w0, p, 8);
+	if (XDT_IS_USYM(w0)) {
+		/* ufunc() & co.: one name, in the form asked */
+		if (i || nwords < 2)
+			return 0;
+		memcpy(&pc, p + 8, 8);
+		dt_usym_form((pid_t)(__u32)w0, pc, XDT_USYM_FORM(w0), buf, len);
+		return 1;
+	}
 	if (XDT_IS_USTACK(w0))
 		i++;	/* the pid's word */
 	if (i >= nwords)
@@ -438,6 +446,14 @@ void print_datum(struct dt_print *pr, const struct prog *p,
 		print_printf(o->pf, p, c, o->rec0, data, fp);
 		break;
 	case OUT_STACK:
+		if (r->type == DT_TYPE_USYM) {
+			/* as a traced string: ufunc() and the like */
+			char sym[1024];
+
+			dt_frame_format(data + r->off, 2, 0, sym, sizeof(sym));
+			fprintf(fp, " %-33s", sym);
+			break;
+		}
 		print_stack((const void *)(data + r->off), r->nframes, fp);
 		break;
 	case OUT_TRACEMEM: {
@@ -783,6 +799,12 @@ static void print_key(const struct agg *ag, const char *key, unsigned strsize,
 		if (ag->keytype[i] == XDT_TYPE_STRING) {
 			fprintf(fp, "  %-50.*s", (int)strsize, key + off);
 			off += (strsize + 7) & ~7u;
+		} else if (ag->keytype[i] == DT_TYPE_USYM) {
+			char sym[1024];
+
+			dt_frame_format(key + off, 2, 0, sym, sizeof(sym));
+			fprintf(fp, "  %-50s", sym);
+			off += 16;
 		} else if (DT_IS_STACK(ag->keytype[i])) {
 			/* the value follows on the line after the last frame */
 			print_stack((const void *)(key + off), ag->keyframes[i], fp);
@@ -858,6 +880,12 @@ static void print_packed_key(const struct prog *p, const struct agg *ag,
 		if (ag->keytype[k] == XDT_TYPE_STRING) {
 			fprintf(fp, " %16.*s", (int)p->strsize, key + off);
 			off += (p->strsize + 7) & ~7u;
+		} else if (ag->keytype[k] == DT_TYPE_USYM) {
+			char sym[1024];
+
+			dt_frame_format(key + off, 2, 0, sym, sizeof(sym));
+			fprintf(fp, " %16s", sym);
+			off += 16;
 		} else if (DT_IS_STACK(ag->keytype[k])) {
 			print_stack((const void *)(key + off), ag->keyframes[k], fp);
 			off += 8 * ag->keyframes[k];

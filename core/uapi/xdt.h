@@ -326,6 +326,16 @@ struct xdt_aggdesc {
 #define XDT_USTACK_TAG		0x5553000000000000ULL	/* "US" */
 #define XDT_USTACK_MASK		0xffff000000000000ULL
 #define XDT_IS_USTACK(w)	(((w) & XDT_USTACK_MASK) == XDT_USTACK_TAG)
+/*
+ * ufunc(), usym(), umod(), uaddr(): two words, XDT_USYM_TAG | the form
+ * << 32 | pid, then the address -- the compiler's DIF records both (no
+ * kernel action of their own); the consumer names the address from the
+ * process's objects in the form asked.
+ */
+#define XDT_USYM_TAG		0x5546000000000000ULL	/* "UF" */
+#define XDT_IS_USYM(w)		(((w) & XDT_USTACK_MASK) == XDT_USYM_TAG)
+#define XDT_USYM_FORM(w)	((unsigned)((w) >> 32) & 0xff)
+enum { XDT_USYM_FUNC, XDT_USYM_SYM, XDT_USYM_MOD, XDT_USYM_ADDR };
 /* XDT_ACT_AGGKEY arg0: the key's type */
 enum xdt_key_kind {
 	XDT_KEY_INT = 0,		/* 8-byte value from the DIF object */

@@ -427,3 +427,31 @@ def test_exec_ends_the_old_images_probes(ut):
         assert before[0] not in ids and after[0] in ids, r.stdout
     finally:
         ut.run(["kill", "-USR1", pid])
+
+
+def test_ufunc_usym_umod_uaddr(ut):
+    """The four forms of a user address, as actions and as keys: at
+    ut_leaf's entry ucaller is in ut_mid -- ufunc/usym name ut_mid, umod
+    the program, uaddr ut_mid+off; as keys, every address in a function
+    (object) aggregates under it, as DTrace's consumer makes them."""
+    fn = funcs_of(ut_build(ut.isa))
+    r = dtrace(ut, "-qn", "pid$target::ut_leaf:entry /arg1 == 1/ "
+               "{ ufunc(ucaller); usym(ucaller); umod(ucaller); "
+               'uaddr(ucaller); printf("\\n"); }', "-c", f"{UT} calls 1")
+    assert r.ok, r
+    ln = next(ln for ln in r.stdout.splitlines() if "`" in ln).split()
+    assert ln[:3] == ["xdt-utarget`ut_mid", "xdt-utarget`ut_mid",
+                      "xdt-utarget"], r.stdout
+    check_frame(fn, ln[3], "ut_mid")
+    assert "+0x" in ln[3], r.stdout
+    r = dtrace(ut, "-qn", "pid$target::ut_leaf:entry { "
+               "@f[ufunc(ucaller)] = count(); @m[umod(ucaller)] = count(); "
+               "@a[uaddr(ucaller)] = count(); }", "-c", f"{UT} calls 3")
+    assert r.ok, r
+    got = aggs(r.stdout)
+    assert got.pop("xdt-utarget`ut_mid") == 6, r.stdout
+    assert got.pop("xdt-utarget") == 6, r.stdout
+    # two call sites in ut_mid: two uaddr keys of 3 calls each
+    assert sorted(got.values()) == [3, 3], r.stdout
+    for k in got:
+        check_frame(fn, k, "ut_mid")

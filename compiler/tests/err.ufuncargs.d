@@ -1,0 +1,1 @@
+BEGIN { @[ufunc(1, 2)] = count(); }
