@@ -603,21 +603,23 @@ void dt_usym_format(pid_t pid, uint64_t pc, char *buf, size_t len)
 }
 
 /*
- * @pc of @pid in one of DTrace's forms: uaddr mod`func+0x1c, ufunc and
- * usym mod`func, umod mod; an address no object names prints in hex.
+ * Where @pc of @pid is: its object (NULL: none maps it), and the symbol
+ * at or below it with @pc's distance past it (NULL: none covers it).
  */
-void dt_usym_form(pid_t pid, uint64_t pc, int form, char *buf, size_t len)
+static const struct usobj *usym_lookup(pid_t pid, uint64_t pc,
+				       const struct usym **sym, uint64_t *past)
 {
 	struct usproc *up = pid > 0 ? usproc_get(pid) : NULL;
 
+	*sym = NULL;
 	for (int i = 0; up && i < up->nobj; i++) {
-		struct usobj *so = &up->objs[i];
+		const struct usobj *so = &up->objs[i];
 
 		for (int m = 0; m < so->o.nmaps; m++) {
 			const struct umap *mp = &so->o.maps[m];
 			uint64_t off, v = 0;
-			int found = 0;
 			size_t lo = 0, hi = so->nsyms;
+			int found = 0;
 
 			if (pc < mp->start || pc >= mp->end)
 				continue;
@@ -640,25 +642,37 @@ void dt_usym_form(pid_t pid, uint64_t pc, int form, char *buf, size_t len)
 					hi = mid;
 			}
 			if (found && lo && v - so->syms[lo - 1].v < so->syms[lo - 1].size) {
-				const struct usym *sy = &so->syms[lo - 1];
-
-				if (form == XDT_USYM_MOD)
-					snprintf(buf, len, "%s", obj_base(&so->o));
-				else if (v == sy->v || form != XDT_USYM_ADDR)
-					snprintf(buf, len, "%s`%s", obj_base(&so->o), sy->name);
-				else
-					snprintf(buf, len, "%s`%s+0x%llx", obj_base(&so->o),
-						 sy->name, (unsigned long long)(v - sy->v));
-			} else if (form == XDT_USYM_MOD) {
-				snprintf(buf, len, "%s", obj_base(&so->o));
-			} else {
-				snprintf(buf, len, "%s`0x%llx", obj_base(&so->o),
-					 (unsigned long long)pc);
+				*sym = &so->syms[lo - 1];
+				*past = v - (*sym)->v;
 			}
-			return;
+			return so;
 		}
 	}
-	snprintf(buf, len, "0x%llx", (unsigned long long)pc);
+	return NULL;
+}
+
+/*
+ * @pc of @pid in one of DTrace's forms: uaddr mod`func+0x1c, ufunc and
+ * usym mod`func, umod mod; an address no object names prints in hex.
+ */
+void dt_usym_form(pid_t pid, uint64_t pc, int form, char *buf, size_t len)
+{
+	const struct usym *sy;
+	uint64_t past = 0;
+	const struct usobj *so = usym_lookup(pid, pc, &sy, &past);
+
+	if (!so)
+		snprintf(buf, len, "0x%llx", (unsigned long long)pc);
+	else if (form == XDT_USYM_MOD)
+		snprintf(buf, len, "%s", obj_base(&so->o));
+	else if (!sy)
+		snprintf(buf, len, "%s`0x%llx", obj_base(&so->o),
+			 (unsigned long long)pc);
+	else if (!past || form != XDT_USYM_ADDR)
+		snprintf(buf, len, "%s`%s", obj_base(&so->o), sy->name);
+	else
+		snprintf(buf, len, "%s`%s+0x%llx", obj_base(&so->o), sy->name,
+			 (unsigned long long)past);
 }
 
 /*
@@ -670,42 +684,11 @@ void dt_usym_form(pid_t pid, uint64_t pc, int form, char *buf, size_t len)
  */
 uint64_t dt_usym_base(pid_t pid, uint64_t pc, int form)
 {
-	struct usproc *up = pid > 0 ? usproc_get(pid) : NULL;
+	const struct usym *sy;
+	uint64_t past = 0;
+	const struct usobj *so = usym_lookup(pid, pc, &sy, &past);
 
-	for (int i = 0; up && i < up->nobj; i++) {
-		struct usobj *so = &up->objs[i];
-
-		for (int m = 0; m < so->o.nmaps; m++) {
-			const struct umap *mp = &so->o.maps[m];
-			uint64_t off, v = 0;
-			size_t lo = 0, hi = so->nsyms;
-			int found = 0;
-
-			if (pc < mp->start || pc >= mp->end)
-				continue;
-			if (form == XDT_USYM_MOD)
-				return so->o.maps[0].start;
-			off = pc - mp->start + mp->off;
-			for (int k = 0; k < so->nsegs; k++) {
-				if (off >= so->segs[k].off &&
-				    off - so->segs[k].off < so->segs[k].filesz) {
-					v = off - so->segs[k].off + so->segs[k].vaddr;
-					found = 1;
-					break;
-				}
-			}
-			while (found && lo < hi) {
-				size_t mid = (lo + hi) / 2;
-
-				if (so->syms[mid].v <= v)
-					lo = mid + 1;
-				else
-					hi = mid;
-			}
-			if (found && lo && v - so->syms[lo - 1].v < so->syms[lo - 1].size)
-				return pc - (v - so->syms[lo - 1].v);
-			return pc;
-		}
-	}
-	return pc;
+	if (so && form == XDT_USYM_MOD)
+		return so->o.maps[0].start;
+	return so && sy ? pc - past : pc;
 }
