@@ -40,6 +40,53 @@ bool __xdt_probe xdt_uarch_entry_ret(struct pt_regs *regs, u64 *ret)
 				       sizeof(*ret));
 }
 
+/*
+ * What 6.1's x86 uprobes will not single-step (arch/x86/kernel/uprobes.c,
+ * uprobe_init_insn): registering one fails at GO with a bare EINVAL, so
+ * the offset is refused here with the reason.  The first opcode byte's
+ * verdict (after legacy prefixes, REX and VEX/EVEX; 0x0f passes, as
+ * there), lock and ES/CS/DS/SS prefixes, and mov to %ss.  Bit n of the
+ * table: one-byte opcode n may be probed.
+ */
+static const u32 uprobe_ok_op1[8] = {
+	0x3f3fbf3f, 0x7f7f7f7f, 0xffffffff, 0xffff0ff8,
+	0xfbfffffb, 0xffffffff, 0xff8f0fff, 0xf3ed0b0f
+};
+
+static const char *uprobe_refuses(const u8 *p, size_t avail)
+{
+	size_t i = 0;
+	u8 op;
+
+	for (; i < avail; i++) {
+		u8 b = p[i];
+
+		if (b == 0xf0 || b == 0x26 || b == 0x2e || b == 0x36 || b == 0x3e)
+			return "a lock or segment prefix (6.1's uprobes reject it)";
+		if (b != 0x66 && b != 0x67 && b != 0xf2 && b != 0xf3 &&
+		    b != 0x64 && b != 0x65)
+			break;
+	}
+	if (i < avail && (p[i] & 0xf0) == 0x40)
+		i++;			/* REX */
+	if (i >= avail)
+		return NULL;
+	if (p[i] == 0xc5)
+		i += 2;			/* 2-byte VEX, then the opcode */
+	else if (p[i] == 0xc4)
+		i += 3;
+	else if (p[i] == 0x62)
+		i += 4;			/* EVEX */
+	if (i >= avail)
+		return NULL;
+	op = p[i];
+	if (op == 0x8e && i + 1 < avail && ((p[i + 1] >> 3) & 7) == 2)
+		return "mov to %ss (6.1's uprobes reject it)";
+	if (!(uprobe_ok_op1[op >> 5] & (1u << (op & 31))))
+		return "an opcode 6.1's uprobes reject";
+	return NULL;
+}
+
 /* x86_64's decoder runs on user text as on the kernel's: one 64-bit ISA. */
 unsigned int xdt_uarch_insn(const u8 *p, size_t avail, const char **why)
 {
@@ -52,6 +99,8 @@ unsigned int xdt_uarch_insn(const u8 *p, size_t avail, const char **why)
 		*why = "an existing breakpoint";
 	else if (in.cls == XDT_INSN_REFUSED)
 		*why = "privileged, or traps";
+	else
+		*why = uprobe_refuses(p, in.len);
 	return in.len;
 }
 
