@@ -155,6 +155,21 @@ $(BUILD)/%/xdt-utarget: guest/xdt-utarget.c | deps
 	@mkdir -p $(@D)
 	$(call cross,$*)gcc -std=gnu11 -O1 -fno-omit-frame-pointer -Wall -Wextra -Werror -static -o $@ $<
 
+# The USDT demo (guest/xdt-usdt.c): provider xdt_usdt from a header that
+# dtrace -h makes, as a user's would be; provider xdt_sdt from systemtap's
+# own <sys/sdt.h> (Debian's systemtap-sdt-dev), which lives in the host's
+# multiarch include directory that the cross compilers do not search: a
+# copy under $(BUILD), never in the repository.
+SDT_DIR := /usr/include/$(shell gcc -print-multiarch 2>/dev/null)/sys
+$(BUILD)/host/xdt_usdt.h: guest/xdt_usdt.d $(BUILD)/host/dtrace
+	@$(BUILD)/host/dtrace -h -s $< -o $@
+$(BUILD)/sdt/sys/sdt.h: | deps
+	@mkdir -p $(@D) && cp $(SDT_DIR)/sdt.h $(SDT_DIR)/sdt-config.h $(@D)/
+$(BUILD)/%/xdt-usdt: guest/xdt-usdt.c $(BUILD)/host/xdt_usdt.h $(BUILD)/sdt/sys/sdt.h | deps
+	@mkdir -p $(@D)
+	$(call cross,$*)gcc -std=gnu11 -O2 -Wall -Wextra -Werror -static \
+	  -I$(BUILD)/host -idirafter $(BUILD)/sdt -o $@ $<
+
 # The eBPF baselines' loader: raw bpf(2)/perf_event_open(2), no libbpf.
 $(BUILD)/%/xdt-bpfbench: guest/xdt-bpfbench.c core/uapi/xdt_pobj.h $(BUILD)/%/libxdt.a | deps
 	@mkdir -p $(@D)
@@ -257,7 +272,7 @@ $(KCACHE)/%.current/vmlinux.vars: $(KCACHE)/%.current/vmlinux \
 
 $(BUILD)/%/initramfs.cpio: $(BUILD)/%/init $$(call guest_dtrace,$$*) \
 		$$(call guest_xdtko,$$*) $(BUILD)/%/xdt-rawprog $(BUILD)/%/xdt-runas $(BUILD)/%/xdt-fuzz \
-		$(BUILD)/%/xdt-utarget $(BUILD)/%/regs.d $(BUILD)/%/xdt-dfuzz $(BUILD)/%/xdt-failnth \
+		$(BUILD)/%/xdt-utarget $(BUILD)/%/xdt-usdt $(BUILD)/%/regs.d $(BUILD)/%/xdt-dfuzz $(BUILD)/%/xdt-failnth \
 		$(BUILD)/%/xdt-bpfbench $(BUILD)/%/xdt-lua lua/xdt-watch $(WATCH_PROFILES) $(LUA_LIBS) \
 		$(LUA_EXAMPLES) tools/mkinitramfs.py busybox mcpp $(DLIB) \
 		$(KCACHE)/%.current/vmlinux.vars
@@ -267,6 +282,8 @@ $(BUILD)/%/initramfs.cpio: $(BUILD)/%/init $$(call guest_dtrace,$$*) \
 		--file $(BUILD)/$*/xdt-rawprog:/usr/bin/xdt-rawprog \
 		--file $(BUILD)/$*/xdt-runas:/usr/bin/xdt-runas \
 		--file $(BUILD)/$*/xdt-utarget:/usr/bin/xdt-utarget \
+		--file $(BUILD)/$*/xdt-usdt:/usr/bin/xdt-usdt \
+		--file guest/xdt_usdt.d:/usr/share/xdt/xdt_usdt.d \
 		--file $(BUILD)/$*/xdt-fuzz:/usr/bin/xdt-fuzz \
 		--file $(BUILD)/$*/xdt-dfuzz:/usr/bin/xdt-dfuzz \
 		--file $(BUILD)/$*/xdt-failnth:/usr/bin/xdt-failnth \

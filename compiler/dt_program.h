@@ -132,7 +132,8 @@ char *xstrdup(const char *s);
 	X(D_NORMALIZE_AGGARG) X(D_NORMALIZE_SCALAR) X(D_TRUNC_PROTO) \
 	X(D_TRUNC_AGGARG) X(D_TRUNC_SCALAR) \
 	X(D_SPEC_SPEC) X(D_SPEC_COMM) X(D_SPEC_DREC) X(D_AGG_SPEC) \
-	X(D_EXIT_SPEC) X(D_COMM_DREC) X(D_DREC_COMM) X(D_AGG_COMM)
+	X(D_EXIT_SPEC) X(D_COMM_DREC) X(D_DREC_COMM) X(D_AGG_COMM) \
+	X(D_PROV_BADNAME) X(D_PROV_PRDUP) X(D_PROV_PRARGLEN)
 
 enum dt_errtag {
 #define DT_TAGENUM(t) DT_##t,
@@ -352,6 +353,25 @@ struct agg {
 };
 #define DT_MAXPRINTA	16	/* aggregations one printa() joins */
 
+/*
+ * A USDT provider's definition (provider p { probe q(int, char *); };):
+ * nothing in the kernel, it is what dtrace -h writes a header from.
+ * @nat are the arguments' native types, the ones the program passes;
+ * @xl the translated ones after ':', or NULL.
+ */
+#define DT_USDT_ARGS	12	/* <sys/sdt.h>'s most (XDT_USDT_ARGS) */
+struct dprobe {
+	char *name;
+	int nargs, nxl;
+	struct dtype *nat[DT_USDT_ARGS], *xl[DT_USDT_ARGS];
+	int line;
+};
+struct dprovider {
+	char *name;
+	struct dprobe *probes;	int nprobes;
+	int line;
+};
+
 struct prog {
 	struct clause *clauses;	int nclauses;
 	struct xdt_action *acts; int nacts;
@@ -390,6 +410,7 @@ struct prog {
 	unsigned flags;		/* XDT_PROG_*, set by the consumer (-w) */
 	char **srctext;
 	int *srcfile;
+	struct dprovider *providers; int nproviders;	/* USDT definitions */
 };
 
 /* ---- printf formats (compiler/printf.c) -------------------------------- */

@@ -1130,6 +1130,118 @@ static void translator_decl(struct parser *ps)
 	p->xlators[p->nxlators++] = x;
 }
 
+/*
+ * One probe's argument types: "(type, type ...)" or "()" or "(void)";
+ * each type may be followed by a parameter name, as C's prototypes.
+ */
+static int probe_types(struct parser *ps, struct dtype **v, const char *pname)
+{
+	int n = 0;
+
+	expect(ps, T_LPAR);
+	if (is_ident(ps, "void")) {
+		struct lexer save = ps->lx;
+
+		lex_next(&ps->lx);
+		if (TOK(ps).t == T_RPAR) {
+			lex_next(&ps->lx);
+			return 0;
+		}
+		ps->lx = save;
+	}
+	while (TOK(ps).t != T_RPAR) {
+		struct token at = TOK(ps);
+		struct dtype *t = type_name_(ps), *r = t->real;
+
+		if (TOK(ps).t == T_IDENT)
+			lex_next(&ps->lx);	/* a parameter's name */
+		if (n == DT_USDT_ARGS)
+			dt_cerrt(&ps->lx, DT_D_PROV_PRARGLEN, at.line, at.col,
+				 "probe %s declares more than %d arguments",
+				 pname, DT_USDT_ARGS);
+		if (r->k == TK_STRUCT || r->k == TK_UNION || r->k == TK_VOID ||
+		    r->k == TK_FLOAT || (r->k == TK_INT && r->size > 8))
+			dt_cerrt(&ps->lx, DT_D_TYPE_ERR, at.line, at.col,
+				 "probe %s argument %d: a USDT argument is an "
+				 "integer or a pointer, not %s", pname, n + 1,
+				 type_str(t));
+		v[n++] = t;
+		if (TOK(ps).t != T_COMMA)
+			break;
+		lex_next(&ps->lx);
+	}
+	expect(ps, T_RPAR);
+	return n;
+}
+
+/*
+ * provider name { probe name(args) [: (translated args)]; ... };
+ * A USDT provider's definition, for dtrace -h (libxdt/usdt.c).
+ */
+static void provider_decl(struct parser *ps)
+{
+	struct prog *p = ps->p;
+	struct dprovider *pv;
+	struct token t;
+
+	lex_next(&ps->lx);
+	t = TOK(ps);
+	if (t.t != T_IDENT)
+		syntax(ps);
+	if (isdigit((unsigned char)t.s[strlen(t.s) - 1]) || strlen(t.s) + 11 > XDT_PROVNAMELEN)
+		dt_cerrt(&ps->lx, DT_D_PROV_BADNAME, t.line, t.col,
+			 "provider name %s is too long or ends in a digit "
+			 "(the process ID follows it)", t.s);
+	for (int i = 0; i < p->nproviders; i++)
+		if (!strcmp(p->providers[i].name, t.s))
+			dt_cerrt(&ps->lx, DT_D_DECL_IDRED, t.line, t.col,
+				 "provider %s redeclared", t.s);
+	p->providers = xrealloc(p->providers,
+				(p->nproviders + 1) * sizeof(*p->providers));
+	pv = &p->providers[p->nproviders++];
+	memset(pv, 0, sizeof(*pv));
+	pv->name = t.s;
+	pv->line = t.line;
+	lex_next(&ps->lx);
+	expect(ps, T_LBRACE);
+	while (TOK(ps).t != T_RBRACE) {
+		struct token n;
+		struct dprobe *pr;
+
+		if (!is_ident(ps, "probe"))
+			syntax(ps);
+		lex_next(&ps->lx);
+		n = TOK(ps);
+		if (n.t != T_IDENT)
+			syntax(ps);
+		for (int i = 0; i < pv->nprobes; i++)
+			if (!strcmp(pv->probes[i].name, n.s))
+				dt_cerrt(&ps->lx, DT_D_PROV_PRDUP, n.line, n.col,
+					 "probe %s:%s redeclared", pv->name, n.s);
+		lex_next(&ps->lx);
+		pv->probes = xrealloc(pv->probes,
+				      (pv->nprobes + 1) * sizeof(*pv->probes));
+		pr = &pv->probes[pv->nprobes++];
+		memset(pr, 0, sizeof(*pr));
+		pr->name = n.s;
+		pr->line = n.line;
+		pr->nargs = probe_types(ps, pr->nat, n.s);
+		if (TOK(ps).t == T_COLON) {
+			lex_next(&ps->lx);
+			pr->nxl = probe_types(ps, pr->xl, n.s);
+			if (pr->nxl > pr->nargs)
+				dt_cerrt(&ps->lx, DT_D_PROV_PRARGLEN, n.line, n.col,
+					 "probe %s:%s translates %d arguments "
+					 "of %d", pv->name, n.s, pr->nxl,
+					 pr->nargs);
+		}
+		expect(ps, T_SEMI);
+	}
+	lex_next(&ps->lx);
+	if (TOK(ps).t != T_SEMI)
+		syntax(ps);
+}
+
 /* A function prototype's parameter list, from its '(': checked, then dropped. */
 static void prototype(struct parser *ps)
 {
@@ -1182,9 +1294,10 @@ static void declaration(struct parser *ps)
 		translator_decl(ps);
 		return;
 	}
-	if (is_ident(ps, "provider"))
-		dt_cerrt(&ps->lx, DT_D_SYNTAX, first.line, first.col,
-			 "provider declarations are not supported yet (USDT)");
+	if (is_ident(ps, "provider")) {
+		provider_decl(ps);
+		return;
+	}
 	bt = specifiers(ps, &sc, 0);
 	if (!bt) {
 		if (!sc)

@@ -312,6 +312,15 @@ unsigned int xdt_uarch_insn(const u8 *p, size_t avail, const char **why);
  * index past it.
  */
 bool xdt_uarch_reg(struct pt_regs *regs, u64 i, u64 *v);
+/*
+ * Not probe context.  The name of uregs[@i] ("R_PC"), NULL past the
+ * table; and the uregs name of a register as the ISA's assembler spells
+ * it in a USDT note's argument (x86's "edi" or "r8d" is R_RDI or R_R8,
+ * arm64's "w1" R_X1, riscv's "a0" R_A0), written to @buf: false for a
+ * register the table does not hold.  The value's width is the note's.
+ */
+const char *xdt_uarch_ureg_name(u64 i);
+bool xdt_uarch_sdt_reg(const char *as, char *buf, size_t len);
 
 /* ---- provided by the core for the ISA ------------------------------------ */
 /* Probe context: see trap.c above. */

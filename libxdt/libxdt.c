@@ -643,7 +643,8 @@ static int compile_once(xdt_hdl_t *h, const char *src, const char *name,
 	 */
 	struct prog *p = &h->p;
 	const int nc = p->nclauses, na = p->nacts, nd = p->ndifos, ng = p->naggs,
-		  nv = p->nvars, ni = p->ninlines, nx = p->nxlators, ns = p->nsrc;
+		  nv = p->nvars, ni = p->ninlines, nx = p->nxlators, ns = p->nsrc,
+		  np = p->nproviders;
 
 	if (setjmp(jb)) {
 		dt_errjmp = saved;
@@ -652,6 +653,7 @@ static int compile_once(xdt_hdl_t *h, const char *src, const char *name,
 			snprintf(err->file, sizeof(err->file), "%s", name);
 		p->nclauses = nc, p->nacts = na, p->ndifos = nd, p->naggs = ng;
 		p->nvars = nv, p->ninlines = ni, p->nxlators = nx, p->nsrc = ns;
+		p->nproviders = np;
 		return -1;
 	}
 	dt_errjmp = &jb;

@@ -116,6 +116,12 @@ int xdt_compile(xdt_hdl_t *h, const char *src, const char *name, int file,
 int xdt_nclauses(const xdt_hdl_t *h);
 /* Print the program's DIF (dtrace -S). */
 void xdt_dis(xdt_hdl_t *h, FILE *fp);
+/*
+ * dtrace -h: write to @fp a C header for the compiled program's USDT
+ * provider definitions (libxdt/usdt.c); @name names it (its include
+ * guard).  0, or -1 (xdt_errmsg) when there are none or writing failed.
+ */
+int xdt_header(xdt_hdl_t *h, FILE *fp, const char *name);
 /* Once everything is compiled: warn on stderr of each option named (-x,
    #pragma D option) that xdt accepts but does not act on. */
 void xdt_warn_unimplemented(xdt_hdl_t *h);

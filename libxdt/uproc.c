@@ -21,11 +21,13 @@
  * not ours.
  */
 #define _GNU_SOURCE
+#include <ctype.h>
 #include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <fnmatch.h>
 #include <limits.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -51,6 +53,7 @@ struct uobj {
 struct ubatch {
 	int fd;
 	pid_t pid;
+	char prov[XDT_PROVNAMELEN];	/* "pid", or a USDT provider's name */
 	struct xdt_uprobe *v;
 	size_t n, cap;
 	unsigned made;
@@ -58,20 +61,38 @@ struct ubatch {
 	size_t errlen;
 };
 
-/* Is @d's provider pid<digits>?  Its pid, or 0. */
-pid_t dt_uproc_pid(const struct xdt_probedesc *d)
+/*
+ * Is @d's provider <name><digits>, a process's (pid1234, or a USDT
+ * provider's: myapp1234)?  Its pid, or 0; @name gets the name.  A name
+ * is a C identifier ending in a non-digit, so the split is unambiguous
+ * (the kernel refuses USDT provider names ending in a digit).
+ */
+static pid_t uproc_split(const struct xdt_probedesc *d, char *name, size_t len)
 {
-	const char *s = d->prov;
+	const char *s = d->prov, *p = s + strnlen(s, sizeof(d->prov));
 	long v;
 	char *end;
 
-	if (strncmp(s, "pid", 3) || s[3] < '1' || s[3] > '9')
+	while (p > s && isdigit((unsigned char)p[-1]))
+		p--;	/* the trailing digits: the pid */
+	if (!*p || *p == '0' || p == s || p - s >= (ptrdiff_t)len ||
+	    !(isalpha((unsigned char)s[0]) || s[0] == '_'))
 		return 0;
+	for (const char *q = s; q < p; q++)
+		if (!isalnum((unsigned char)*q) && *q != '_')
+			return 0;
 	errno = 0;
-	v = strtol(s + 3, &end, 10);
+	v = strtol(p, &end, 10);
 	if (*end || errno || v <= 0 || v > INT_MAX)
 		return 0;
+	if (name)
+		snprintf(name, len, "%.*s", (int)(p - s), s);
 	return (pid_t)v;
+}
+
+pid_t dt_uproc_pid(const struct xdt_probedesc *d)
+{
+	return uproc_split(d, NULL, XDT_PROVNAMELEN);
 }
 
 static int is_glob(const char *s)
@@ -245,14 +266,14 @@ static int elf_v2off(const struct elfimg *e, uint64_t v, uint64_t *off)
 }
 
 /*
- * Call @fn for every defined function symbol of the object's .symtab (or,
- * stripped of it, .dynsym).  Returns the number of function symbols seen,
- * -1 if the object has no symbol table at all.
+ * Call @fn for every defined function symbol (@all: every defined symbol)
+ * of the object's .symtab (or, stripped of it, .dynsym).  Returns the
+ * number of symbols seen, -1 if the object has no symbol table at all.
  */
-static long elf_funcs(const struct elfimg *e,
-		      void (*fn)(void *ctx, const char *name, uint64_t v,
-				 uint64_t size),
-		      void *ctx)
+static long elf_syms(const struct elfimg *e, int all,
+		     void (*fn)(void *ctx, const char *name, uint64_t v,
+				uint64_t size),
+		     void *ctx)
 {
 	const Elf64_Shdr *tab = NULL, *str;
 	long n = 0;
@@ -277,7 +298,7 @@ static long elf_funcs(const struct elfimg *e,
 		int t = ELF64_ST_TYPE(s->st_info);
 		const char *name;
 
-		if ((t != STT_FUNC && t != STT_GNU_IFUNC) ||
+		if ((!all && t != STT_FUNC && t != STT_GNU_IFUNC) ||
 		    s->st_shndx == SHN_UNDEF || !s->st_value ||
 		    s->st_name >= str->sh_size)
 			continue;
@@ -290,8 +311,16 @@ static long elf_funcs(const struct elfimg *e,
 	return n;
 }
 
+static long elf_funcs(const struct elfimg *e,
+		      void (*fn)(void *ctx, const char *name, uint64_t v,
+				 uint64_t size),
+		      void *ctx)
+{
+	return elf_syms(e, 0, fn, ctx);
+}
+
 /* ---- making the probes ---------------------------------------------------- */
-static int ask(struct ubatch *b, const char *prov)
+static int ask(struct ubatch *b)
 {
 	struct xdt_uprobe_req r;
 
@@ -299,15 +328,15 @@ static int ask(struct ubatch *b, const char *prov)
 	r.pid = b->pid;
 	r.count = (__u32)b->n;
 	r.probes = (__u64)(uintptr_t)b->v;
-	snprintf(r.prov, sizeof(r.prov), "%s", prov);
+	snprintf(r.prov, sizeof(r.prov), "%s", b->prov);
 	b->n = 0;
 	if (ioctl(b->fd, XDT_IOC_UPROBES, &r) < 0) {
 		if (errno == ENOTTY)
-			snprintf(b->err, b->errlen, "the pid provider needs "
-				 "xdt.ko (not the host VM)");
+			snprintf(b->err, b->errlen, "the %s provider needs "
+				 "xdt.ko (not the host VM)", b->prov);
 		else
-			snprintf(b->err, b->errlen, "pid provider: %.*s",
-				 (int)sizeof(r.err),
+			snprintf(b->err, b->errlen, "%s provider: %.*s",
+				 b->prov, (int)sizeof(r.err),
 				 r.err[0] ? r.err : strerror(errno));
 		return -1;
 	}
@@ -315,9 +344,9 @@ static int ask(struct ubatch *b, const char *prov)
 	return 0;
 }
 
-static int flush(struct ubatch *b, const char *prov)
+static int flush(struct ubatch *b)
 {
-	return b->n ? ask(b, prov) : 0;
+	return b->n ? ask(b) : 0;
 }
 
 struct funcs_ctx {
@@ -330,18 +359,19 @@ struct funcs_ctx {
 	unsigned matched;
 };
 
-static void add(struct funcs_ctx *c, uint64_t addr, const char *func,
-		const char *name, unsigned kind, uint64_t size, uint32_t off)
+static struct xdt_uprobe *add(struct funcs_ctx *c, uint64_t addr,
+			      const char *func, const char *name, unsigned kind,
+			      uint64_t size, uint32_t off)
 {
 	struct ubatch *b = c->b;
 	struct xdt_uprobe *u;
 
 	if (c->failed)
-		return;
+		return NULL;
 	if (b->n == b->cap) {
-		if (b->cap == XDT_UPROBES_MAX && flush(b, "pid") < 0) {
+		if (b->cap == XDT_UPROBES_MAX && flush(b) < 0) {
 			c->failed = 1;
-			return;
+			return NULL;
 		}
 		if (b->n == b->cap) {
 			b->cap = b->cap ? b->cap * 2 : 256;
@@ -357,6 +387,19 @@ static void add(struct funcs_ctx *c, uint64_t addr, const char *func,
 	snprintf(u->mod, sizeof(u->mod), "%s", c->mod);
 	snprintf(u->func, sizeof(u->func), "%s", func);
 	snprintf(u->name, sizeof(u->name), "%s", name);
+	return u;
+}
+
+/* Where the object's file offset @off is in the process: 0 if unmapped. */
+static uint64_t off2proc(const struct uobj *o, uint64_t off)
+{
+	for (int i = 0; i < o->nmaps; i++) {
+		const struct umap *m = &o->maps[i];
+
+		if (off >= m->off && off - m->off < m->end - m->start)
+			return m->start + (off - m->off);
+	}
+	return 0;
 }
 
 /* A probe name that is an instruction offset: hex digits, no 0x. */
@@ -378,21 +421,10 @@ static void one_func(void *ctx, const char *func, uint64_t v, uint64_t size)
 	uint32_t ioff;
 	struct funcs_ctx *c = ctx;
 	uint64_t off, addr = 0;
-	int i;
 
 	if (strlen(func) >= XDT_FUNCNAMELEN || !field_match(c->d->func, func))
 		return;
-	if (elf_v2off(c->e, v, &off) < 0)
-		return;
-	for (i = 0; i < c->o->nmaps; i++) {
-		const struct umap *m = &c->o->maps[i];
-
-		if (off >= m->off && off - m->off < m->end - m->start) {
-			addr = m->start + (off - m->off);
-			break;
-		}
-	}
-	if (!addr)
+	if (elf_v2off(c->e, v, &off) < 0 || !(addr = off2proc(c->o, off)))
 		return;		/* that part of the object is not mapped */
 	c->matched++;
 	if (hex_name(c->d->name, &ioff)) {
@@ -413,19 +445,376 @@ static void one_func(void *ctx, const char *func, uint64_t v, uint64_t size)
 		add(c, addr, func, "", XDT_UP_OFFSETS, size, 0);
 }
 
+
+/* ---- USDT: systemtap's <sys/sdt.h> notes ------------------------------- */
+/*
+ * A note (type 3, owner "stapsdt", in .note.stapsdt) per probe site:
+ * the site's address, the link-time address of _.stapsdt.base, the
+ * semaphore's address (0: none), then the provider, the probe's name and
+ * its arguments, three NUL-terminated strings.  The site and semaphore
+ * move by as much as .stapsdt.base did since link time (prelink).  Probe
+ * names have "__" written "-", as DTrace's USDT names have always had
+ * (query__start is query-start); the function is the symbol holding the
+ * site; the module is the object, as for pid.
+ */
+struct fsym {
+	uint64_t v, size;
+	const char *name;	/* in the mapped file */
+};
+
+struct fsyms {
+	struct fsym *v;
+	size_t n, cap;
+};
+
+static void fsym_add(void *ctx, const char *name, uint64_t v, uint64_t size)
+{
+	struct fsyms *f = ctx;
+
+	if (f->n == f->cap) {
+		f->cap = f->cap ? 2 * f->cap : 256;
+		f->v = xrealloc(f->v, f->cap * sizeof(*f->v));
+	}
+	f->v[f->n++] = (struct fsym){ v, size, name };
+}
+
+/* The function holding @pc: its symbol's range, else the nearest below. */
+static const char *fsym_find(const struct fsyms *f, uint64_t pc)
+{
+	const struct fsym *best = NULL;
+
+	for (size_t i = 0; i < f->n; i++) {
+		const struct fsym *s = &f->v[i];
+
+		if (s->v > pc)
+			continue;
+		if (s->size && pc - s->v < s->size)
+			return s->name;
+		if (!s->size && (!best || s->v > best->v))
+			best = s;
+	}
+	return best ? best->name : "-";
+}
+
+static const char *elf_secname(const struct elfimg *e, const Elf64_Shdr *sh)
+{
+	const Elf64_Shdr *str = elf_shdr(e, e->eh->e_shstrndx);
+	const char *n;
+
+	if (!str || !in_file(e, str->sh_offset, str->sh_size) ||
+	    sh->sh_name >= str->sh_size)
+		return "";
+	n = (const char *)e->p + str->sh_offset + sh->sh_name;
+	return memchr(n, 0, str->sh_size - sh->sh_name) ? n : "";
+}
+
+/* The file offset of @v in any PT_LOAD's file bytes (a semaphore). */
+static int elf_v2off_data(const struct elfimg *e, uint64_t v, uint64_t *off)
+{
+	const Elf64_Phdr *ph = (const Elf64_Phdr *)(e->p + e->eh->e_phoff);
+
+	for (unsigned i = 0; i < e->eh->e_phnum; i++) {
+		if (ph[i].p_type == PT_LOAD && v >= ph[i].p_vaddr &&
+		    v - ph[i].p_vaddr < ph[i].p_filesz) {
+			*off = v - ph[i].p_vaddr + ph[i].p_offset;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+/* Process address minus link-time address, from the mapped text. */
+static int elf_bias(const struct elfimg *e, const struct uobj *o,
+		    uint64_t *bias)
+{
+	const Elf64_Phdr *ph = (const Elf64_Phdr *)(e->p + e->eh->e_phoff);
+
+	for (unsigned i = 0; i < e->eh->e_phnum; i++) {
+		uint64_t a;
+
+		if (ph[i].p_type != PT_LOAD || !(ph[i].p_flags & PF_X) ||
+		    !(a = off2proc(o, ph[i].p_offset)))
+			continue;
+		*bias = a - ph[i].p_vaddr;
+		return 0;
+	}
+	return -1;
+}
+
+/* A data symbol's link-time address, for x86's sym(%rip) operands. */
+struct symq {
+	const char *name;
+	uint64_t v;
+	int found;
+};
+
+static void symq_one(void *ctx, const char *name, uint64_t v, uint64_t size)
+{
+	struct symq *q = ctx;
+
+	(void)size;
+	if (!q->found && !strcmp(name, q->name)) {
+		q->v = v;
+		q->found = 1;
+	}
+}
+
+/*
+ * One "size@operand" argument.  The operand is the assembler's, on every
+ * ISA one of: a register (x86 %edi, arm64 w1, riscv a0), a constant (x86
+ * $5, others 5 or #5), memory at a register plus a displacement (x86
+ * -8(%rbp), riscv 8(sp), arm64 [sp, 8] or [x0]), or on x86 a global
+ * (counter(%rip), counter+8(%rip)).  Anything else -- x86's base+index
+ * forms -- is left XDT_UA_NONE and reads as 0.
+ */
+static void usdt_operand(const char *op, struct xdt_uarg *a,
+			 const struct funcs_ctx *c)
+{
+	char reg[16], sym[256];
+	long long off = 0;
+	char *end;
+	size_t n;
+
+	a->kind = XDT_UA_NONE;
+	if (*op == '$' || *op == '#' || *op == '-' || isdigit((unsigned char)*op)) {
+		const char *num = op + (*op == '$' || *op == '#');
+
+		off = strtoll(num, &end, 0);
+		if (end != num && !*end) {
+			a->kind = XDT_UA_CONST;
+			a->off = off;
+			return;
+		}
+		if (end == num || *end != '(' || num != op)
+			return;		/* $sym, or not a number */
+	}
+	if (*op == '[') {			/* [reg] [reg, off] [reg, #off] */
+		op++;
+		n = strspn(op, "abcdefghijklmnopqrstuvwxyz0123456789");
+		if (!n || n >= sizeof(reg))
+			return;
+		memcpy(reg, op, n);
+		reg[n] = 0;
+		op += n;
+		if (*op == ',') {
+			op += 1 + strspn(op + 1, " ");
+			off = strtoll(op + (*op == '#'), &end, 0);
+			if (end == op + (*op == '#'))
+				return;
+			op = end;
+		}
+		if (strcmp(op, "]"))
+			return;
+		a->kind = XDT_UA_MEM;
+	} else if (strchr(op, '(')) {		/* disp(reg) sym+disp(%rip) */
+		const char *lp = strchr(op, '(');
+		int has_sym = 0;
+
+		if (lp > op && (isalpha((unsigned char)*op) || *op == '_')) {
+			n = strcspn(op, "+-(");
+			if (n >= sizeof(sym))
+				return;
+			memcpy(sym, op, n);
+			sym[n] = 0;
+			has_sym = 1;
+			op += n;
+		}
+		if (op < lp) {
+			off = strtoll(op, &end, 0);
+			if (end != lp)
+				return;
+		}
+		op = lp + 1 + (lp[1] == '%');
+		n = strspn(op, "abcdefghijklmnopqrstuvwxyz0123456789");
+		if (!n || n >= sizeof(reg) || strcmp(op + n, ")"))
+			return;
+		memcpy(reg, op, n);
+		reg[n] = 0;
+		if (has_sym) {
+			struct symq q = { .name = sym };
+			uint64_t bias;
+
+			if (!c || (strcmp(reg, "rip") && strcmp(reg, "pc")))
+				return;
+			elf_syms(c->e, 1, symq_one, &q);
+			if (!q.found || elf_bias(c->e, c->o, &bias) < 0)
+				return;
+			a->kind = XDT_UA_ABS;
+			a->off = (int64_t)(q.v + bias + off);
+			return;
+		}
+		a->kind = XDT_UA_MEM;
+	} else {				/* %reg or reg */
+		op += *op == '%';
+		n = strspn(op, "abcdefghijklmnopqrstuvwxyz0123456789");
+		if (!n || n >= sizeof(reg) || op[n])
+			return;
+		memcpy(reg, op, n);
+		reg[n] = 0;
+		a->kind = XDT_UA_REG;
+	}
+	if (strlen(reg) >= sizeof(a->reg)) {
+		a->kind = XDT_UA_NONE;
+		return;
+	}
+	memcpy(a->reg, reg, strlen(reg) + 1);
+	a->off = off;
+}
+
+static void usdt_args(const char *spec, struct xdt_uprobe *u,
+		      const struct funcs_ctx *c)
+{
+	char buf[256];
+
+	while (*spec && u->nargs < XDT_USDT_ARGS) {
+		struct xdt_uarg *a = &u->args[u->nargs++];
+		size_t n;
+		char *end;
+		long sz;
+
+		spec += strspn(spec, " ");
+		/* arm64's [sp, 12] holds a space */
+		for (n = 0; spec[n] && (spec[n] != ' ' || (memchr(spec, '[', n) &&
+				!memchr(spec, ']', n))); n++)
+			;
+		if (!n) {
+			u->nargs--;
+			break;
+		}
+		snprintf(buf, sizeof(buf), "%.*s", (int)n, spec);
+		spec += n;
+		sz = strtol(buf, &end, 10);
+		if (*end != '@' || !(sz == 1 || sz == 2 || sz == 4 || sz == 8 ||
+				     sz == -1 || sz == -2 || sz == -4 || sz == -8)) {
+			/* no size: an old note; the value as a long */
+			a->size = -8;
+			usdt_operand(buf, a, c);
+			continue;
+		}
+		a->size = (int8_t)sz;
+		usdt_operand(end + 1, a, c);
+	}
+}
+
+static void usdt_name(char *d, size_t len, const char *s)
+{
+	size_t i = 0;
+
+	for (; *s && i + 1 < len; s++) {
+		d[i++] = *s == '_' && s[1] == '_' ? '-' : *s;
+		s += *s == '_' && s[1] == '_';
+	}
+	d[i] = 0;
+}
+
+static uint64_t rd64(const unsigned char *p)
+{
+	uint64_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return v;
+}
+
+/*
+ * The USDT probes of provider @c->b->prov in object @c->o that @c->d
+ * names.  Returns the notes of that provider seen, -1 if the object has
+ * none of any provider.
+ */
+static long elf_usdt(struct funcs_ctx *c)
+{
+	const struct elfimg *e = c->e;
+	const Elf64_Shdr *base = NULL;
+	struct fsyms fs = { 0 };
+	long notes = -1, mine = 0;
+	unsigned i;
+
+	for (i = 0; i < e->eh->e_shnum; i++)
+		if (!strcmp(elf_secname(e, elf_shdr(e, i)), ".stapsdt.base"))
+			base = elf_shdr(e, i);
+	elf_funcs(e, fsym_add, &fs);
+	for (i = 0; i < e->eh->e_shnum && !c->failed; i++) {
+		const Elf64_Shdr *sh = elf_shdr(e, i);
+		uint64_t o = 0;
+
+		if (sh->sh_type != SHT_NOTE || !in_file(e, sh->sh_offset, sh->sh_size))
+			continue;
+		while (o + 12 <= sh->sh_size && !c->failed) {
+			const unsigned char *p = e->p + sh->sh_offset + o;
+			uint32_t nsz, dsz, type;
+			uint64_t dpos, pc, lbase, sem, foff, addr, refctr = 0;
+			const char *prov, *name, *args, *dend, *func;
+			char pname[XDT_NAMELEN];
+			struct xdt_uprobe *u;
+
+			memcpy(&nsz, p, 4);
+			memcpy(&dsz, p + 4, 4);
+			memcpy(&type, p + 8, 4);
+			dpos = 12 + (((uint64_t)nsz + 3) & ~3ull);
+			if (dpos > sh->sh_size - o || dsz > sh->sh_size - o - dpos)
+				break;
+			o += dpos + (((uint64_t)dsz + 3) & ~3ull);
+			if (type != 3 || nsz != 8 || memcmp(p + 12, "stapsdt", 8) ||
+			    dsz < 27)
+				continue;
+			if (notes < 0)
+				notes = 0;
+			p += dpos;
+			dend = (const char *)p + dsz;
+			pc = rd64(p);
+			lbase = rd64(p + 8);
+			sem = rd64(p + 16);
+			prov = (const char *)p + 24;
+			name = memchr(prov, 0, dend - prov);
+			args = name ? memchr(name + 1, 0, dend - name - 1) : NULL;
+			if (!args || !memchr(args + 1, 0, dend - args - 1))
+				continue;	/* not three strings */
+			name++;
+			args++;
+			notes++;
+			if (strcmp(prov, c->b->prov))
+				continue;
+			mine++;
+			if (base && lbase) {
+				pc += base->sh_addr - lbase;
+				if (sem)
+					sem += base->sh_addr - lbase;
+			}
+			usdt_name(pname, sizeof(pname), name);
+			func = fsym_find(&fs, pc);
+			if (strlen(func) >= XDT_FUNCNAMELEN ||
+			    !field_match(c->d->func, func) ||
+			    !field_match(c->d->name, pname) ||
+			    elf_v2off(e, pc, &foff) < 0 ||
+			    !(addr = off2proc(c->o, foff)))
+				continue;
+			if (sem && elf_v2off_data(e, sem, &refctr) < 0)
+				refctr = 0;
+			c->matched++;
+			u = add(c, addr, func, pname, XDT_UP_USDT, 0, 0);
+			if (!u)
+				break;
+			u->refctr = refctr;
+			usdt_args(args, u, c);
+		}
+	}
+	free(fs.v);
+	return notes < 0 ? -1 : mine;
+}
+
 int dt_uprobes_make(int fd, const struct xdt_probedesc *d, char *err,
 		    size_t errlen)
 {
 	struct ubatch b = { .fd = fd, .err = err, .errlen = errlen };
 	struct uobj *objs = NULL;
-	int nobj = 0, i, ret = -1, mods = 0, stripped = 0;
+	int nobj = 0, i, ret = -1, mods = 0, stripped = 0, usdt;
 	char path[PATH_MAX + 32];
 	unsigned funcs = 0;
 
-	b.pid = dt_uproc_pid(d);
+	b.pid = uproc_split(d, b.prov, sizeof(b.prov));
 	if (!b.pid)
 		return 0;
-	if (d->name[0] && !is_glob(d->name) && strcmp(d->name, "entry") &&
+	usdt = strcmp(b.prov, "pid") != 0;
+	if (!usdt && d->name[0] && !is_glob(d->name) && strcmp(d->name, "entry") &&
 	    strcmp(d->name, "return") && !hex_name(d->name, &(uint32_t){0})) {
 		snprintf(err, errlen, "%s:%s:%s:%s: a pid provider probe is "
 			 "entry, return or an instruction offset in hex",
@@ -438,7 +827,7 @@ int dt_uprobes_make(int fd, const struct xdt_probedesc *d, char *err,
 		 * asked for no probes, says what it would refuse and why.
 		 */
 		if (errno == EACCES)
-			ask(&b, "pid");
+			ask(&b);
 		return -1;
 	}
 	for (i = 0; i < nobj; i++) {
@@ -456,15 +845,15 @@ int dt_uprobes_make(int fd, const struct xdt_probedesc *d, char *err,
 			continue;
 		c.e = &e;
 		c.mod = d->mod[0] && !is_glob(d->mod) ? d->mod : obj_base(&objs[i]);
-		n = elf_funcs(&e, one_func, &c);
+		n = usdt ? elf_usdt(&c) : elf_funcs(&e, one_func, &c);
 		elf_close(&e);
-		if (n <= 0)
+		if (n <= 0 && !usdt)
 			stripped++;
 		funcs += c.matched;
 		if (c.failed)
 			goto out;
 	}
-	if (flush(&b, "pid") < 0)
+	if (flush(&b) < 0)
 		goto out;
 	dt_usyms_load(b.pid);	/* ustack()'s names, while it lives */
 	ret = 0;

@@ -36,6 +36,17 @@
  * breakpoints in its copy of the text; the handler answers
  * UPROBE_HANDLER_REMOVE there and uprobes takes them out of the child, so
  * a child is not traced (illumos' rule).
+ *
+ * USDT.  A <sys/sdt.h> probe (systemtap's .note.stapsdt format) is a nop
+ * in the program's text and a note naming its provider, its name, its
+ * arguments as assembler operands and the semaphore of its is-enabled
+ * test.  The consumer reads the notes (libxdt/uproc.c) and asks for
+ * provider <provider><pid>'s probes as it asks for pid's, with the
+ * operands parsed; the kernel names their registers with the ISA's table
+ * and gives the semaphore to uprobes (the ref_ctr_offset of
+ * uprobe_register_refctr), which counts it up in the traced process
+ * while the probe is enabled.  One probe has a site per note with its
+ * name in the same function (a macro used twice, or inlined).
  */
 #include <linux/ctype.h>
 #include <linux/cred.h>
@@ -63,19 +74,32 @@ struct uproc {
 	char name[XDT_PROVNAMELEN];
 	struct pid *pid;
 	struct mm_struct *mm;		/* mmgrab()ed: the image traced */
+	bool usdt;			/* a USDT provider's, not pid's */
 	struct list_head node;		/* upids */
 	struct list_head sites;
+};
+
+/* A USDT argument: struct xdt_uarg with its register numbered. */
+struct uarg {
+	s64 off;
+	s8 size;
+	u8 kind;			/* XDT_UA_* */
+	u16 reg;			/* uregs[] index */
 };
 
 struct usite {
 	struct uprobe_consumer uc;
 	struct uproc *up;
 	struct xdt_probe *probe;
+	struct usite *next;		/* the probe's next site (USDT) */
 	struct inode *inode;		/* igrab()ed */
 	loff_t off;			/* in the file */
+	loff_t refctr;			/* USDT: the semaphore's, or 0 */
 	unsigned long addr;		/* in the process */
 	u32 kind;			/* XDT_UP_* */
 	bool registered;
+	u8 nargs;			/* USDT */
+	struct uarg *args;		/* USDT: [nargs] */
 	struct list_head node;		/* up->sites */
 	char strs[];			/* mod, func, name */
 };
@@ -88,12 +112,53 @@ static void uproc_reap_work(struct work_struct *w);
 static DECLARE_WORK(reap_work, uproc_reap_work);
 
 /* ---- probe context: in the traced thread, from uprobes ------------------ */
+/* A USDT argument: a fault reads as 0, as a pid probe's stack argument. */
+static u64 __xdt_probe usdt_arg(struct pt_regs *regs, const struct uarg *a)
+{
+	unsigned int n = abs(a->size);
+	u64 v = 0, addr;
+
+	switch (a->kind) {
+	case XDT_UA_CONST:
+		return a->off;
+	case XDT_UA_REG:
+		if (!xdt_uarch_reg(regs, a->reg, &v))
+			return 0;
+		break;
+	case XDT_UA_MEM:
+	case XDT_UA_ABS:
+		addr = a->off;
+		if (a->kind == XDT_UA_MEM) {
+			if (!xdt_uarch_reg(regs, a->reg, &v))
+				return 0;
+			addr += v;
+		}
+		v = 0;
+		/* little-endian on all three ISAs: the low bytes first */
+		if (xdt_copyin_nofault(&v, addr, n))
+			return 0;
+		break;
+	default:
+		return 0;
+	}
+	if (n == 8)
+		return v;
+	v &= (1ULL << (n * 8)) - 1;
+	if (a->size < 0 && (v >> (n * 8 - 1)))
+		v |= ~0ULL << (n * 8);
+	return v;
+}
+
 static u64 __xdt_probe uproc_getarg(struct xdt_ctx *ctx, unsigned int i)
 {
+	const struct usite *s = ctx->priv;
 	u64 v;
 
-	if (!ctx->regs ||
-	    xdt_copyin_nofault(&v, xdt_uarch_stack_arg(ctx->regs, i), sizeof(v)))
+	if (!ctx->regs)
+		return 0;
+	if (s->kind == XDT_UP_USDT)
+		return i < s->nargs ? usdt_arg(ctx->regs, &s->args[i]) : 0;
+	if (xdt_copyin_nofault(&v, xdt_uarch_stack_arg(ctx->regs, i), sizeof(v)))
 		return 0;
 	return v;
 }
@@ -114,6 +179,8 @@ static int __xdt_probe uproc_handler(struct uprobe_consumer *uc,
 	if (s->kind == XDT_UP_ENTRY) {
 		ctx.nargs = xdt_uarch_args(regs, ctx.args);
 		ctx.uentry = 1;
+	} else if (s->kind == XDT_UP_USDT) {
+		ctx.nargs = 0;	/* each read when a clause reads it */
 	}
 	xdt_probe_fire(&ctx);
 	return 0;
@@ -145,39 +212,64 @@ static bool uproc_filter(struct uprobe_consumer *uc, enum uprobe_filter_ctx c,
 }
 
 /* ---- enabling ------------------------------------------------------------ */
-static int uproc_enable(struct xdt_probe *p)
-{
-	struct usite *s = p->parg;
-	int ret;
-
-	s->uc.handler = uproc_handler;
-	s->uc.ret_handler = s->kind == XDT_UP_RETURN ? uproc_ret_handler : NULL;
-	s->uc.filter = uproc_filter;
-	ret = uprobe_register_refctr(s->inode, s->off, 0, &s->uc);
-	if (!ret)
-		s->registered = true;
-	return ret;
-}
-
 static void uproc_disable(struct xdt_probe *p)
 {
-	struct usite *s = p->parg;
+	struct usite *s;
+	bool any = false;
 
-	if (!s->registered)
-		return;
-	/* returns once no handler of ours runs (uprobes' register_rwsem) */
-	uprobe_unregister(s->inode, s->off, &s->uc);
-	s->registered = false;
-	schedule_work(&reap_work);	/* the process may be gone */
+	for (s = p->parg; s; s = s->next) {
+		if (!s->registered)
+			continue;
+		/* returns once no handler of ours runs (register_rwsem) */
+		uprobe_unregister(s->inode, s->off, &s->uc);
+		s->registered = false;
+		any = true;
+	}
+	if (any)
+		schedule_work(&reap_work);	/* the process may be gone */
+}
+
+static int uproc_enable(struct xdt_probe *p)
+{
+	struct usite *s;
+	int ret = 0;
+
+	for (s = p->parg; s && !ret; s = s->next) {
+		s->uc.handler = uproc_handler;
+		s->uc.ret_handler = s->kind == XDT_UP_RETURN ?
+				    uproc_ret_handler : NULL;
+		s->uc.filter = uproc_filter;
+		/*
+		 * -EINVAL here, for a USDT site, may be uprobes refusing a
+		 * second semaphore for one address (a pid probe on the
+		 * note's nop has none).
+		 */
+		ret = uprobe_register_refctr(s->inode, s->off, s->refctr,
+					     &s->uc);
+		if (!ret)
+			s->registered = true;
+	}
+	if (ret)
+		uproc_disable(p);
+	return ret;
 }
 
 static void uproc_mechanism(struct xdt_probe *p, char *buf, size_t len)
 {
-	struct usite *s = p->parg;
+	struct usite *s = p->parg, *t;
+	unsigned int n = 0;
+	int w;
 
-	snprintf(buf, len, "%s at %s+0x%llx",
-		 s->kind == XDT_UP_RETURN ? "uretprobe" : "uprobe",
-		 s->strs, (unsigned long long)s->off);
+	for (t = s; t; t = t->next)
+		n++;
+	w = snprintf(buf, len, "%s at %s+0x%llx",
+		     s->kind == XDT_UP_RETURN ? "uretprobe" : "uprobe",
+		     s->strs, (unsigned long long)s->off);
+	if (n > 1 && w >= 0 && (size_t)w < len)
+		w += snprintf(buf + w, len - w, " and %u more sites", n - 1);
+	if (s->refctr && w >= 0 && (size_t)w < len)
+		snprintf(buf + w, len - w, ", semaphore at +0x%llx",
+			 (unsigned long long)s->refctr);
 }
 
 static const struct xdt_provider_ops uproc_ops = {
@@ -226,6 +318,7 @@ static void uproc_destroy(struct uproc *up)
 	__xdt_provider_unregister(&up->prov);	/* frees the probes */
 	list_for_each_entry_safe(s, n, &up->sites, node) {
 		iput(s->inode);
+		kfree(s->args);
 		kfree(s);
 		nsites--;
 	}
@@ -286,7 +379,7 @@ static bool uproc_may_trace(struct file *f, struct task_struct *task,
 	return same && get_dumpable(mm) == SUID_DUMP_USER;
 }
 
-static struct uproc *uproc_get(const char *name, struct pid *pid,
+static struct uproc *uproc_get(const char *name, bool usdt, struct pid *pid,
 			     struct mm_struct *mm, char *err, size_t len)
 {
 	struct uproc *up;
@@ -307,6 +400,7 @@ static struct uproc *uproc_get(const char *name, struct pid *pid,
 	strscpy(up->name, name, sizeof(up->name));
 	up->prov.name = up->name;
 	up->prov.ops = &uproc_ops;
+	up->usdt = usdt;
 	up->pid = get_pid(pid);
 	mmgrab(mm);
 	up->mm = mm;
@@ -324,6 +418,61 @@ static int find_probe(struct xdt_probe *p, void *arg)
 }
 
 /*
+ * A USDT site's arguments, numbered.  A register the ISA's table does not
+ * hold reads as 0 (XDT_UA_NONE), as an operand the consumer could not
+ * parse does: one odd operand should not cost the program its probes.
+ */
+static int usdt_args(struct usite *s, const struct xdt_uprobe *u, char *err,
+		     size_t len)
+{
+	char dname[16];
+	unsigned int i;
+	u64 r;
+
+	if (u->nargs > XDT_USDT_ARGS || (s->kind != XDT_UP_USDT && u->nargs)) {
+		snprintf(err, len, "%s`%s: %u USDT arguments", u->mod, u->func,
+			 u->nargs);
+		return -EINVAL;
+	}
+	if (!u->nargs)
+		return 0;
+	s->args = kcalloc(u->nargs, sizeof(*s->args), GFP_KERNEL);
+	if (!s->args)
+		return -ENOMEM;
+	s->nargs = u->nargs;
+	for (i = 0; i < u->nargs; i++) {
+		const struct xdt_uarg *a = &u->args[i];
+		struct uarg *k = &s->args[i];
+		int n = abs(a->size);
+
+		if (a->kind > XDT_UA_ABS ||
+		    (n != 1 && n != 2 && n != 4 && n != 8)) {
+			snprintf(err, len, "%s`%s: USDT argument %u: kind %u, "
+				 "size %d", u->mod, u->func, i, a->kind,
+				 a->size);
+			return -EINVAL;
+		}
+		k->off = a->off;
+		k->size = a->size;
+		k->kind = a->kind;
+		if (k->kind != XDT_UA_REG && k->kind != XDT_UA_MEM)
+			continue;
+		k->kind = XDT_UA_NONE;
+		if (strnlen(a->reg, sizeof(a->reg)) == sizeof(a->reg) ||
+		    !xdt_uarch_sdt_reg(a->reg, dname, sizeof(dname)))
+			continue;
+		for (r = 0; xdt_uarch_ureg_name(r); r++) {
+			if (!strcmp(xdt_uarch_ureg_name(r), dname)) {
+				k->kind = a->kind;
+				k->reg = r;
+				break;
+			}
+		}
+	}
+	return 0;
+}
+
+/*
  * One probe named @name at @addr (or found made).  The address must lie in
  * an executable mapping of a file in @mm; uprobes wants the file and the
  * offset in it.  1: made, 0: there already.
@@ -336,9 +485,10 @@ static int uproc_one(struct uproc *up, struct mm_struct *mm,
 	struct xdt_probe *p = NULL;
 	struct vm_area_struct *vma;
 	struct inode *inode = NULL;
+	struct usite *s, *last = NULL;
 	size_t lm, lf, ln;
-	struct usite *s;
 	loff_t off = 0;
+	int ret;
 
 	lm = strnlen(u->mod, sizeof(u->mod));
 	lf = strnlen(u->func, sizeof(u->func));
@@ -349,8 +499,14 @@ static int uproc_one(struct uproc *up, struct mm_struct *mm,
 	memcpy(d.func, u->func, lf);
 	memcpy(d.name, name, ln);
 	xdt_probe_foreach(&d, find_probe, &p);
-	if (p)
+	if (p && kind != XDT_UP_USDT)
 		return 0;
+	for (last = p ? p->parg : NULL; last; last = last->next) {
+		if (last->addr == addr)
+			return 0;
+		if (!last->next)
+			break;	/* a new site of USDT probe @p */
+	}
 	if (nsites >= UPID_MAX_SITES) {
 		snprintf(err, len, "more than %u user-space probes",
 			 UPID_MAX_SITES);
@@ -382,16 +538,29 @@ static int uproc_one(struct uproc *up, struct mm_struct *mm,
 	s->off = off;
 	s->addr = addr;
 	s->kind = kind;
-	s->probe = xdt_probe_create(&up->prov, s->strs, s->strs + lm + 1,
-				    s->strs + lm + lf + 2, s);
-	if (!s->probe) {
-		iput(inode);
-		kfree(s);
-		return -ENOMEM;
+	s->refctr = kind == XDT_UP_USDT ? u->refctr : 0;
+	ret = usdt_args(s, u, err, len);
+	if (ret)
+		goto fail;
+	if (last) {
+		s->probe = p;
+		last->next = s;
+	} else {
+		s->probe = xdt_probe_create(&up->prov, s->strs,
+					    s->strs + lm + 1,
+					    s->strs + lm + lf + 2, s);
+		ret = -ENOMEM;
+		if (!s->probe)
+			goto fail;
 	}
 	list_add_tail(&s->node, &up->sites);
 	nsites++;
-	return 1;
+	return !last;
+fail:
+	iput(inode);
+	kfree(s->args);
+	kfree(s);
+	return ret;
 }
 
 /*
@@ -478,19 +647,21 @@ static int uproc_add(struct uproc *up, struct task_struct *task,
 	size_t lf = strnlen(u->func, sizeof(u->func));
 	size_t ln = strnlen(u->name, sizeof(u->name));
 
-	if (u->kind > XDT_UP_OFFSETS) {
-		snprintf(err, len, "probe kind %u is not one of entry, return, "
-			 "offset", u->kind);
+	if (u->kind > XDT_UP_USDT || (u->kind == XDT_UP_USDT) != up->usdt) {
+		snprintf(err, len, "probe kind %u is not one of %s's", u->kind,
+			 up->name);
 		return -EINVAL;
 	}
 	if (lm == sizeof(u->mod) || lf == sizeof(u->func) || !lf ||
-	    ln == sizeof(u->name) || (u->kind <= XDT_UP_RETURN && !ln)) {
+	    ln == sizeof(u->name) ||
+	    ((u->kind <= XDT_UP_RETURN || u->kind == XDT_UP_USDT) && !ln)) {
 		snprintf(err, len, "a probe's module, function or name is "
 			 "empty or not terminated");
 		return -EINVAL;
 	}
 	if (strpbrk(u->func, "*?[\\") || strpbrk(u->mod, "*?[\\") ||
-	    (u->kind <= XDT_UP_RETURN && strpbrk(u->name, "*?[\\"))) {
+	    ((u->kind <= XDT_UP_RETURN || u->kind == XDT_UP_USDT) &&
+	     strpbrk(u->name, "*?[\\"))) {
 		snprintf(err, len, "%.64s:%.128s:%.64s: a probe's name may not "
 			 "hold a glob character", u->mod, u->func, u->name);
 		return -EINVAL;
@@ -573,7 +744,8 @@ long xdt_pid_ioctl(struct xdt_state *st, struct file *f, void __user *uarg)
 	snprintf(name, sizeof(name), "%s%d", req->prov, req->pid);
 	mutex_lock(&xdt_lock);
 	uproc_reap();
-	up = uproc_get(name, pid, mm, req->err, sizeof(req->err));
+	up = uproc_get(name, strcmp(req->prov, "pid"), pid, mm, req->err,
+		       sizeof(req->err));
 	ret = PTR_ERR_OR_ZERO(up);
 	for (i = 0; !ret && i < req->count; i += n) {
 		n = min_t(u32, UPID_CHUNK, req->count - i);

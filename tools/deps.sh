@@ -14,6 +14,7 @@ PKGS=(
 	python3-matplotlib
 	mcpp autotools-dev
 	e2fsprogs libdw-dev
+	systemtap-sdt-dev
 )
 # Tests inject a package that cannot exist to exercise the not-root message.
 PKGS+=(${XDT_DEPS_EXTRA:-})

@@ -3,8 +3,10 @@
  * arm64 user space: AAPCS64's arguments at a function's first instruction
  * (x0-x7, then the stack: a call pushes no return address, it is in x30).
  */
+#include <linux/ctype.h>
 #include <linux/kernel.h>
 #include <linux/stddef.h>
+#include <linux/string.h>
 #include <linux/uaccess.h>
 
 #include "xdt_arch.h"
@@ -138,5 +140,27 @@ bool xdt_uarch_reg(struct pt_regs *regs, u64 i, u64 *v)
 	if (i >= ARRAY_SIZE(uregs))
 		return false;
 	*v = *(unsigned long *)((char *)regs + uregs[i].off);
+	return true;
+}
+
+const char *xdt_uarch_ureg_name(u64 i)
+{
+	return i < ARRAY_SIZE(uregs) ? uregs[i].name : NULL;
+}
+
+/* USDT operands: xN or wN (the low half: the note's width says so), sp. */
+bool xdt_uarch_sdt_reg(const char *as, char *buf, size_t len)
+{
+	unsigned int n;
+	char tail;
+
+	if (!strcmp(as, "sp") || !strcmp(as, "wsp")) {
+		snprintf(buf, len, "R_SP");
+		return true;
+	}
+	if ((as[0] != 'x' && as[0] != 'w') || !isdigit(as[1]) ||
+	    sscanf(as + 1, "%u%c", &n, &tail) != 1 || n > 30)
+		return false;
+	snprintf(buf, len, "R_X%u", n);
 	return true;
 }

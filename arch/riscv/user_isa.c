@@ -3,8 +3,10 @@
  * riscv64 user space: the LP64 ABI's arguments at a function's first
  * instruction (a0-a7, then the stack: the return address is in ra).
  */
+#include <linux/ctype.h>
 #include <linux/kernel.h>
 #include <linux/stddef.h>
+#include <linux/string.h>
 #include <linux/uaccess.h>
 
 #include "xdt_arch.h"
@@ -124,5 +126,33 @@ bool xdt_uarch_reg(struct pt_regs *regs, u64 i, u64 *v)
 	if (i >= ARRAY_SIZE(uregs))
 		return false;
 	*v = *(unsigned long *)((char *)regs + uregs[i].off);
+	return true;
+}
+
+const char *xdt_uarch_ureg_name(u64 i)
+{
+	return i < ARRAY_SIZE(uregs) ? uregs[i].name : NULL;
+}
+
+/*
+ * USDT operands: GCC writes the ABI names (a0, s1, sp, ra), which are the
+ * table's after R_; fp is s0.  zero has no row (and no use as an operand).
+ */
+bool xdt_uarch_sdt_reg(const char *as, char *buf, size_t len)
+{
+	char d[8];
+	size_t i;
+
+	if (strlen(as) > 3)
+		return false;
+	snprintf(d, sizeof(d), "R_%s", as);
+	for (i = 2; d[i]; i++)
+		d[i] = toupper(d[i]);
+	for (i = 0; i < ARRAY_SIZE(uregs); i++)
+		if (!strcmp(uregs[i].name, d))
+			break;
+	if (i == ARRAY_SIZE(uregs))
+		return false;
+	strscpy(buf, d, len);
 	return true;
 }

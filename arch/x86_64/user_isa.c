@@ -4,8 +4,10 @@
  * instruction (%rdi, %rsi, %rdx, %rcx, %r8, %r9, then the stack above the
  * return address the call pushed).
  */
+#include <linux/ctype.h>
 #include <linux/kernel.h>
 #include <linux/stddef.h>
+#include <linux/string.h>
 #include <linux/uaccess.h>
 
 #include "xdt_arch.h"
@@ -148,4 +150,48 @@ bool xdt_uarch_reg(struct pt_regs *regs, u64 i, u64 *v)
 		return false;
 	*v = *(unsigned long *)((char *)regs + uregs[i].off);
 	return true;
+}
+
+const char *xdt_uarch_ureg_name(u64 i)
+{
+	return i < ARRAY_SIZE(uregs) ? uregs[i].name : NULL;
+}
+
+/*
+ * USDT operands name a register by any of its widths (GCC picks the one
+ * of the argument's type): rdi edi di dil, r8 r8d r8w r8b.  The high
+ * bytes (ah) have no uregs row of their own and are refused.
+ */
+bool xdt_uarch_sdt_reg(const char *as, char *buf, size_t len)
+{
+	static const char *const legacy[] = { "ax", "bx", "cx", "dx", "si",
+					       "di", "bp", "sp" };
+	size_t n = strlen(as), i;
+
+	if (n >= 2 && as[0] == 'r' && isdigit(as[1])) {	/* r8..r15[dwb] */
+		size_t d = 1 + strspn(as + 1, "0123456789");
+
+		if (d < n - 1 || (d == n - 1 && !strchr("dwb", as[d])))
+			return false;
+		snprintf(buf, len, "R_R%.*s", (int)(d - 1), as + 1);
+		return true;
+	}
+	if (!strcmp(as, "rip")) {
+		snprintf(buf, len, "R_RIP");
+		return true;
+	}
+	for (i = 0; i < ARRAY_SIZE(legacy); i++) {
+		const char *l = legacy[i];
+
+		if ((n == 3 && (as[0] == 'r' || as[0] == 'e') &&
+		     !strcmp(as + 1, l)) || !strcmp(as, l) ||
+		    /* al bl cl dl; sil dil bpl spl */
+		    (l[1] == 'x' && n == 2 && as[0] == l[0] && as[1] == 'l') ||
+		    (l[1] != 'x' && n == 3 && !strncmp(as, l, 2) && as[2] == 'l')) {
+			snprintf(buf, len, "R_R%c%c", toupper(l[0]),
+				 toupper(l[1]));
+			return true;
+		}
+	}
+	return false;
 }

@@ -55,12 +55,14 @@ static char *sdup(const char *s)
 static void usage(void)
 {
 	fprintf(stderr,
-		"Usage: dtrace [-eSlqvw] [-n program] [-s script] [-c cmd] [-p pid]\n"
+		"Usage: dtrace [-eGhSlqvw] [-n program] [-s script] [-c cmd] [-p pid]\n"
 		"\t[-o output] [-P provider] [-m module] [-f function] [-x opt=val] [args ...]\n"
 		"\t-n  enable the probes described by program (repeatable)\n"
 		"\t-s  enable the probes of a D script file\n"
 		"\t-l  list probes (filtered by -n -P -m -f); -v shows refusals\n"
 		"\t-e  compile only; -S show the DIF; -q quiet\n"
+		"\t-h  write a C header for the script's USDT providers (-o names it)\n"
+		"\t-G  accepted: xdt's USDT probes need no object file (see -h)\n"
 		"\t-w  allow destructive actions; -o append traced data to output\n"
 		"\t-c  run cmd and trace until it exits ($target); -p trace pid\n"
 		"\t-x  bufsize=SIZE[k|m|g|t] switchrate=N[hz|s|ms|us] statusrate=... strsize=N quiet\n"
@@ -314,6 +316,50 @@ static int run(xdt_hdl_t *h, struct targets *o)
 	return lost ? 1 : xdt_exit_status(h);
 }
 
+/*
+ * dtrace -h: the header to -o, else beside the first script as DTrace
+ * names it (prov.d -> prov.h, in the current directory).
+ */
+struct dsrc {
+	int file;		/* -s */
+	const char *s;
+};
+
+static int write_header(xdt_hdl_t *h, const char *ofile,
+			const struct dsrc *src, int nsrc)
+{
+	char name[4096];
+	const char *s = NULL, *b, *dot;
+	FILE *f;
+	int r;
+
+	for (int i = 0; i < nsrc && !s; i++)
+		if (src[i].file)
+			s = src[i].s;
+	if (ofile) {
+		snprintf(name, sizeof(name), "%s", ofile);
+	} else {
+		if (!s)
+			fatal("-h with no script (-s) needs -o to name the header");
+		b = strrchr(s, '/');
+		b = b ? b + 1 : s;
+		dot = strrchr(b, '.');
+		snprintf(name, sizeof(name), "%.*s.h",
+			 (int)(dot && !strcmp(dot, ".d") ? dot - b : (long)strlen(b)), b);
+	}
+	f = fopen(name, "w");
+	if (!f)
+		fatal("failed to open header file '%s': %s", name, strerror(errno));
+	r = xdt_header(h, f, name);
+	if (fclose(f) && !r)
+		fatal("failed to write header file '%s': %s", name, strerror(errno));
+	if (r < 0) {
+		unlink(name);
+		fatal("%s", xdt_errmsg(h));
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	xdt_hdl_t *h = xdt_open();
@@ -321,8 +367,9 @@ int main(int argc, char **argv)
 	struct xdt_probedesc lmatch;
 	const char *cmd = NULL, *ofile = NULL;
 	/* at most one per argument: no limit but the command line's */
-	struct dsrc { int file; const char *s; } *src = zalloc(argc * sizeof(*src));
+	struct dsrc *src = zalloc(argc * sizeof(*src));
 	int nsrc = 0, list = 0, verbose = 0, compile_only = 0, showdif = 0, c, i;
+	int header = 0, objgen = 0;
 	char **cppargs = zalloc(argc * sizeof(*cppargs));
 	int ncpp = 0, cpp = 0;
 	struct xdt_cerror err;
@@ -330,7 +377,7 @@ int main(int argc, char **argv)
 	if (!h)
 		fatal("cannot open a handle: %s", strerror(errno));
 	memset(&lmatch, 0, sizeof(lmatch));
-	while ((c = getopt(argc, argv, "+n:s:lvqwo:c:p:eSx:P:m:f:hCD:U:I:HL:")) != -1) {
+	while ((c = getopt(argc, argv, "+n:s:lvqwo:c:p:eSx:P:m:f:hGCD:U:I:HL:")) != -1) {
 		switch (c) {
 		case 'n':
 		case 's':
@@ -343,6 +390,8 @@ int main(int argc, char **argv)
 		case 'w': xdt_setopt(h, "destructive", NULL); break;
 		case 'o': ofile = optarg; break;
 		case 'e': compile_only = 1; break;
+		case 'h': header = 1; break;
+		case 'G': objgen = 1; break;
 		case 'S': showdif = 1; break;
 		case 'c': cmd = optarg; break;
 		case 'p': {
@@ -397,6 +446,18 @@ int main(int argc, char **argv)
 		struct xdt_probedesc ld[64];
 		int r;
 
+		if (cmd && o->target)
+			fatal("-c and -p cannot be used together");
+		if (cmd) {
+			/*
+			 * As DTrace's -l -c: the command's process, held at
+			 * its new image's first instruction, is what
+			 * $target's probes are listed in; it is killed after.
+			 */
+			o->child = spawn(cmd, &o->child_gate);
+			hold(o->child, &o->child_gate, 1, cmd);
+			o->target = o->child;
+		}
 		for (int i = 0; i < nsrc; i++) {
 			if (src[i].file)
 				fatal("-l lists probe descriptions (-n, -P, -m, -f), "
@@ -408,6 +469,10 @@ int main(int argc, char **argv)
 		if (!nsrc)
 			ld[nsrc++] = lmatch;
 		r = xdt_list_probes(h, ld, nsrc, verbose);
+		if (o->child > 0) {
+			kill(o->child, SIGKILL);
+			waitpid(o->child, NULL, 0);
+		}
 
 		if (r < 0)
 			fatal("%s", xdt_errmsg(h));
@@ -415,6 +480,12 @@ int main(int argc, char **argv)
 	}
 	if (!nsrc)
 		usage();
+	if (header && objgen)
+		fatal("-h and -G cannot be used together");
+	if (header || objgen) {
+		cmd = NULL;
+		compile_only = 1;
+	}
 	if (cmd && o->target)
 		fatal("-c and -p cannot be used together");
 	if (cmd && !compile_only) {
@@ -432,6 +503,19 @@ int main(int argc, char **argv)
 			die_cerror(h, &err);
 	}
 	xdt_warn_unimplemented(h);
+	if (header)
+		return write_header(h, ofile, src, nsrc);
+	if (objgen) {
+		/*
+		 * illumos' -G rewrites the objects' probe calls and makes the
+		 * DOF object to link; the notes dtrace -h's macros write are
+		 * complete in the objects already (libxdt/usdt.c).
+		 */
+		fprintf(stderr, "dtrace: -G: nothing to do: the probes of a "
+			"header from dtrace -h are complete in the program's "
+			"objects (no object file is made; link without one)\n");
+		return 0;
+	}
 	if (o->child > 0)
 		hold(o->child, &o->child_gate, xdt_uses_process(h, o->child), cmd);
 	if (showdif)

@@ -23,11 +23,11 @@
 #include <linux/types.h>
 
 #define XDT_DEVICE		"/dev/xdt"
-#define XDT_ABI_VERSION		8	/* 5: aggregation descriptors, lquantize,
+#define XDT_ABI_VERSION		9	/* 5: aggregation descriptors, lquantize,
 					   llquantize, increments; 6: speculations,
 					   double errors; 7: buffer policies,
 					   per-CPU aggregation drops; 8: user-space
-					   probes (XDT_IOC_UPROBES) */
+					   probes (XDT_IOC_UPROBES); 9: USDT */
 
 #define XDT_PROVNAMELEN		32
 #define XDT_MODNAMELEN		64
@@ -635,25 +635,55 @@ struct xdt_status {
 					   arguments; named by @off in hex */
 #define XDT_UP_OFFSETS		3	/* one such at every instruction of
 					   [@addr, @addr + @size) */
+#define XDT_UP_USDT		4	/* a USDT probe's site at @addr (systemtap
+					   <sys/sdt.h> notes): @args, @refctr;
+					   one probe may have several sites */
 #define XDT_UPROBES_MAX		65536	/* probes in one request */
 #define XDT_UFUNC_MAX		65536	/* bytes of a function decoded */
+#define XDT_USDT_ARGS		12	/* <sys/sdt.h>'s most */
+
+/*
+ * A USDT argument, from the note's "size@operand" spec: the consumer
+ * parses the operand's syntax (the same on every ISA but for x86's % and
+ * $), the kernel names its register by arch/<isa>/user_isa.c's table.
+ */
+#define XDT_UA_NONE		0	/* not given, or an operand xdt cannot
+					   evaluate: reads as 0 */
+#define XDT_UA_REG		1	/* the register @reg */
+#define XDT_UA_MEM		2	/* the memory at @reg + @off */
+#define XDT_UA_CONST		3	/* @off itself */
+#define XDT_UA_ABS		4	/* the memory at @off (a global) */
+
+struct xdt_uarg {
+	__s64 off;
+	__s8 size;			/* 1, 2, 4, 8 bytes; < 0: signed */
+	__u8 kind;			/* XDT_UA_* */
+	char reg[6];			/* as the assembler spells it: rdi,
+					   edi, x0, w1, a0, sp */
+};
 
 struct xdt_uprobe {
-	__u64 addr;			/* the function's start, in the process */
+	__u64 addr;			/* the function's start, in the process;
+					   USDT: the probe's site */
 	__u32 kind;			/* XDT_UP_* */
 	__u32 size;			/* offsets: the function's bytes */
 	__u32 off;			/* XDT_UP_OFFSET */
-	__u32 pad;
+	__u32 nargs;			/* USDT: @args given */
+	__u64 refctr;			/* USDT: the semaphore's offset in the
+					   file (is-enabled probes), 0: none */
 	char mod[XDT_MODNAMELEN];
 	char func[XDT_FUNCNAMELEN];
-	char name[XDT_NAMELEN];		/* entry, return; offsets: unused */
+	char name[XDT_NAMELEN];		/* entry, return, USDT's; offsets:
+					   unused */
+	struct xdt_uarg args[XDT_USDT_ARGS];
 };
 
 struct xdt_uprobe_req {
 	__s32 pid;
 	__u32 count;			/* entries at @probes */
 	__u64 probes;			/* struct xdt_uprobe[count] */
-	char prov[XDT_PROVNAMELEN];	/* "pid": the provider is pid<pid> */
+	char prov[XDT_PROVNAMELEN];	/* "pid": the provider is pid<pid>;
+					   USDT: the notes' provider name */
 	__u32 created;			/* out: probes new in this request */
 	__u32 pad;
 	char err[128];			/* out: why the request was refused */

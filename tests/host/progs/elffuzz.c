@@ -31,13 +31,61 @@ static void count(void *ctx, const char *name, uint64_t v, uint64_t size)
 	nsyms += strlen(name) > 0;
 }
 
+/* The USDT notes of @e that a description of provider @prov names. */
+static unsigned long usdt_walk(struct elfimg *e, const char *prov, int print)
+{
+	struct uobj o = { .nmaps = 1, .maps = { { 0x1000, 1ull << 47, 0 } } };
+	struct ubatch b = { .fd = -1 };
+	struct xdt_probedesc d;
+	struct funcs_ctx c = { .b = &b, .d = &d, .o = &o, .e = e, .mod = "m" };
+	unsigned long n;
+
+	memset(&d, 0, sizeof(d));
+	snprintf(b.prov, sizeof(b.prov), "%s", prov);
+	elf_usdt(&c);
+	for (size_t i = 0; print && i < b.n; i++) {
+		printf("%s:%s refctr=%d", b.v[i].func, b.v[i].name,
+		       b.v[i].refctr != 0);
+		for (unsigned k = 0; k < b.v[i].nargs; k++)
+			printf(" %d:%u:%s:%lld", b.v[i].args[k].size,
+			       b.v[i].args[k].kind, b.v[i].args[k].reg,
+			       (long long)b.v[i].args[k].off);
+		printf("\n");
+	}
+	n = b.n;
+	free(b.v);
+	return n;
+}
+
 int main(int argc, char **argv)
 {
-	unsigned long n, i, opened = 0;
+	unsigned long n, i, opened = 0, usdt = 0;
 	unsigned char *orig, *buf;
 	size_t len;
 	FILE *f;
 
+	/* elffuzz --notes FILE PROV: the probes of PROV's notes, parsed */
+	if (argc == 4 && !strcmp(argv[1], "--notes")) {
+		struct elfimg e;
+
+		if (elf_open(&e, argv[2]) < 0)
+			return 2;
+		usdt_walk(&e, argv[3], 1);
+		elf_close(&e);
+		return 0;
+	}
+	/* elffuzz --operand OP...: each operand as the kernel gets it */
+	if (argc >= 3 && !strcmp(argv[1], "--operand")) {
+		for (int k = 2; k < argc; k++) {
+			struct xdt_uarg a;
+
+			memset(&a, 0, sizeof(a));
+			usdt_operand(argv[k], &a, NULL);
+			printf("%s -> %u:%s:%lld\n", argv[k], a.kind, a.reg,
+			       (long long)a.off);
+		}
+		return 0;
+	}
 	if (argc != 5)
 		return 2;
 	f = fopen(argv[1], "rb");
@@ -93,6 +141,7 @@ int main(int argc, char **argv)
 			opened++;
 			elf_funcs(&e, count, NULL);
 			elf_v2off(&e, rnd() % (1ull << 24), &off);
+			usdt += usdt_walk(&e, "xdt_usdt", 0);
 			elf_close(&e);
 		}
 		{
@@ -107,7 +156,8 @@ int main(int argc, char **argv)
 			free(so.syms);
 		}
 	}
-	printf("elffuzz: %lu files, %lu opened, %lu symbols\n", n, opened, nsyms);
+	printf("elffuzz: %lu files, %lu opened, %lu symbols, %lu usdt\n", n,
+	       opened, nsyms, usdt);
 	free(orig);
 	free(buf);
 	return 0;

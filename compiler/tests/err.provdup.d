@@ -1,0 +1,4 @@
+provider p {
+	probe q(int);
+	probe q(char *);
+};

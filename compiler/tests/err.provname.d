@@ -1,0 +1,3 @@
+provider p2 {
+	probe q(int);
+};

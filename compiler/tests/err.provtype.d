@@ -1,0 +1,4 @@
+struct s { int a; };
+provider p {
+	probe q(int, struct s);
+};

@@ -1,0 +1,3 @@
+provider p {
+	probe q(int) : (int, int);
+};
