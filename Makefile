@@ -113,12 +113,20 @@ define build_libxdt
 	@rm -f $(2) && $(1)ar rcs $(2) $(dir $(2))libxdt-obj/*.o
 endef
 
+# The archives depend on the list of their sources too: a source file
+# added (older than an archive built without it) must rebuild them.  The
+# list file changes only when the list does.
+LIBXDT_LIST := $(BUILD)/libxdt.srcs
+$(shell mkdir -p $(BUILD) && echo '$(sort $(LIBXDT_SRCS) $(VM_SRCS))' | \
+  cmp -s - $(LIBXDT_LIST) 2>/dev/null || \
+  echo '$(sort $(LIBXDT_SRCS) $(VM_SRCS))' > $(LIBXDT_LIST))
+
 libxdt: $(BUILD)/host/libxdt.a $(foreach i,$(isas),$(BUILD)/$(i)/libxdt.a) \
 	$(BUILD)/host/xdt-lua
 host-libxdt: $(BUILD)/host/libxdt.a
-$(BUILD)/host/libxdt.a: $(LIBXDT_SRCS) $(VM_SRCS) $(DTRACE_HDRS) $(wildcard arch/*/isa.toml)
+$(BUILD)/host/libxdt.a: $(LIBXDT_SRCS) $(VM_SRCS) $(DTRACE_HDRS) $(wildcard arch/*/isa.toml) $(LIBXDT_LIST)
 	$(call build_libxdt,,$@,$(shell uname -m))
-$(BUILD)/%/libxdt.a: $(LIBXDT_SRCS) $(VM_SRCS) $(DTRACE_HDRS) $(wildcard arch/*/isa.toml) | deps
+$(BUILD)/%/libxdt.a: $(LIBXDT_SRCS) $(VM_SRCS) $(DTRACE_HDRS) $(wildcard arch/*/isa.toml) $(LIBXDT_LIST) | deps
 	$(call build_libxdt,$(call cross,$*),$@,$*)
 
 host-dtrace: $(BUILD)/host/dtrace
@@ -229,7 +237,7 @@ $(BUILD)/%/xdt-dfuzz: guest/xdt-dfuzz.c libxdt/libxdt.h $(BUILD)/%/libxdt.a | de
 SAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all \
 	-fno-omit-frame-pointer -g
 SAN := $(XDT_CACHE)/build/host-san
-$(SAN)/libxdt.a: $(LIBXDT_SRCS) $(VM_SRCS) $(DTRACE_HDRS) $(wildcard arch/*/isa.toml)
+$(SAN)/libxdt.a: $(LIBXDT_SRCS) $(VM_SRCS) $(DTRACE_HDRS) $(wildcard arch/*/isa.toml) $(LIBXDT_LIST)
 	$(call build_libxdt,,$@,$(shell uname -m),$(SAN_FLAGS))
 $(SAN)/xdt-fuzz: guest/xdt-fuzz.c core/host/hostvm.h $(SAN)/libxdt.a
 	gcc $(DTRACE_CFLAGS) $(SAN_FLAGS) -DXDT_FUZZ_HOSTVM -Icore/host -o $@ $< $(SAN)/libxdt.a

@@ -42,10 +42,10 @@ static int attr_ok(const char *a)
 
 int dt_pragma(struct lexer *lx, const char *p)
 {
-	char w[4][64] = { "" };
+	char w[6][64] = { "" };
 	int nw = 0;
 
-	while (nw < 4) {
+	while (nw < 6) {
 		size_t k = 0;
 
 		while (*p == ' ' || *p == '\t')
@@ -69,7 +69,30 @@ int dt_pragma(struct lexer *lx, const char *p)
 		if (!attr_ok(w[2]))
 			dt_cerrt(lx, DT_D_PRAGMA_INVAL, lx->line, lx->col,
 				 "invalid attributes specified by #pragma attributes: %s", w[2]);
-		/* a variable (a provider's name would be too) */
+		/*
+		 * "provider P provider|module|function|name|args": the
+		 * stability of a USDT provider's part (dtrace -h's input
+		 * files carry five of them); P must be defined above.
+		 */
+		if (!strcmp(w[3], "provider")) {
+			static const char *const parts[] = { "provider",
+				"module", "function", "name", "args" };
+			int k, found = !lx->prog;
+
+			for (k = 0; lx->prog && k < lx->prog->nproviders; k++)
+				found |= !strcmp(lx->prog->providers[k].name, w[4]);
+			for (k = 0; k < 5 && strcmp(parts[k], w[5]); k++)
+				;
+			if (nw < 6 || k == 5)
+				dt_cerrt(lx, DT_D_PRAGMA_MALFORM, lx->line, lx->col,
+					 "malformed #pragma attributes");
+			if (!found)
+				dt_cerrt(lx, DT_D_PRAGMA_UNUSED, lx->line, lx->col,
+					 "invalid name in #pragma attributes: "
+					 "provider %s is not defined", w[4]);
+			return 1;
+		}
+		/* a variable */
 		if (!strchr(w[3], ':') && lx->prog &&
 		    !var_lookup(lx->prog, XDT_VAR_GLOBAL, w[3]))
 			dt_cerrt(lx, DT_D_PRAGMA_UNUSED, lx->line, lx->col,

@@ -292,6 +292,8 @@ void xdt_site_fire(struct xdt_site *s, struct pt_regs *regs);
  * for thousands of functions).  On failure nothing queued went in.
  */
 bool xdt_fentry_traceable(unsigned long addr);
+/* One kallsyms symbol of fbt's load-time walk (fentry.c's lookups). */
+void xdt_fentry_kallsyms(const char *name, unsigned long addr);
 /*
  * A GO's choosing begins (choose_begin); reserve() is one entry site's
  * claim on the trampolines' room (XDT_TRAMP_MAX): false when there is

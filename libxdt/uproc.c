@@ -57,6 +57,7 @@ struct ubatch {
 	struct xdt_uprobe *v;
 	size_t n, cap;
 	unsigned made;
+	char note[128];		/* the kernel's why for a probe not made */
 	char *err;
 	size_t errlen;
 };
@@ -341,6 +342,9 @@ static int ask(struct ubatch *b)
 		return -1;
 	}
 	b->made += r.created;
+	if (r.err[0])
+		snprintf(b->note, sizeof(b->note), "%.*s", (int)sizeof(r.err) - 1,
+			 r.err);
 	return 0;
 }
 
@@ -857,6 +861,13 @@ int dt_uprobes_make(int fd, const struct xdt_probedesc *d, char *err,
 		goto out;
 	dt_usyms_load(b.pid);	/* ustack()'s names, while it lives */
 	ret = 0;
+	/* one probe named exactly that the kernel would not make: say why */
+	if (b.note[0] && !is_glob(d->func) && d->func[0] && d->name[0] &&
+	    !is_glob(d->name) && !usdt) {
+		ret = -!!snprintf(err, errlen, "%s:%s:%s:%s: %s", d->prov,
+				  d->mod, d->func, d->name, b.note);
+		goto out;
+	}
 	if (!mods)
 		ret = -!!snprintf(err, errlen, "%s:%s:%s:%s: process %d has no "
 				  "module matching '%s'", d->prov, d->mod,

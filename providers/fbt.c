@@ -174,6 +174,7 @@ static int bounds_cb(void *data, const char *name, struct module *mod,
 {
 	unsigned int i;
 
+	xdt_fentry_kallsyms(name, addr);
 	if (!strcmp(name, "_stext"))
 		text_lo = addr;
 	else if (!strcmp(name, "_etext"))
@@ -248,13 +249,16 @@ static int add_func(const char *name, struct module *mod, unsigned long addr,
 		funcs = n;
 		funcs_cap = ncap;
 	}
-	f = kzalloc(struct_size(f, sites, w->n), GFP_KERNEL);
-	fname = kstrdup(name, GFP_KERNEL);
-	if (!f || !fname) {
-		kfree(f);
-		kfree(fname);
+	/*
+	 * The name rides in the same allocation as the sites: the lab's
+	 * kernels use SLOB, whose first fit over its partly used pages made
+	 * each of the 12 671 small names cost ~0.5 ms under TCG on arm64
+	 * (loading xdt.ko: 22 s with them, 4-9 s without).
+	 */
+	f = kzalloc(struct_size(f, sites, w->n) + strlen(name) + 1, GFP_KERNEL);
+	if (!f)
 		return -ENOMEM;
-	}
+	fname = strcpy((char *)&f->sites[w->n], name);
 	f->mod = mod;
 	f->addr = addr;
 	f->entry = xdt_probe_create(&fbt_provider, modname, fname, "entry", f);
@@ -420,8 +424,7 @@ static void forget_module(struct module *mod)
 			xdt_probe_destroy(f->entry);
 		if (f->ret)
 			xdt_probe_destroy(f->ret);
-		kfree(f->name);
-		kfree(f);
+		kfree(f);	/* and its name */
 	}
 	nfuncs = kept;
 	xdt_refusal_forget(&fbt_provider, mod->name);
@@ -648,10 +651,8 @@ void xdt_fbt_exit(void)
 			xdt_site_remove(&funcs[i]->sites[j]);
 	synchronize_rcu();
 	xdt_provider_unregister(&fbt_provider);
-	for (i = 0; i < nfuncs; i++) {
-		kfree(funcs[i]->name);
-		kfree(funcs[i]);
-	}
+	for (i = 0; i < nfuncs; i++)
+		kfree(funcs[i]);	/* and its name */
 	kvfree(funcs);
 	funcs = NULL;
 	nfuncs = funcs_cap = 0;

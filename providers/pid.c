@@ -50,6 +50,7 @@
  */
 #include <linux/ctype.h>
 #include <linux/cred.h>
+#include <linux/file.h>
 #include <linux/fs.h>
 #include <linux/mm.h>
 #include <linux/pid.h>
@@ -564,7 +565,36 @@ fail:
 }
 
 /*
- * Offset probes: the function's text is read from the process and decoded
+ * @n bytes of text at @addr of @mm, as its file has them: not the
+ * process's copy, where a uprobe already in (another consumer's, or this
+ * provider's entry probe) shows as uprobes' breakpoint, not the
+ * instruction it displaced.  The bytes read, or a negative errno.
+ */
+static ssize_t uproc_read_text(struct mm_struct *mm, unsigned long addr,
+			       void *buf, size_t n)
+{
+	struct vm_area_struct *vma;
+	struct file *file = NULL;
+	loff_t off = 0;
+	ssize_t r;
+
+	mmap_read_lock(mm);
+	vma = vma_lookup(mm, addr);
+	if (vma && vma->vm_file && (vma->vm_flags & VM_EXEC)) {
+		file = get_file(vma->vm_file);
+		off = (loff_t)(addr - vma->vm_start) +
+		      ((loff_t)vma->vm_pgoff << PAGE_SHIFT);
+	}
+	mmap_read_unlock(mm);
+	if (!file)
+		return -EFAULT;
+	r = kernel_read(file, buf, n, &off);
+	fput(file);
+	return r;
+}
+
+/*
+ * Offset probes: the function's text is read from the process's file and decoded
  * from its first byte (arch/<isa>/user_isa.c), so a probe is only ever
  * put on an instruction boundary, and never on an instruction the ISA
  * refuses (kept as a refusal with its reason, for `dtrace -l -v`).
@@ -589,7 +619,7 @@ static int uproc_offsets(struct uproc *up, struct task_struct *task,
 	text = kvmalloc(size, GFP_KERNEL);
 	if (!text)
 		return -ENOMEM;
-	if (access_process_vm(task, u->addr, text, size, 0) != size) {
+	if (uproc_read_text(mm, u->addr, text, size) != size) {
 		snprintf(err, len, "%s`%s: cannot read its text in the process",
 			 u->mod, u->func);
 		ret = -EFAULT;
@@ -639,6 +669,32 @@ out:
 	return ret;
 }
 
+/*
+ * Entry and return probes are uprobes on the function's first instruction:
+ * one that 6.1's uprobes will not take there (x86's AVX2 string functions
+ * begin with vmovd or vpxor; riscv's with c.jr or c.beqz) is refused as an
+ * offset probe would be, kept for `dtrace -l -v`, its reason in @note.
+ * Not knowing the instruction (it cannot be read or decoded) leaves the
+ * verdict to uprobes at GO.  true: refused.
+ */
+static bool uproc_first_refused(struct uproc *up, struct mm_struct *mm,
+				const struct xdt_uprobe *u, char *note,
+				size_t len)
+{
+	const char *why = NULL;
+	u8 text[16];
+	ssize_t n;
+
+	n = uproc_read_text(mm, u->addr, text, sizeof(text));
+	if (n <= 0 || !xdt_uarch_insn(text, n, &why) || !why)
+		return false;
+	if (!xdt_refused(&up->prov, u->mod, u->func, u->name))
+		xdt_refusal_add_name(&up->prov, u->mod, u->func, u->name, why);
+	snprintf(note, len, "%s`%s: its first instruction cannot be probed: "
+		 "%s", u->mod, u->func, why);
+	return true;
+}
+
 static int uproc_add(struct uproc *up, struct task_struct *task,
 		     struct mm_struct *mm, const struct xdt_uprobe *u,
 		     char *err, size_t len)
@@ -669,6 +725,8 @@ static int uproc_add(struct uproc *up, struct task_struct *task,
 	if (u->kind == XDT_UP_OFFSET || u->kind == XDT_UP_OFFSETS)
 		return uproc_offsets(up, task, mm, u, u->kind == XDT_UP_OFFSET,
 				     u->off, err, len);
+	if (u->kind <= XDT_UP_RETURN && uproc_first_refused(up, mm, u, err, len))
+		return 0;	/* no probe; @err says why, the request goes on */
 	return uproc_one(up, mm, u, u->addr, u->kind, u->name, err, len);
 }
 

@@ -61,7 +61,7 @@ const char *xdt_fbt_arch_sites(unsigned long addr, unsigned long size,
 {
 	struct xdt_site_desc d = { .kind = 0 };
 	unsigned long off = 0;
-	u32 i0, i1;
+	u32 i0, i1, chunk[64];
 
 	if (size < 8 || (addr & 3))
 		return "too small or misaligned";
@@ -84,12 +84,17 @@ const char *xdt_fbt_arch_sites(unsigned long addr, unsigned long size,
 	if (add(ctx, &d))
 		return "too many sites";
 
+	/* The text is read 256 bytes at a time, not a fault-safe read each. */
 	for (off = 0; off + 4 <= size; off += 4) {
 		struct xdt_a64_insn in;
+		unsigned long k = (off / 4) % ARRAY_SIZE(chunk);
 		u32 w;
 
-		if (!read_insn(addr + off, &w))
+		if (!k && copy_from_kernel_nofault(chunk, (void *)(addr + off),
+				min_t(unsigned long, size - off,
+				      sizeof(chunk)) & ~3UL))
 			return "text not readable";
+		w = chunk[k];
 		if (!xdt_a64_decode(w, &in))
 			continue;
 		d = (struct xdt_site_desc){ .is_return = true,

@@ -686,7 +686,10 @@ struct xdt_uprobe_req {
 					   USDT: the notes' provider name */
 	__u32 created;			/* out: probes new in this request */
 	__u32 pad;
-	char err[128];			/* out: why the request was refused */
+	char err[128];			/* out: why the request was refused; on
+					   success, why the last probe not made
+					   was not (a first instruction uprobes
+					   cannot take), or empty */
 };
 
 #endif

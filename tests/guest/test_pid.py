@@ -68,15 +68,34 @@ def test_entry_probes_count_every_call(ut):
     assert "sum 617" in r.stdout, r.stdout
 
 
+def test_every_entry_probe_of_a_program(ut):
+    """Every function's entry probe at once (1100-odd in the static
+    target): functions whose first instruction 6.1's uprobes will not take
+    (x86's AVX2 string functions begin with vpxor or vmovd, riscv's stubs
+    with c.jr) get no probe -- refused, with the reason in dtrace -l -v --
+    instead of failing the whole enabling at GO."""
+    r = dtrace(ut, "-n", "pid$target:::entry { @ = count(); }",
+               "-c", f"{UT} calls 3", timeout=600)
+    assert r.ok, r
+    m = re.search(r"matched (\d+) probes", r.stderr)
+    assert m and int(m.group(1)) > 500, r.stderr
+    assert int(r.stdout.split()[-1]) > 50, r.stdout
+
+
 def test_arguments_and_return_values(ut):
     """Every call of ut_leaf(a, b) with its arguments, and every return
-    with a * 10 + b, in call order."""
+    with a * 10 + b, in call order (by timestamp: the records of a thread
+    that moved to another CPU come out in that CPU's buffer, as DTrace's
+    do)."""
     r = dtrace(ut, "-qn", "pid$target::ut_leaf:entry "
-               '{ printf("E %d %d\\n", arg0, arg1); } '
+               '{ printf("%d E %d %d\\n", timestamp, arg0, arg1); } '
                "pid$target::ut_leaf:return "
-               '{ printf("R %d\\n", arg1); }', "-c", f"{UT} calls 3")
+               '{ printf("%d R %d\\n", timestamp, arg1); }',
+               "-c", f"{UT} calls 3")
     assert r.ok, r
-    got = [ln for ln in r.stdout.splitlines() if ln[:2] in ("E ", "R ")]
+    got = [ln.split(" ", 1) for ln in r.stdout.splitlines()
+           if re.match(r"\d+ [ER] ", ln)]
+    got = [t for _, t in sorted(got, key=lambda x: int(x[0]))]
     want = []
     for i in range(1, 4):
         for b in (1, 2):

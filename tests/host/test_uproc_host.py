@@ -136,7 +136,12 @@ def test_header_makes_notes_on_every_isa(dtrace, tmp_path, isa):
     readelf knows as NT_STAPSDT, one per site, with the definition's sizes."""
     d = tmp_path / "prov.d"
     d.write_text("provider demo {\n\tprobe start(int, char *, "
-                 "unsigned char);\n\tprobe stop__now();\n};\n")
+                 "unsigned char);\n\tprobe stop__now();\n};\n"
+                 # as provider files write their stability
+                 "#pragma D attributes Evolving/Evolving/Common "
+                 "provider demo provider\n"
+                 "#pragma D attributes Private/Private/Unknown "
+                 "provider demo function\n")
     r = subprocess.run([dtrace, "-h", "-s", str(d)], cwd=tmp_path,
                        capture_output=True, text=True)
     assert r.returncode == 0 and r.stderr == "", r.stderr
