@@ -10,6 +10,7 @@ other studies (bpftrace.py, kgdbstudy.py).
 """
 import os
 import re
+import shutil
 import subprocess
 import sys
 import time
@@ -56,6 +57,17 @@ VARIANTS = [
     ("xdt-syscall-entry", "xdt", ("syscall", "entry")),
     ("raw-tp", "bpf", ("raw-tp", "count", None)),
     ("tracepoint", "bpf", ("tracepoint", "count", None)),
+    # User space (the ucall trigger, UCALL_VARIANTS): xdt through dtrace
+    # (kind dtrace, detail = the probe description; the pid provider's
+    # probes are made by the consumer from the process's ELF symbols, so
+    # xdt-rawprog cannot make them), each beside the uprobe + BPF count
+    # on the same site (detail = (mech, prog, None)).
+    ("xdt-pid-entry", "dtrace", "pid$target::ucall_target:entry"),
+    ("uprobe", "bpf", ("uprobe", "count", None)),
+    ("xdt-pid-return", "dtrace", "pid$target::ucall_target:return"),
+    ("uretprobe", "bpf", ("uretprobe", "count", None)),
+    ("xdt-usdt", "dtrace", "xdt_bench$target:::hit"),
+    ("uprobe-usdt", "bpf", ("usdt", "count", None)),
 ]
 VARIANT_NAMES = [v[0] for v in VARIANTS]
 # The syscall the syscall trigger calls, and how each syscall mechanism
@@ -70,14 +82,34 @@ SYSCALL_VARIANTS = {"xdt-syscall-entry", "raw-tp", "tracepoint"}
 SYSCALL_FUNC = {"raw-tp": f"sys_enter:{SYSCALL}",
                 "tracepoint": f"syscalls:sys_enter_{SYSCALL}"}
 KINST = {"xdt-kinst-emul": "emul", "xdt-kinst-xol": "xol"}
+# The user-space trigger: bench/ucall-loop.c calls the noinline
+# ucall_target(a, b) N times; one USDT probe, xdt_bench:hit, sits inside
+# it.  Its rows probe the function's entry, its return and the USDT site,
+# with xdt's pid provider (and USDT) and with a uprobe + BPF count.
+UCALL = "ucall_target"
+UCALL_BIN = "/tmp/ucall-loop"
+USDT_PROBE = ("xdt_bench", "hit")
+UCALL_VARIANTS = {"xdt-pid-entry", "uprobe", "xdt-pid-return", "uretprobe",
+                  "xdt-usdt", "uprobe-usdt"}
+# The site each user-space row probes ("entry": ucall_target's first
+# instruction; "usdt": the note's nop), and whether it is a return probe.
+USITE = {"xdt-pid-entry": ("entry", False), "uprobe": ("entry", False),
+         "xdt-pid-return": ("entry", True), "uretprobe": ("entry", True),
+         "xdt-usdt": ("usdt", False), "uprobe-usdt": ("usdt", False)}
+# What xdt's per-firing figures are compared with (ratio columns), per
+# trigger: fbt entry in the kernel, the pid provider's entry in user space.
+REF = {"kernel": "xdt-fbt-entry", "syscall": "xdt-fbt-entry",
+       "ucall": "xdt-pid-entry"}
 # xdt's fbt entry mechanisms (rawprog's "mech", -x fbtmode) as a via; the
 # breakpoint is the ISA's trap (TRAP).
 MECH_VIA = {"ftrace": "ftrace_ops", "trampoline": "xdt-trampoline"}
 
 # Triggers: "kernel" = the bench module's debugfs loop over the noinline
 # target; "syscall" = bench/getppid-loop.c, N getppid(2) calls from user
-# space, probed at the getppid syscall's function (getppid_function()).
-TRIGGERS = ["kernel", "syscall"]
+# space, probed at the getppid syscall's function (getppid_function());
+# "ucall" = bench/ucall-loop.c, N calls of a user-space function, probed
+# in user space (UCALL_VARIANTS).
+TRIGGERS = ["kernel", "syscall", "ucall"]
 # The function xdt and every baseline probe for the syscall trigger: the
 # first of these that xdt's fbt lists.  fbt names a probe after the first
 # kallsyms symbol at its address, so on x86_64 the syscall's entry point
@@ -106,7 +138,14 @@ SKIP = {("syscall", "kprobe-off"): "not run with the syscall trigger (the "
         ("syscall", "fexit"): _SYS_SKIP,
         **{("kernel", v): "not run with the kernel trigger (it counts the "
            f"{SYSCALL} syscall, which the syscall trigger makes)"
-           for v in SYSCALL_VARIANTS}}
+           for v in SYSCALL_VARIANTS},
+        **{(t, v): f"not run with the {t} trigger (a user-space probe: "
+           "the ucall trigger has it)"
+           for t in ("kernel", "syscall") for v in UCALL_VARIANTS},
+        **{("ucall", v): "not run with the ucall trigger (a kernel probe; "
+           "the ucall trigger measures user-space probes)"
+           for v, _, _ in VARIANTS
+           if v != "none" and v not in UCALL_VARIANTS}}
 
 DESCR = {
     "none": "no probe (baseline loop)",
@@ -133,6 +172,13 @@ DESCR = {
     "raw-tp": "raw tracepoint sys_enter + BPF count if id == "
               f"__NR_{SYSCALL}",
     "tracepoint": f"tracepoint syscalls:sys_enter_{SYSCALL} + BPF count",
+    "xdt-pid-entry": f"xdt pid{'$'}target::{UCALL}:entry, count()",
+    "uprobe": f"uprobe + BPF count on {UCALL}",
+    "xdt-pid-return": f"xdt pid{'$'}target::{UCALL}:return, count()",
+    "uretprobe": f"uretprobe + BPF count on {UCALL}",
+    "xdt-usdt": f"xdt USDT {USDT_PROBE[0]}{'$'}target:::{USDT_PROBE[1]}, "
+                "count()",
+    "uprobe-usdt": "uprobe + BPF count at the USDT note's address",
 }
 
 
@@ -210,30 +256,44 @@ def _newer(out, srcs):
 
 def guest_tool(isa, bindir):
     """xdt-bpfbench for @isa: the Makefile's when it is up to date, else
-    built here (statically, with the xdt uapi headers), so the bench never
-    runs a stale copy from an old initramfs."""
+    built here (statically, as the Makefile builds it: the xdt uapi and
+    libxdt headers, linked with the ISA's libxdt.a for its BTF reader), so
+    the bench never runs a stale copy from an old initramfs."""
     src = os.path.join(TOP, "guest", "xdt-bpfbench.c")
-    deps = [src, os.path.join(TOP, "core", "uapi", "xdt.h")]
+    lib = os.path.join(xdtvm.build_dir(isa), "libxdt.a")
+    deps = [src, os.path.join(TOP, "core", "uapi", "xdt.h"),
+            os.path.join(TOP, "core", "uapi", "xdt_pobj.h")]
     made = os.path.join(xdtvm.build_dir(isa), "xdt-bpfbench")
     if _newer(made, deps):
         return made
     os.makedirs(bindir, exist_ok=True)
     out = os.path.join(bindir, f"xdt-bpfbench.{isa}")
-    if not _newer(out, deps):
+    if not _newer(out, deps + [lib]):
         subprocess.run([xdtvm.ISAS[isa]["cross"] + "gcc", "-std=c11", "-O2",
                         "-Wall", "-Wextra", "-Werror", "-I",
-                        os.path.join(TOP, "core", "uapi"), "-static", "-o",
-                        out, src], check=True)
+                        os.path.join(TOP, "core", "uapi"), "-I",
+                        os.path.join(TOP, "libxdt"), "-static", "-o",
+                        out, src, lib], check=True)
     return out
 
 
 class Bench:
     """One booted guest with xdt.ko and xdt_bench.ko loaded."""
 
-    def __init__(self, isa, icount, n, sn, logdir, bindir):
+    def __init__(self, isa, icount, n, sn, logdir, bindir, un=None):
         self.isa, self.icount, self.n, self.sn = isa, icount, n, sn
+        # calls per ucall-trigger sample (the getppid loop's N unless given)
+        self.un = un or sn
         self.gp_bin = build_getppid(isa, bindir)
         self.bpfbench = guest_tool(isa, bindir)
+        # The ucall trigger's loop, and the sites its rows probe; without
+        # them (no sdt.h on the host...) its rows are unavailable.
+        self.uc_bin, self.usites, uc_why = None, {}, None
+        try:
+            self.uc_bin = build_ucall(isa, bindir)
+            self.usites = ucall_sites(isa, self.uc_bin)
+        except (xdtvm.XdtError, subprocess.CalledProcessError) as e:
+            uc_why = " ".join(str(e).split())[:400]
         self.boot = "icount" if icount else "tcg"
         b = xdtvm.build_dir(isa)
         self.xdt_ko = os.path.join(b, "xdt", "xdt.ko")
@@ -250,6 +310,9 @@ class Bench:
         # "trigger/variant" -> why it cannot be measured in this boot
         # (kinst missing, no fbt probe on the getppid function, ...).
         self.unavailable = {}
+        if uc_why:
+            for v in UCALL_VARIANTS:
+                self.unavailable[f"ucall/{v}"] = uc_why
         self.gp_func = None
 
     def start(self):
@@ -263,6 +326,8 @@ class Bench:
         v.put(f"echo {self.n} > {DBG}/trigger\n", "/tmp/trig.sh", mode="755")
         v.put(self.gp_bin, "/tmp/getppid-loop", mode="755")
         v.put(self.bpfbench, BPFBENCH, mode="755")
+        if self.uc_bin:
+            v.put(self.uc_bin, UCALL_BIN, mode="755")
 
         # For kprobes: what kprobes/list says at trigger time (an x86
         # optprobe is int3 until the optimiser's delayed work has run).
@@ -333,8 +398,16 @@ class Bench:
                          if trigger == "kernel" else
                          (f"/tmp/getppid-loop {self.sn}",
                           f"/tmp/getppid-loop {self.sn} {func}"))
+        if trigger == "ucall":
+            trig = trigvia = f"{UCALL_BIN} {self.un}"
         if kind == "none":
             return trig
+        if kind == "dtrace":
+            # dtrace -c holds the loop at its first instruction until the
+            # probe is in (docs/d-language.md), so every call is traced and
+            # the loop's own clock sees no attach; the aggregation prints
+            # when the loop has exited.
+            return f"dtrace -n '{detail} {{ @ = count(); }}' -c '{trig}'"
         if kind == "xdt":
             prov, what = detail[:2]
             if prov == "kinst":
@@ -346,6 +419,10 @@ class Bench:
             return f"{env}xdt-rawprog {mode} {prov} {func} {what} {trig}"
         mech, prog, offkey = detail
         func = SYSCALL_FUNC.get(mech, func)
+        if mech in ("uprobe", "uretprobe"):
+            func = f"{UCALL_BIN}:{UCALL}"
+        elif mech == "usdt":
+            func = f"{UCALL_BIN}:{USDT_PROBE[0]}:{USDT_PROBE[1]}"
         a = f"{BPFBENCH} attach --mech {mech} --func {func}"
         if prog:
             a += f" --prog {prog}"
@@ -357,7 +434,7 @@ class Bench:
 
     def sample(self, trigger, name, kind, detail, rep):
         cmd = self.command(kind, detail, trigger)
-        n = self.n if trigger == "kernel" else self.sn
+        n = {"kernel": self.n, "syscall": self.sn, "ucall": self.un}[trigger]
         script = (f"rm -f /tmp/via; b=$(cat {DBG}/calls); {cmd}; rc=$?; "
                   f"echo \"@@ rc=$rc last_ns=$(cat {DBG}/last_ns) "
                   f"calls=$(( $(cat {DBG}/calls) - b ))\"; "
@@ -386,6 +463,18 @@ class Bench:
             # the loop's own count and time replace the module's
             s["calls"] = int(gp[-1]["n"]) if gp else None
             s["last_ns"] = int(gp[-1]["ns"]) if gp else 0
+        if trigger == "ucall":
+            uc = [fields(ln) for ln in out.splitlines()
+                  if ln.startswith("@uc ")]
+            s["calls"] = int(uc[-1]["n"]) if uc else None
+            s["last_ns"] = int(uc[-1]["ns"]) if uc else 0
+            # ucall_target(i, 1) returns i + 1: a probe that disturbed
+            # the registers or the stack would show in the sum.
+            s["sum"] = int(uc[-1]["sum"]) if uc else None
+            if name in USITE:
+                where = USITE[name][0]
+                s["site"] = where
+                s["uaddr"], s["insn"] = self.usites[where]
         vias = [ln[5:] for ln in out.splitlines() if ln.startswith("@via ")]
         if vias:
             s["kprobes_list"] = vias[0].strip()
@@ -402,6 +491,9 @@ class Bench:
                      count=None if f.get("count", "-") == "-" else
                      int(f["count"]), attach_ns=f.get("attach_ns"),
                      detach_ns=f.get("detach_ns"))
+            if f.get("uaddr"):
+                s["bpf_uaddr"] = int(f["uaddr"], 16)
+                s["uoff"] = int(f["uoff"], 16)
             if f.get("sysnr"):
                 # raw-tp's filter: the syscall number it compiled in.
                 s["sysnr"] = int(f["sysnr"])
@@ -416,6 +508,32 @@ class Bench:
                 return s
             if prog_counts(detail) and s["count"] != n:
                 s["error"] = f"count {s['count']} != N {n}"
+                return s
+            if "bpf_uaddr" in s and s["bpf_uaddr"] != s.get("uaddr"):
+                s["error"] = (f"xdt-bpfbench probed {s['bpf_uaddr']:#x}, "
+                              f"the host's binutils put the {s['site']} "
+                              f"site at {s.get('uaddr', 0):#x}")
+                return s
+        elif kind == "dtrace":
+            # The aggregation's one line (a lone number) after the loop's
+            # own output; stderr has dtrace's "matched N probe(s)".
+            m = re.search(r"matched (\d+) probes?", r.stderr)
+            s["probes"] = int(m.group(1)) if m else None
+            nums = re.findall(r"^\s+(\d+)\s*$", out, re.M)
+            s["count"] = int(nums[-1]) if nums else None
+            # The pid provider and USDT are uprobes (docs/mechanisms.md).
+            s["via"] = "uprobe+ret" if USITE[name][1] else "uprobe"
+            if rc != 0:
+                s["error"] = (f"dtrace exit {rc}: {out[-300:]} "
+                              f"{r.stderr[-500:]}")
+                return s
+            if s["probes"] != 1:
+                s["error"] = (f"dtrace matched {s['probes']} probes, not "
+                              f"1: {r.stderr[-300:]}")
+                return s
+            if s["count"] != n:
+                s["error"] = (f"count {s['count']} != N {n}: {out[-200:]} "
+                              f"{r.stderr[-200:]}")
                 return s
         elif kind == "xdt":
             m = re.search(r"probes (\d+) count (\d+) firings (\d+) traps (\d+)"
@@ -456,6 +574,11 @@ class Bench:
         if s["calls"] != n:
             s["error"] = f"calls {s['calls']} != N {n}"
             return s
+        if trigger == "ucall" and s["sum"] != n * (n + 1) // 2:
+            s["error"] = (f"the loop's sum {s['sum']} != N(N+1)/2 = "
+                          f"{n * (n + 1) // 2}: a probe changed what "
+                          f"{UCALL} returned")
+            return s
         if s["last_ns"] <= 0:
             s["error"] = "last_ns not positive"
             return s
@@ -470,6 +593,88 @@ def prog_counts(detail):
 
 def build_getppid(isa, bindir):
     return build_static(isa, bindir, "getppid-loop")
+
+
+def sdt_headers(bindir):
+    """systemtap's <sys/sdt.h> and <sys/sdt-config.h> (Debian's
+    systemtap-sdt-dev, installed for the host's multiarch directory),
+    copied to @bindir/sdt/sys/: the cross compilers do not search the
+    host's multiarch include directory, and the rest of it must stay out
+    of their way, so the build adds the copy alone with -idirafter.  The
+    header is the same text for every ISA.  Returns the directory to pass,
+    or raises XdtError saying what is missing."""
+    multi = subprocess.run(["gcc", "-print-multiarch"], capture_output=True,
+                           text=True).stdout.strip()
+    cands = ([os.path.join("/usr/include", multi, "sys")] if multi
+             else []) + ["/usr/include/sys"]
+    src = next((d for d in cands
+                if os.path.isfile(os.path.join(d, "sdt.h")) and
+                os.path.isfile(os.path.join(d, "sdt-config.h"))), None)
+    if not src:
+        raise xdtvm.XdtError("no <sys/sdt.h> on the host (looked in "
+                             + ", ".join(cands) + "; Debian package "
+                             "systemtap-sdt-dev)")
+    inc = os.path.join(bindir, "sdt")
+    os.makedirs(os.path.join(inc, "sys"), exist_ok=True)
+    for h in ("sdt.h", "sdt-config.h"):
+        dst = os.path.join(inc, "sys", h)
+        if not _newer(dst, [os.path.join(src, h)]):
+            shutil.copy(os.path.join(src, h), dst)
+    return inc
+
+
+def build_ucall(isa, bindir):
+    """bench/ucall-loop.c for @isa, static, into @bindir when stale: -O1
+    (ucall_target stays a leaf of a few instructions, so a firing's cost
+    is the probe's, not the function's) and -fno-omit-frame-pointer, as a
+    program built to be profiled is (gcc still sets up no frame in that
+    leaf on x86_64 and arm64; riscv64 does)."""
+    inc = sdt_headers(bindir)
+    out = os.path.join(bindir, f"ucall-loop.{isa}")
+    src = os.path.join(TOP, "bench", "ucall-loop.c")
+    if not _newer(out, [src, os.path.join(inc, "sys", "sdt.h")]):
+        r = subprocess.run([xdtvm.ISAS[isa]["cross"] + "gcc", "-std=c11",
+                            "-O1", "-fno-omit-frame-pointer", "-Wall",
+                            "-Wextra", "-Werror", "-static", "-idirafter",
+                            inc, "-o", out, src], capture_output=True,
+                           text=True)
+        if r.returncode:
+            raise xdtvm.XdtError(f"building {src} for {isa}: {r.stderr}")
+    return out
+
+
+def ucall_sites(isa, path):
+    """{"entry": (address, insn), "usdt": (address, insn)} of the ucall
+    loop binary at @path: ucall_target's first instruction and the one at
+    its USDT note's address, as the host's binutils read them (readelf -n
+    for the note, the cross objdump for the instructions).  xdt-bpfbench
+    reads the same binary itself in the guest; a sample whose uaddr=
+    differs from these is a failure (two readers of one note)."""
+    notes = subprocess.run(["readelf", "-n", path], capture_output=True,
+                           text=True, check=True).stdout
+    loc = None
+    for blk in notes.split("stapsdt")[1:]:
+        m = re.search(r"Provider: (\S+)\s+Name: (\S+)\s+Location: "
+                      r"(0x[0-9a-f]+)", blk)
+        if m and (m.group(1), m.group(2)) == USDT_PROBE:
+            loc = int(m.group(3), 16)
+    if loc is None:
+        raise xdtvm.XdtError(f"{path}: readelf -n shows no stapsdt note "
+                             f"{USDT_PROBE[0]}:{USDT_PROBE[1]}")
+    body = xdtvm.function_body(isa, path, UCALL)
+    insns = []
+    for line in body.splitlines():
+        m = re.match(r"\s*([0-9a-f]+):\s+(.*)", line)
+        if m:
+            insns.append((int(m.group(1), 16),
+                          " ".join(m.group(2).split("#")[0].split())))
+    site = {"entry": insns[0]}
+    at = [i for i in insns if i[0] == loc]
+    if not at:
+        raise xdtvm.XdtError(f"{path}: the USDT note's address {loc:#x} "
+                             f"is not an instruction of {UCALL}:\n{body}")
+    site["usdt"] = at[0]
+    return site
 
 
 def build_static(isa, bindir, name):

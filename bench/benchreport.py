@@ -10,10 +10,11 @@ import json
 import os
 import statistics
 
-from benchlib import (DESCR, GETPPID, KINST, SKIP, SYSCALL, TRAP, TRIGGERS,
+from benchlib import (DESCR, GETPPID, KINST, REF, SKIP, SYSCALL, TRAP,
+                      TRIGGERS, UCALL, UCALL_VARIANTS, USDT_PROBE, USITE,
                       VARIANT_NAMES, final_boots)
-from benchscale import (SCALE_MECHS, is_xdt, scale_cells, scale_figures,
-                   scale_table)
+from benchscale import (SCALE_MECHS, is_xdt, pid_scale_table, scale_cells,
+                        scale_figures, scale_table)
 import xdtvm  # noqa: E402  (benchlib put tools/ on sys.path)
 
 # The per-ISA mechanism plot (mech-ISA.png): xdt's ways in, then the
@@ -85,8 +86,14 @@ def figures(samples, boots):
                        (None, "-")}
                 if jit:
                     f["jit"] = sorted(jit)
+                # user space: the site probed (ucall_target's entry or
+                # the USDT note's nop), for the structural trap count
+                site = [(x["site"], x["uaddr"], x["insn"]) for x in ss
+                        if x.get("site")]
+                if site:
+                    f["usite"] = list(site[0])
     for isa, trig in {k[:2] for k in out}:
-        ref = out.get((isa, trig, "xdt-fbt-entry"), {})
+        ref = out.get((isa, trig, REF.get(trig, "xdt-fbt-entry")), {})
         for v in VARIANT_NAMES:
             f = out.get((isa, trig, v))
             if not f:
@@ -102,11 +109,47 @@ def figures(samples, boots):
     return out
 
 
-def structural_traps(isa, variant, via):
+def uprobe_traps(isa, insn, ret):
+    """Traps per firing of a uprobe (xdt's pid provider and USDT probes
+    are uprobes too) on instruction @insn (objdump's text), in 6.1: one
+    breakpoint, then either the handler emulates the instruction (x86_64
+    branch_setup_xol_ops(): nop, jmp, call, jcc; push_setup_xol_ops():
+    push of a register; arm64 and riscv64: the
+    simulate_* of their kprobe decoders, branches and PC-relative
+    instructions) or runs it out of line in the XOL page and traps again
+    (x86_64 the single-step #DB, arm64 the step exception, riscv64 the
+    ebreak after the copy); a uretprobe adds the breakpoint of its return
+    trampoline (x86_64's uretprobe syscall came in 6.11).  6.1 simulates
+    no nop on arm64 and riscv64, so a USDT site is stepped there."""
+    f = (insn or "").split(None, 1)
+    mnem, ops = (f + ["", ""])[:2]
+    if isa == "x86_64":
+        emul = mnem == "nop" or ((mnem == "call" or mnem.startswith("j"))
+                                 and not ops.startswith("*")) or \
+            (mnem == "push" and ops.startswith("%"))
+    elif isa == "aarch64":
+        emul = mnem in ("b", "bl", "br", "blr", "ret", "cbz", "cbnz", "tbz",
+                        "tbnz", "adr", "adrp") or mnem.startswith("b.") or \
+            (mnem in ("ldr", "ldrsw") and "[" not in ops)
+    else:
+        # riscv64: jal, jalr, auipc and the branches are simulated; their
+        # compressed forms are refused (no figure then: the count fails).
+        emul = mnem in ("jal", "jalr", "auipc", "j", "jr", "ret", "beq",
+                        "bne", "blt", "bge", "bltu", "bgeu", "beqz", "bnez")
+    n = (1 if emul else 2) + (1 if ret else 0)
+    how = TRAP[isa] + (" (emulated)" if emul else " + out-of-line step")
+    return f"{n} ({how}{' + return trampoline' if ret else ''} at `{insn}`)"
+
+
+def structural_traps(isa, variant, via, usite=None):
     """Traps per firing of the kernel's own mechanisms, from the 6.1 source
     (kprobe single-step slots) and the `via` the attachment reported."""
     if variant in ("none",):
         return "0"
+    if variant in UCALL_VARIANTS:
+        if not usite:
+            return "?"
+        return uprobe_traps(isa, usite[2], USITE[variant][1])
     if variant in ("fentry", "fexit", "kprobe-multi"):
         return "0 (ftrace call)"
     if variant in ("raw-tp", "tracepoint"):
@@ -154,7 +197,7 @@ def write_outputs(outdir, meta, samples, boots, discarded=()):
     cols = ["isa", "boot", "trigger", "variant", "rep", "n", "ok", "unsupported",
             "error", "last_ns", "calls", "count", "probes", "firings",
             "traps", "errors", "off", "insn", "via", "via_at_trigger", "jit",
-            "sysnr",
+            "sysnr", "sum", "site", "uaddr", "bpf_uaddr", "uoff",
             "attach_ns", "detach_ns", "exit", "wall_s", "command"]
     with open(os.path.join(outdir, "results.csv"), "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=cols, extrasaction="ignore")
@@ -201,6 +244,22 @@ TRIGGER_TEXT = {
                 "`syscalls:sys_enter_getppid`. The figure includes the "
                 "user/kernel transitions' interaction with the probe, the "
                 "realistic case."),
+    "ucall": ("User-space trigger: `bench/ucall-loop.c` (static, -O1 "
+              "-fno-omit-frame-pointer) calls the noinline `" + UCALL +
+              "(i, 1)` N times (CLOCK_MONOTONIC around the loop), which "
+              "holds one USDT probe from systemtap's <sys/sdt.h>, `"
+              + USDT_PROBE[0] + ":" + USDT_PROBE[1] + "`. xdt's rows run "
+              "`dtrace -n 'PROBE {{ @ = count(); }}' -c LOOP` (pid provider "
+              "entry and return, USDT); each sits beside a uprobe + BPF "
+              "count on the same site through the uprobe PMU, for the "
+              "loop's process only (`xdt-bpfbench --mech uprobe|uretprobe"
+              "|usdt`): the function's entry, its return, the USDT note's "
+              "address (the nop xdt probes; sites per ISA in the boot "
+              "list above). Both are uprobes, so the difference is the "
+              "handler: xdt's clause against a BPF program. The ratio "
+              "columns are against xdt pid entry. traps/firing: "
+              "structural, from the instruction at the site (6.1's "
+              "uprobes; xdt's own trap counter does not see uprobes')."),
 }
 
 
@@ -211,6 +270,12 @@ def boot_line(b):
         kin = (f", kinst/kprobe insns: emulated +{offs['emul'][0]:#x} "
                f"(`{offs['emul'][1]}`), out of line +{offs['xol'][0]:#x} "
                f"(`{offs['xol'][1]}`)")
+    uc = ""
+    if b.get("usites"):
+        us_ = b["usites"]
+        uc = (f", ucall N = {b.get('un', '–')}: `{UCALL}` entry "
+              f"{us_['entry'][0]:#x} (`{us_['entry'][1]}`), USDT site "
+              f"{us_['usdt'][0]:#x} (`{us_['usdt'][1]}`)")
     sc = ""
     if b.get("scale_info"):
         si = b["scale_info"]
@@ -221,7 +286,8 @@ def boot_line(b):
             f"`{b.get('getppid_func') or '–'}`), {b['rounds']} rounds, "
             f"{b['wall_s']:.0f} s wall (boot + load {b['setup_s']:.0f}"
             f" s), kprobe-off at +{b['off']:#x} "
-            f"(`{' '.join(b['off_insn'].split())}`){kin}{sc}, clocksource "
+            f"(`{' '.join(b['off_insn'].split())}`){kin}{uc}{sc}, "
+            f"clocksource "
             f"{b.get('clocksource', '?')}"
             + (f", **{b['failures']} failed samples**"
                if b['failures'] else "")
@@ -279,10 +345,11 @@ def make_table(meta, figs, boots, plots, sfigs=None, errs=None):
     for trig in meta.get("triggers", ["kernel"]):
         L.append(f"## Trigger: {trig}\n")
         L.append(TRIGGER_TEXT[trig].format(funcs=funcs) + "\n")
+        ref = "xdt pid entry" if trig == "ucall" else "xdt fbt entry"
         L.append("| mechanism | ISA | via | ns/firing (TCG) [min–max] | "
-                 "ratio to xdt fbt entry (TCG) | instructions/firing "
-                 "(icount) | icount repeats identical | ratio to xdt fbt "
-                 "entry (insns) | traps/firing |")
+                 f"ratio to {ref} (TCG) | instructions/firing "
+                 f"(icount) | icount repeats identical | ratio to {ref} "
+                 "(insns) | traps/firing |")
         L.append("|---|---|---|---|---|---|---|---|---|")
         for v in meta.get("variants") or VARIANT_NAMES:
             for isa in meta["isas"]:
@@ -293,9 +360,13 @@ def make_table(meta, figs, boots, plots, sfigs=None, errs=None):
             L.extend(kinst_table(meta, figs, boots))
         if trig == "syscall":
             L.extend(syscall_table(meta, figs, boots, errs))
+        if trig == "ucall":
+            L.extend(ucall_table(meta, figs, boots, errs))
     L.extend(goal_table(meta, figs))
-    if meta.get("scale"):
+    if meta.get("scale") and "fbt" in meta.get("scale_what", ["fbt"]):
         L.extend(scale_table(meta, sfigs or {}, boots))
+    if any("pid_scale" in b for b in boots):
+        L.extend(pid_scale_table(meta, boots))
     L.append("## Published real-hardware anchor (context, not measured "
              "here)\n")
     L.append("| source | FreeBSD DTrace fbt | bpftrace kprobe |\n"
@@ -369,7 +440,7 @@ def table_row(trig, v, isa, figs, boots, errs=None):
     if "traps" in f:
         traps = f"{f['traps']:g} (measured)"
     else:
-        traps = structural_traps(isa, v, f.get("via"))
+        traps = structural_traps(isa, v, f.get("via"), f.get("usite"))
     none = v == "none"
     return (f"| {DESCR[v]} | {isa} | {via} | {ns} | "
             f"{fmt(None if none else f.get('ns_ratio'), 2)} | {ins} | {det} "
@@ -471,6 +542,60 @@ def syscall_table(meta, figs, boots, errs):
     return L
 
 
+# The ucall trigger's pairs: xdt and the uprobe + BPF row on one site.
+UCALL_PAIRS = [("entry", "xdt-pid-entry", "uprobe"),
+               ("return (set at the entry)", "xdt-pid-return", "uretprobe"),
+               ("USDT", "xdt-usdt", "uprobe-usdt")]
+
+
+def ucall_table(meta, figs, boots, errs):
+    """xdt's user-space probes against a uprobe + BPF count on the same
+    site, per ISA (the ucall trigger's rows, side by side)."""
+    vs = set(meta.get("variants") or VARIANT_NAMES)
+    L = ["### User space: xdt against uprobe + BPF on the same site\n",
+         "ratio = uprobe + BPF count ÷ xdt count(), same boot (> 1: the "
+         "BPF row costs more). Both go through uprobes (the same "
+         "breakpoint and, where the instruction is not emulated, the same "
+         "out-of-line step); what differs is the handler: xdt's probe "
+         "firing and clause against a JIT-compiled BPF program.\n",
+         "| ISA | probe | site | xdt ns/firing | uprobe + BPF ns/firing | "
+         "ratio (TCG) | xdt insns/firing | uprobe + BPF insns/firing | "
+         "ratio (insns) | traps/firing |",
+         "|---|---|---|---|---|---|---|---|---|---|"]
+
+    def cell(isa, v):
+        if v not in vs:
+            return "not run (not in --variants)"
+        f = figs.get((isa, "ucall", v))
+        if f and "ns" in f:
+            return f"{f['ns']:.0f} [{f['ns_min']:.0f}–{f['ns_max']:.0f}]"
+        if f and "insns" in f:
+            return "–"
+        return (row_reason("ucall", v, isa, boots) or
+                failed_cell(errs.get((isa, "ucall", v)))).replace("|", "/")
+
+    for isa in meta["isas"]:
+        for label, xv, bv in UCALL_PAIRS:
+            if xv not in vs and bv not in vs:
+                continue
+            xf = figs.get((isa, "ucall", xv)) or {}
+            bf = figs.get((isa, "ucall", bv)) or {}
+            us_ = xf.get("usite") or bf.get("usite")
+            site = f"{us_[1]:#x} `{us_[2]}`" if us_ else "–"
+
+            def ratio(key):
+                if key in xf and key in bf and xf[key] > 0:
+                    return f"{bf[key] / xf[key]:.2f}"
+                return "–"
+            traps = structural_traps(isa, xv, None, us_) if us_ else "–"
+            L.append(f"| {isa} | {label} | {site} | {cell(isa, xv)} | "
+                     f"{cell(isa, bv)} | {ratio('ns')} | "
+                     f"{fmt(xf.get('insns'))} | {fmt(bf.get('insns'))} | "
+                     f"{ratio('insns')} | {traps} |")
+    L.append("")
+    return L
+
+
 XDT_HOW = {"xdt-trampoline": "xdt's entry probe is a call into its own "
            "trampoline (no exception; bench/stepprof.py: where the rest "
            "goes)",
@@ -497,20 +622,25 @@ def goal_why(kvia, xvia):
 
 def goal_table(meta, figs):
     """The first goal: xdt fbt entry count() costs no more than kprobe +
-    BPF count on the same ISA, by instructions and by the TCG ns ratio."""
+    BPF count on the same ISA, by instructions and by the TCG ns ratio;
+    in user space (the ucall trigger), xdt pid entry against uprobe + BPF
+    count."""
     L = ["## Goal: xdt fbt entry ≤ kprobe + BPF count (same ISA, boot, "
          "function)\n",
          "met = xdt fbt entry with count() costs no more than the kprobe "
          "with a BPF count map, by instructions/firing (icount) and by "
          "ns/firing (TCG); why = the structural reason, from how the kprobe "
-         "attached.\n",
-         "| trigger | ISA | xdt insns | kprobe insns | met (insns) | xdt ns "
-         "| kprobe ns | met (TCG ns) | why |",
+         "attached. The ucall trigger's row holds xdt's pid entry probe "
+         "to a uprobe + BPF count on the same instruction instead.\n",
+         "| trigger | ISA | xdt insns | kprobe/uprobe insns | met (insns) | "
+         "xdt ns | kprobe/uprobe ns | met (TCG ns) | why |",
          "|---|---|---|---|---|---|---|---|---|"]
     for trig in meta.get("triggers", ["kernel"]):
         for isa in meta["isas"]:
-            x = figs.get((isa, trig, "xdt-fbt-entry"), {})
-            k = figs.get((isa, trig, "kprobe"), {})
+            xv, kv = (("xdt-pid-entry", "uprobe") if trig == "ucall" else
+                      ("xdt-fbt-entry", "kprobe"))
+            x = figs.get((isa, trig, xv), {})
+            k = figs.get((isa, trig, kv), {})
             if not x or not k:
                 continue
 
@@ -519,11 +649,14 @@ def goal_table(meta, figs):
                     return "–"
                 return "yes" if x[key] <= k[key] else \
                     f"no (× {x[key] / k[key]:.2f})"
+            why = ("both are the same uprobe (breakpoint, out-of-line "
+                   "step): xdt's firing and clause against the BPF "
+                   "program" if trig == "ucall" else
+                   goal_why(k.get('via'), x.get('via')))
             L.append(f"| {trig} | {isa} | {fmt(x.get('insns'))} | "
                      f"{fmt(k.get('insns'))} | {met('insns')} | "
                      f"{fmt(x.get('ns'))} | {fmt(k.get('ns'))} | "
-                     f"{met('ns')} | "
-                     f"{goal_why(k.get('via'), x.get('via'))} |")
+                     f"{met('ns')} | {why} |")
     L.append("")
     return L
 

@@ -2,13 +2,18 @@
 each mechanism takes to put N fbt entry probes in and to take them out,
 from N = 1 to every function.  The function list (scale_functions), the
 measurement in a booted Bench (scale_phase), and its figures, CSV cells
-and table (scale_figures, scale_cells, scale_table).
+and table (scale_figures, scale_cells, scale_table).  With the ucall
+trigger, the same for xdt's pid provider in one process: N = 1, 100 and
+every function of the ucall loop, timed around dtrace (pid_scale_phase,
+pid_scale_table).
 """
 import random
+import re
 import statistics
 import time
 
-from benchlib import BPFBENCH, TRACEFS, fields, final_boots, log
+from benchlib import (BPFBENCH, TRACEFS, UCALL, UCALL_BIN, fields,
+                      final_boots, log)
 import xdtvm  # noqa: E402  (benchlib put tools/ on sys.path)
 
 # xdt once per insertion mechanism (-x fbtmode, through xdt-bpfbench's
@@ -383,5 +388,159 @@ def scale_table(meta, sfigs, boots):
                      f"{si['blacklisted']} are kprobe-blacklisted); "
                      f"scaling test {si.get('wall_s', 0):.0f} s of its "
                      f"{si.get('budget_s')} s budget")
+    L.append("")
+    return L
+
+
+# ---- the pid provider: enable/disable time in one process -------------
+
+# N entry probes in the ucall loop's process (bench/ucall-loop.c, static):
+# 1 (ucall_target alone), 100, and every function xdt lists in it.
+PID_SCALE = [1, 100, "all"]
+PID_SCALE_WHY = (
+    "enable = guest CLOCK_MONOTONIC just before dtrace is started to the "
+    "D `timestamp` of the first firing of ucall_target's entry probe (the "
+    "loop calls it continuously): dtrace's start, compiling the program, "
+    "the -c process's exec, reading its ELF symbols, making and enabling "
+    "the probes (uprobe_register per probe, its breakpoint written into "
+    "the process) and GO; that clause then calls exit(0), and disable = "
+    "that firing to dtrace's exit (STOP, every uprobe unregistered, the "
+    "process killed, the aggregation printed). xdt's pid probes are made "
+    "by the consumer (XDT_IOC_UPROBES), so this is timed around dtrace, "
+    "not its ioctls as the fbt cells are")
+
+
+def pid_functions(b):
+    """The ucall loop's functions as xdt's pid provider lists them
+    (`dtrace -l` of every entry probe in a process running it), with a
+    name of their own in the binary (a name that several local symbols
+    share makes a probe for each), ucall_target left out (every cell
+    probes it: the first firing is its); sorted by name."""
+    r = b.vm.run(["dtrace", "-l", "-n", "pid$target:a.out::entry", "-c",
+                  f"{UCALL_BIN} 1"], timeout=300)
+    listed = [ln.split() for ln in r.stdout.splitlines()[1:]]
+    names = [f[3] for f in listed if len(f) >= 5 and f[0].isdigit()
+             and f[4] == "entry"]
+    if not names:
+        raise xdtvm.XdtError(f"dtrace -l lists no pid entry probe in "
+                             f"{UCALL_BIN} (status {r.status}): "
+                             + " ".join((r.stdout + r.stderr).split())[-300:])
+    count = {}
+    for n in names:
+        count[n] = count.get(n, 0) + 1
+    return sorted(n for n, c in count.items()
+                  if c == 1 and n != UCALL and
+                  re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", n)), len(names)
+
+
+def pid_scale_phase(b, tag, timeout=300):
+    """Enable/disable time of N pid entry probes (PID_SCALE) in the TCG
+    boot @b: one dtrace run each.  Returns the cells."""
+    cells = []
+    try:
+        funcs, nlisted = pid_functions(b)
+    except xdtvm.XdtError as e:
+        why = "listing the functions failed: " + " ".join(str(e).split())
+        return [dict(isa=b.isa, mech="xdt-pid", n=n, ok=False,
+                     error=why[:600]) for n in PID_SCALE]
+    log(f"{tag} pid scaling: {nlisted} pid entry probes in {UCALL_BIN}, "
+        f"{len(funcs)} with a name of their own")
+    first = (f"pid$target::{UCALL}:entry "
+             "{ printf(\"@first %d\\n\", timestamp); exit(0); }")
+    for n in PID_SCALE:
+        c = dict(isa=b.isa, mech="xdt-pid", n=n, ok=False, error=None,
+                 skipped=None)
+        if n == "all":
+            more = "pid$target:a.out::entry { @n = count(); } "
+        elif n - 1 > len(funcs):
+            c["skipped"] = (f"skipped: only {len(funcs) + 1} functions "
+                            "qualify in the loop binary")
+            cells.append(c)
+            continue
+        else:
+            more = (",".join(f"pid$target::{f}:entry" for f in
+                             funcs[:n - 1]) + " { @n = count(); } "
+                    if n > 1 else "")
+        # The loop runs long enough never to end first (dtrace's exit
+        # kills it: PR_SET_PDEATHSIG).
+        prog = more + first
+        script = (f"t0=$({UCALL_BIN} now); dtrace -n '{prog}' -c "
+                  f"'{UCALL_BIN} 2000000000' > /tmp/pid-scale.out 2>&1; "
+                  f"rc=$?; t1=$({UCALL_BIN} now); echo \"@t0 $t0\"; "
+                  "echo \"@t1 $t1\"; echo \"@rc $rc\"; "
+                  "cat /tmp/pid-scale.out")
+        c["command"] = f"dtrace -n '{prog[:300]}…' -c '{UCALL_BIN} …'"
+        ts = time.monotonic()
+        try:
+            r = b.vm.run(["sh", "-c", script], timeout=timeout)
+        except xdtvm.XdtError as e:
+            c["error"] = "guest: " + " ".join(str(e).split())[:1500]
+            cells.append(c)
+            log(f"{tag} pid scale N={n}: FAILED: {c['error'][:300]}")
+            break
+        c["wall_s"] = round(time.monotonic() - ts, 2)
+        out = r.stdout
+        t0 = re.search(r"^@t0 @now (\d+)", out, re.M)
+        t1 = re.search(r"^@t1 @now (\d+)", out, re.M)
+        rc = re.search(r"^@rc (\d+)", out, re.M)
+        # (after dtrace's CPU/ID/probe columns: no -q, which would
+        # silence the "matched N probes" notice)
+        fst = re.search(r"@first (\d+)", out)
+        m = re.search(r"matched (\d+) probes?", out)
+        if r.timed_out:
+            c["error"] = f"not finished after {timeout} s"
+        elif not (t0 and t1 and rc and fst and m):
+            # dtrace's own words when it said any (it failed to enable)
+            said = [ln.strip() for ln in out.splitlines()
+                    if ln.startswith("dtrace:") and " matched " not in ln]
+            c["error"] = (f"dtrace exit {rc.group(1) if rc else '?'}: "
+                          + " ".join(" ".join(said or out.split())
+                                     .split())[-500:])
+        else:
+            c.update(nprobes=int(m.group(1)), dtrace_exit=int(rc.group(1)),
+                     attach_ns=int(fst.group(1)) - int(t0.group(1)),
+                     detach_ns=int(t1.group(1)) - int(fst.group(1)))
+            want = None if n == "all" else n
+            if want is not None and c["nprobes"] != want:
+                c["error"] = f"{c['nprobes']} probes matched, not {want}"
+            elif c["attach_ns"] <= 0 or c["detach_ns"] <= 0:
+                c["error"] = "enable/disable time not positive"
+            else:
+                c["ok"] = True
+        cells.append(c)
+        if c["ok"]:
+            log(f"{tag} pid scale N={n}: {c['nprobes']} probes, enable "
+                f"{c['attach_ns'] / 1e6:.1f} ms, disable "
+                f"{c['detach_ns'] / 1e6:.1f} ms ({c['wall_s']:.1f} s)")
+        else:
+            log(f"{tag} pid scale N={n}: FAILED: {c['error']}")
+    return cells
+
+
+def pid_scale_table(meta, boots):
+    L = ["## Enable/disable time for N pid entry probes in one process\n",
+         f"`bench/ucall-loop.c`'s functions, as `dtrace -l -n "
+         f"'pid$target:a.out::entry'` lists them (names that several "
+         f"local symbols share left out), sorted; N = {UCALL}'s probe and "
+         "the first N − 1 others, one clause; `all` = one glob clause "
+         "`pid$target:a.out::entry` plus the timing clause. "
+         + PID_SCALE_WHY + ". One run per N in the TCG boot.\n",
+         "| ISA | N | probes | enable ms | disable ms | enable µs/probe | "
+         "disable µs/probe |", "|---|---|---|---|---|---|---|"]
+    for b in final_boots(boots):
+        if b["boot"] != "tcg" or "pid_scale" not in b:
+            continue
+        for c in b["pid_scale"]:
+            if c.get("ok"):
+                p = c["nprobes"]
+                L.append(f"| {b['isa']} | {c['n']} | {p} | "
+                         f"{c['attach_ns'] / 1e6:.1f} | "
+                         f"{c['detach_ns'] / 1e6:.1f} | "
+                         f"{us(c['attach_ns'] / 1e3 / p)} | "
+                         f"{us(c['detach_ns'] / 1e3 / p)} |")
+            else:
+                why = c.get("skipped") or ("FAILED: " + str(c.get("error")))
+                L.append(f"| {b['isa']} | {c['n']} | – | "
+                         f"{' '.join(why.split())[:300]} | | | |")
     L.append("")
     return L

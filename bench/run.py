@@ -7,17 +7,22 @@ For each ISA, two boots of the project's Linux 6.1 guest:
    every variant (no probe; xdt fbt entry/return and kinst count(), and an
    fbt entry clause with no action; the
    eBPF and ftrace baselines of guest/xdt-bpfbench) attached in turn, on
-   two triggers: the bench module's noinline xdt_bench_target, which the
+   three triggers: the bench module's noinline xdt_bench_target, which the
    debugfs trigger calls N times, and getppid(2) called N times from user
    space (bench/getppid-loop.c), probed on the syscall's function, and
    with the syscall trigger only, the syscall itself counted three more
    ways (xdt's syscall::getppid:entry; BPF on the raw tracepoint sys_enter
    filtering on the ISA's __NR_getppid; BPF on the tracepoint
-   syscalls:sys_enter_getppid); variants interleaved round-robin
-   (shuffled per round, fixed seed), R rounds.
+   syscalls:sys_enter_getppid); and a user-space trigger, ucall: the
+   noinline ucall_target() of bench/ucall-loop.c called N times, probed
+   by xdt's pid provider (entry, return) and a USDT probe in it, each
+   beside a uprobe + BPF count on the same site; variants interleaved
+   round-robin (shuffled per round, fixed seed), R rounds.
    ns per firing = (median t_variant - median t_none) / N.  Then the
    enable/disable scaling test: N = 1, 100, 1000, 10000 and all fbt entry
-   functions, for xdt, kprobe_multi and kprobe_events (bench/README.md).
+   functions, for xdt, kprobe_multi and kprobe_events (bench/README.md);
+   with the ucall trigger, the pid provider's: 1, 100 and every function
+   of the loop's program, timed around dtrace.
 2. an icount boot (-icount shift=0,sleep=off, one vCPU): guest time is
    guest instructions, so (I_variant - I_none) / N is instructions per
    firing; `none` and `xdt-fbt-entry` run at least three times to show whether
@@ -39,6 +44,7 @@ and how it samples a variant), bench/benchscale.py (the enable/disable scaling
 test) and bench/benchreport.py (figures, tables, plots and the output files).
 
     bench/run.py [--quick] [--isas x86_64,aarch64,riscv64] [--out DIR]
+                 [--triggers kernel,syscall,ucall] [--variants V,...]
 """
 import argparse
 import json
@@ -47,10 +53,10 @@ import random
 import sys
 import time
 
-from benchlib import (SKIP, TARGET, TOP, TRIGGERS, VARIANT_NAMES, VARIANTS,
-                      Bench, final_boots, log)
+from benchlib import (REF, SKIP, TARGET, TOP, TRIGGERS, VARIANT_NAMES,
+                      VARIANTS, Bench, final_boots, log)
 from benchreport import write_outputs
-from benchscale import scale_phase
+from benchscale import pid_scale_phase, scale_phase
 import xdtvm  # noqa: E402  (benchlib put tools/ on sys.path)
 
 SIZES = {
@@ -64,24 +70,39 @@ SIZES = {
     # negative fentry figures).  The quick size too: with 2000 calls the
     # raw tracepoint's ≈ 150-250 ns on aarch64 came out negative in one
     # run of three; 20 000 calls cost ≈ 20 ms more a sample.
+    # un / icount_un: ucall_target calls per ucall-trigger sample, as
+    # many as getppid calls: the bare loop is a few ns a call, so its time
+    # is mostly the probes' and TCG's noise is what N must outweigh.
     "full": dict(n=50000, reps=5, icount_reps=2, icount_n=20000, sn=50000,
-                 icount_sn=20000, scale=[1, 100, 1000, 10000, "all"],
+                 icount_sn=20000, un=50000, icount_un=20000,
+                 scale=[1, 100, 1000, 10000, "all"],
                  scale_reps={1: 3, 100: 2}, scale_budget=200),
     "quick": dict(n=2000, reps=2, icount_reps=1, icount_n=1000, sn=20000,
-                  icount_sn=1000, scale=[1, 100], scale_reps={},
-                  scale_budget=60),
+                  icount_sn=1000, un=20000, icount_un=1000, scale=[1, 100],
+                  scale_reps={}, scale_budget=60),
 }
+# The triggers a run measures unless --triggers says: all three, but the
+# quick size (make bench-quick, and tests/guest/test_bench_quick.py, which
+# checks that its run has exactly the kernel and syscall triggers) leaves
+# the ucall trigger out until that test knows its rows; `--quick
+# --triggers ucall` runs them.
+DEFAULT_TRIGGERS = {"full": "kernel,syscall,ucall", "quick": "kernel,syscall"}
+# Sampled at least three times per boot (the baseline, and each trigger's
+# reference for the ratio columns).
+ALWAYS = {"none"} | set(REF.values())
 
 
 def run_boot(isa, icount, size, logdir, samples, seed, triggers,
              scale=None, variants=None):
     n = size["icount_n"] if icount else size["n"]
     sn = size["icount_sn"] if icount else size["sn"]
+    un = size["icount_un"] if icount else size["un"]
     reps = size["icount_reps"] if icount else size["reps"]
     tag = f"[{isa} {'icount' if icount else 'tcg'}]"
-    log(f"{tag} booting (N={n}, getppid N={sn}, rounds={reps})")
+    log(f"{tag} booting (N={n}, getppid N={sn}, ucall N={un}, "
+        f"rounds={reps})")
     b = Bench(isa, icount, n, sn, logdir,
-              os.path.join(os.path.dirname(logdir), "bin"))
+              os.path.join(os.path.dirname(logdir), "bin"), un=un)
     t0 = time.monotonic()
     b.start()
     at = {k: (f"+{b.offs[k][0]:#x} ({b.offs[k][1]})" if k in b.offs
@@ -89,7 +110,12 @@ def run_boot(isa, icount, size, logdir, samples, seed, triggers,
     log(f"{tag} booted and modules loaded in {b.setup_s:.1f} s; kprobe-off "
         f"at +{b.off:#x} ({' '.join(b.off_insn.split())}); kinst/kprobe "
         f"emulated at {at['emul']}, out of line at {at['xol']} (as kinst "
-        f"says); getppid probed at {b.gp_func}; clocksource {b.clocksource}")
+        f"says); getppid probed at {b.gp_func}; "
+        + (f"ucall_target's entry at {b.usites['entry'][0]:#x} "
+           f"({b.usites['entry'][1]}), its USDT site at "
+           f"{b.usites['usdt'][0]:#x} ({b.usites['usdt'][1]}); "
+           if b.usites else "")
+        + f"clocksource {b.clocksource}")
     for k, why in sorted(b.unavailable.items()):
         log(f"{tag} {k}: unavailable: {why}")
     rng = random.Random(seed)
@@ -110,8 +136,7 @@ def run_boot(isa, icount, size, logdir, samples, seed, triggers,
     # tens of ms slow, and the mean of two (their median) made every
     # figure of that trigger negative.
     for _ in range(max(0, 3 - reps)):
-        rounds.append([v for v in every
-                       if v[1] in ("none", "xdt-fbt-entry")])
+        rounds.append([v for v in every if v[1] in ALWAYS])
     failures = 0
     try:
         for rep, order in enumerate(rounds):
@@ -137,19 +162,31 @@ def run_boot(isa, icount, size, logdir, samples, seed, triggers,
                         what += f", via {s.get('via_at_trigger') or s['via']}"
                 log(f"{tag} round {rep + 1}/{len(rounds)} {trigger} {name}: {what} "
                     f"({s['wall_s']:.1f} s)")
-        cells, info = [], {}
-        if scale:
+        cells, info, pcells = [], {}, None
+        if scale and "fbt" in scale["what"]:
             cells, info = scale_phase(b, size, seed, tag, scale["budget"],
                                       scale["kmulti_big"])
+        # The pid provider's enable/disable test goes with the ucall
+        # trigger (its loop is the process probed).
+        if scale and "pid" in scale["what"] and "ucall" in triggers:
+            if any(k.startswith("ucall/") for k in b.unavailable):
+                pcells = [dict(isa=isa, mech="xdt-pid", n="all", ok=False,
+                               skipped="not run: the ucall loop is "
+                               "unavailable (see its rows)")]
+            else:
+                pcells = pid_scale_phase(b, tag)
     finally:
         clean = b.stop()
     wall = time.monotonic() - t0
     log(f"{tag} done in {wall:.0f} s{'' if clean else ' (unclean poweroff)'}")
     return dict(isa=isa, boot="icount" if icount else "tcg", n=n, sn=sn,
+                un=un, usites=b.usites,
                 getppid_func=b.gp_func, getppid_listed=b.gp_listed,
                 triggers=triggers, offs=b.offs, kinst_listed=b.kinst_listed,
                 unavailable=b.unavailable, scale=cells, scale_info=info,
-                scale_failures=sum(1 for c in cells if c.get("error")),
+                scale_failures=sum(1 for c in cells + (pcells or [])
+                                   if c.get("error")),
+                **({"pid_scale": pcells} if pcells is not None else {}),
                 rounds=len(rounds), wall_s=round(wall, 1),
                 setup_s=round(b.setup_s, 1), off=b.off, off_insn=b.off_insn,
                 clocksource=b.clocksource,
@@ -168,12 +205,15 @@ def main():
     ap.add_argument("--no-icount", action="store_true",
                     help="skip the icount boots")
     ap.add_argument("--seed", type=int, default=6)
-    ap.add_argument("--triggers", default="kernel,syscall",
-                    help="kernel[,syscall] (default both)")
+    ap.add_argument("--triggers",
+                    help="comma list of " + ",".join(TRIGGERS) + " (default "
+                    f"{DEFAULT_TRIGGERS['full']}; --quick: "
+                    f"{DEFAULT_TRIGGERS['quick']})")
     ap.add_argument("--variants",
                     help="comma list of variants to run (default all: "
-                    + ",".join(VARIANT_NAMES) + "); none and xdt-fbt-entry "
-                    "(the baseline and the reference) are always run")
+                    + ",".join(VARIANT_NAMES) + "); none, xdt-fbt-entry "
+                    "and xdt-pid-entry (the baseline and the references) "
+                    "are always run")
     ap.add_argument("--no-scale", action="store_true",
                     help="skip the enable/disable scaling test")
     ap.add_argument("--scale-budget", type=int,
@@ -184,6 +224,10 @@ def main():
     ap.add_argument("--scale-sizes",
                     help="comma list of N for the scaling test (integers "
                     "and/or all); default 1,100,1000,10000,all (quick 1,100)")
+    ap.add_argument("--scale-what", default="fbt,pid",
+                    help="which enable/disable tests: fbt (the fbt entry "
+                    "scaling test), pid (the pid provider's, with the "
+                    "ucall trigger); default both")
     ap.add_argument("--scale-kmulti-big", action="store_true",
                     help="also try kprobe_multi on 10000 and on every "
                     "function (each has wedged the x86_64 TCG guest: "
@@ -210,7 +254,8 @@ def main():
                          for x in a.scale_sizes.split(",") if x]
     if a.no_scale:
         size["scale"] = []
-    triggers = [t for t in a.triggers.split(",") if t]
+    triggers = [t for t in (a.triggers or DEFAULT_TRIGGERS[
+        "quick" if a.quick else "full"]).split(",") if t]
     for t in triggers:
         if t not in TRIGGERS:
             raise SystemExit(f"unknown trigger {t}; valid: {TRIGGERS}")
@@ -221,10 +266,12 @@ def main():
         if bad:
             raise SystemExit(f"unknown variant(s) {sorted(bad)}; valid: "
                              + ",".join(VARIANT_NAMES))
-        want |= {"none", "xdt-fbt-entry"}
+        want |= ALWAYS
         variants = [v for v in VARIANT_NAMES if v in want]
     scale = (dict(budget=size["scale_budget"],
-                  kmulti_big=a.scale_kmulti_big) if size["scale"] else None)
+                  kmulti_big=a.scale_kmulti_big,
+                  what=set(a.scale_what.split(",")))
+             if size["scale"] else None)
     stamp = time.strftime("%Y%m%d-%H%M%S")
     outdir = a.out or os.path.join(TOP, "bench", "results", stamp)
     os.makedirs(outdir, exist_ok=True)
@@ -234,6 +281,7 @@ def main():
                 variants=variants or VARIANT_NAMES,
                 **{k: v for k, v in size.items() if k != "scale_reps"},
                 scale_reps={str(k): v for k, v in size["scale_reps"].items()},
+                scale_what=sorted(a.scale_what.split(",")),
                 host=os.uname().nodename, nproc=os.cpu_count())
     samples, boots, discarded = [], [], []
     t0 = time.monotonic()

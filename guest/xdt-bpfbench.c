@@ -22,7 +22,12 @@
  * perf tracepoint event whose id tracefs gives), kprobe-events (tracefs, no
  * BPF: one `p:xdtb/xdtbfI F+OFF` event per function, written line by line
  * to kprobe_events, then each enabled through its own enable file; the
- * count is the events' hits in kprobe_profile), and xdt (not BPF: an xdt
+ * count is the events' hits in kprobe_profile), uprobe, uretprobe and
+ * usdt (user space: F = BINARY:FUNCTION, or BINARY:PROVIDER:NAME for a
+ * USDT probe's site from the binary's .note.stapsdt; a uprobe through the
+ * uprobe PMU at the site's file offset, per-task for CMD's process, which
+ * is forked and held before its exec until the probe is attached), and
+ * xdt (not BPF: an xdt
  * program through /dev/xdt's raw ioctls, one clause
  * `fbt::F:entry { @ = count(); }` per F, or the clause as given when F has
  * colons, e.g. fbt:kernel::entry; attach = XDT_IOC_ENABLE + XDT_IOC_GO,
@@ -45,7 +50,9 @@
  * trampoline (trampoline-ftrace-direct when tracefs' enabled_functions shows
  * the function's ftrace site calling it directly); kprobe-multi -> fprobe;
  * raw-tp -> raw_tp:TP (plus sysnr= when it filters on a syscall number);
- * tracepoint -> tracepoint:GROUP:EVENT.
+ * tracepoint -> tracepoint:GROUP:EVENT; uprobe, uretprobe, usdt ->
+ * uprobe, uprobe+ret, uprobe@usdt (plus uaddr= and uoff=, the first
+ * site's address and file offset, and upid=, the command's pid).
  * When the kernel lacks the mechanism it prints `mech=... unsupported="..."`
  * and exits 3; a program the verifier refuses exits 2 with the verifier's
  * log on stderr; other errors exit 1; a CMD that fails exits 4 (after the
@@ -59,6 +66,7 @@
 #define _GNU_SOURCE
 #include <ctype.h>
 #include <dirent.h>
+#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -587,26 +595,40 @@ static int pmu_value(const char *path, const char *prefix)
 	return v;
 }
 
+/*
+ * @pa for the kprobe or uprobe PMU (@pmu), with its retprobe bit when
+ * @ret: its type and format/retprobe ("config:N") from sysfs.
+ */
+static void pmu_attr(struct perf_event_attr *pa, const char *pmu, int ret,
+		     const char *why_none)
+{
+	char path[128];
+	int type, bit;
+
+	snprintf(path, sizeof(path), "/sys/bus/event_source/devices/%s/type",
+		 pmu);
+	type = pmu_value(path, NULL);
+	if (type < 0)
+		unsupported("no %s PMU (%s%s)", pmu, path, why_none);
+	memset(pa, 0, sizeof(*pa));
+	pa->size = sizeof(*pa);
+	pa->type = type;
+	if (ret) {
+		snprintf(path, sizeof(path), "/sys/bus/event_source/devices/%s/"
+			 "format/retprobe", pmu);
+		bit = pmu_value(path, "config:");
+		if (bit < 0)
+			unsupported("%s PMU has no retprobe format bit", pmu);
+		pa->config = 1ULL << bit;
+	}
+}
+
 static int kprobe_open(const char *func, unsigned long o, int ret, int progfd)
 {
 	struct perf_event_attr pa;
-	int type, fd, bit;
+	int fd;
 
-	type = pmu_value("/sys/bus/event_source/devices/kprobe/type", NULL);
-	if (type < 0)
-		unsupported("no kprobe PMU "
-			    "(/sys/bus/event_source/devices/kprobe/type)");
-	memset(&pa, 0, sizeof(pa));
-	pa.size = sizeof(pa);
-	pa.type = type;
-	if (ret) {
-		/* format/retprobe reads "config:N". */
-		bit = pmu_value("/sys/bus/event_source/devices/kprobe/format/"
-				"retprobe", "config:");
-		if (bit < 0)
-			unsupported("kprobe PMU has no retprobe format bit");
-		pa.config = 1ULL << bit;
-	}
+	pmu_attr(&pa, "kprobe", ret, "");
 	pa.kprobe_func = ptr(func);
 	pa.probe_offset = o;
 	pa.sample_period = 1;
@@ -750,6 +772,287 @@ static int tracepoint_open(const char *ev, int progfd)
 		die("PERF_EVENT_IOC_SET_BPF on %s: %s", ev, errstr(errno));
 	if (ioctl(fd, PERF_EVENT_IOC_ENABLE, 0) < 0)
 		die("PERF_EVENT_IOC_ENABLE on %s: %s", ev, errstr(errno));
+	return fd;
+}
+
+/* ---- user space: uprobes on an ELF file -------------------------------- */
+
+/*
+ * The uprobe PMU takes a probe as (path, file offset), so the tool reads
+ * the binary itself: a function's address from its symbol table, a USDT
+ * site's from its .note.stapsdt note, each turned into a file offset
+ * through the program headers.  Static binaries only need that much (the
+ * bench's loop is one); every read is bounds-checked against the file.
+ */
+struct elf_img {
+	const char *path;
+	char *data;
+	size_t len;
+	const Elf64_Ehdr *eh;
+	const Elf64_Shdr *sh;
+};
+
+/* @len bytes at @off of the image, or NULL when they are not all in it. */
+static const void *elf_at(const struct elf_img *e, uint64_t off, uint64_t len)
+{
+	if (off > e->len || len > e->len - off)
+		return NULL;
+	return e->data + off;
+}
+
+static void elf_open(struct elf_img *e, const char *path)
+{
+	const Elf64_Ehdr *eh;
+
+	memset(e, 0, sizeof(*e));
+	e->path = path;
+	e->data = slurp(path, &e->len);
+	if (!e->data)
+		die("%s: %s", path, strerror(errno));
+	eh = elf_at(e, 0, sizeof(*eh));
+	if (!eh || memcmp(eh->e_ident, ELFMAG, SELFMAG) ||
+	    eh->e_ident[EI_CLASS] != ELFCLASS64 ||
+	    eh->e_ident[EI_DATA] != ELFDATA2LSB)
+		die("%s: not an ELF64 little-endian file", path);
+	if (eh->e_shentsize != sizeof(Elf64_Shdr) ||
+	    eh->e_phentsize != sizeof(Elf64_Phdr))
+		die("%s: unexpected ELF header entry sizes", path);
+	e->sh = elf_at(e, eh->e_shoff, (uint64_t)eh->e_shnum * sizeof(Elf64_Shdr));
+	if (!e->sh || eh->e_shstrndx >= eh->e_shnum)
+		die("%s: section headers out of the file", path);
+	e->eh = eh;
+}
+
+/* The NUL-terminated string at @off of string table section @strndx. */
+static const char *elf_str(const struct elf_img *e, unsigned strndx,
+			   uint64_t off)
+{
+	const Elf64_Shdr *s;
+	const char *p;
+
+	if (strndx >= e->eh->e_shnum)
+		return NULL;
+	s = &e->sh[strndx];
+	if (off >= s->sh_size)
+		return NULL;
+	p = elf_at(e, s->sh_offset + off, 1);
+	if (!p || !memchr(p, 0, s->sh_size - off))
+		return NULL;
+	return p;
+}
+
+static const Elf64_Shdr *elf_section(const struct elf_img *e, const char *name)
+{
+	unsigned i;
+
+	for (i = 0; i < e->eh->e_shnum; i++) {
+		const char *n = elf_str(e, e->eh->e_shstrndx, e->sh[i].sh_name);
+
+		if (n && !strcmp(n, name))
+			return &e->sh[i];
+	}
+	return NULL;
+}
+
+/* The address of FUNC symbol @name (.symtab, else .dynsym), or 0. */
+static uint64_t elf_func(const struct elf_img *e, const char *name)
+{
+	static const unsigned types[] = { SHT_SYMTAB, SHT_DYNSYM };
+	unsigned t, i;
+	uint64_t k;
+
+	for (t = 0; t < 2; t++)
+		for (i = 0; i < e->eh->e_shnum; i++) {
+			const Elf64_Shdr *s = &e->sh[i];
+			const Elf64_Sym *sym;
+
+			if (s->sh_type != types[t] || !s->sh_entsize)
+				continue;
+			sym = elf_at(e, s->sh_offset, s->sh_size);
+			if (!sym)
+				die("%s: symbol table out of the file", e->path);
+			for (k = 0; k < s->sh_size / sizeof(*sym); k++) {
+				const char *n = elf_str(e, s->sh_link,
+							sym[k].st_name);
+
+				if (ELF64_ST_TYPE(sym[k].st_info) == STT_FUNC &&
+				    sym[k].st_shndx != SHN_UNDEF && n &&
+				    !strcmp(n, name))
+					return sym[k].st_value;
+			}
+		}
+	return 0;
+}
+
+/*
+ * The sites of USDT probe @prov:@name: the .note.stapsdt notes (owner
+ * "stapsdt", type 3) whose description is pc, base, semaphore (8 bytes
+ * each in a 64-bit object), then "provider\0name\0arguments\0".  pc is
+ * the link-time address; if the object was moved after linking (prelink)
+ * .stapsdt.base's address differs from the note's base by as much, which
+ * is how systemtap, bcc and xdt read it.  A probe written more than once
+ * (or inlined) has a note per site.  Returns the number of sites (at most
+ * @max) and puts the first semaphore's address in *@sem.
+ */
+static int elf_usdt(const struct elf_img *e, const char *prov,
+		    const char *name, uint64_t *pcs, int max, uint64_t *sem)
+{
+	const Elf64_Shdr *ns = elf_section(e, ".note.stapsdt");
+	const Elf64_Shdr *bs = elf_section(e, ".stapsdt.base");
+	uint64_t o = 0;
+	int n = 0;
+
+	if (!ns)
+		return 0;
+	while (o + sizeof(Elf64_Nhdr) <= ns->sh_size) {
+		const Elf64_Nhdr *nh = elf_at(e, ns->sh_offset + o, sizeof(*nh));
+		uint64_t dsc = o + sizeof(*nh) + ((nh ? nh->n_namesz : 0) + 3) / 4 * 4;
+		const char *owner, *d, *p, *end;
+		uint64_t a[3];
+
+		if (!nh)
+			die("%s: .note.stapsdt out of the file", e->path);
+		owner = elf_at(e, ns->sh_offset + o + sizeof(*nh), nh->n_namesz);
+		d = elf_at(e, ns->sh_offset + dsc, nh->n_descsz);
+		if (!owner || !d || dsc + nh->n_descsz > ns->sh_size)
+			die("%s: a .note.stapsdt note runs past its section",
+			    e->path);
+		o = dsc + ((uint64_t)nh->n_descsz + 3) / 4 * 4;
+		if (nh->n_type != 3 || nh->n_namesz != sizeof("stapsdt") ||
+		    memcmp(owner, "stapsdt", sizeof("stapsdt")) ||
+		    nh->n_descsz < sizeof(a) + 2)
+			continue;
+		memcpy(a, d, sizeof(a));
+		p = d + sizeof(a);
+		end = d + nh->n_descsz;
+		if (!memchr(p, 0, end - p))
+			continue;
+		if (strcmp(p, prov))
+			continue;
+		p += strlen(p) + 1;
+		if (p >= end || !memchr(p, 0, end - p) || strcmp(p, name))
+			continue;
+		if (bs)
+			a[0] += bs->sh_addr - a[1];
+		if (!n)
+			*sem = a[2];
+		if (n < max)
+			pcs[n] = a[0];
+		n++;
+	}
+	return n < max ? n : max;
+}
+
+/* The file offset of virtual address @va: through the PT_LOAD holding it. */
+static uint64_t elf_file_offset(const struct elf_img *e, uint64_t va)
+{
+	const Elf64_Phdr *ph = elf_at(e, e->eh->e_phoff,
+				      (uint64_t)e->eh->e_phnum * sizeof(*ph));
+	unsigned i;
+
+	if (!ph)
+		die("%s: program headers out of the file", e->path);
+	for (i = 0; i < e->eh->e_phnum; i++)
+		if (ph[i].p_type == PT_LOAD && va >= ph[i].p_vaddr &&
+		    va - ph[i].p_vaddr < ph[i].p_filesz)
+			return va - ph[i].p_vaddr + ph[i].p_offset;
+	die("%s: address %#llx is in no PT_LOAD segment", e->path,
+	    (unsigned long long)va);
+	return 0;
+}
+
+/*
+ * --func BIN:FUNC (uprobe, uretprobe) or BIN:PROVIDER:NAME (usdt): the
+ * sites' addresses and file offsets.  Returns how many (usdt: one a
+ * note; the others: one).
+ */
+#define MAX_USITES 16
+static char upath[4096];
+static uint64_t uaddr[MAX_USITES], uoff[MAX_USITES], usem;
+
+static int usites(const char *arg, int usdt)
+{
+	char buf[sizeof(upath)], *f1, *f2 = NULL;
+	struct elf_img e;
+	uint64_t sem = 0;
+	int n, i;
+
+	if (strlen(arg) >= sizeof(buf))
+		die("--func %.40s...: too long", arg);
+	memcpy(buf, arg, strlen(arg) + 1);
+	f1 = strchr(buf, ':');
+	if (f1) {
+		*f1++ = 0;
+		f2 = usdt ? strchr(f1, ':') : NULL;
+		if (f2)
+			*f2++ = 0;
+	}
+	if (!f1 || !*f1 || (usdt && (!f2 || !*f2)))
+		die("--mech %s takes --func %s, not '%s'", mech,
+		    usdt ? "BINARY:PROVIDER:NAME" : "BINARY:FUNCTION", arg);
+	memcpy(upath, buf, strlen(buf) + 1);
+	elf_open(&e, upath);
+	if (usdt) {
+		n = elf_usdt(&e, f1, f2, uaddr, MAX_USITES, &sem);
+		if (!n)
+			die("%s: no USDT probe %s:%s in .note.stapsdt", upath,
+			    f1, f2);
+		/* A semaphore (is-enabled probe) goes to uprobes as a file
+		 * offset too: it counts it up in the process while the probe
+		 * is in (uprobe_open).  The bench's probe has none. */
+		if (sem)
+			usem = elf_file_offset(&e, sem);
+	} else {
+		uaddr[0] = elf_func(&e, f1);
+		if (!uaddr[0])
+			die("%s: no function symbol %s", upath, f1);
+		n = 1;
+	}
+	for (i = 0; i < n; i++)
+		uoff[i] = elf_file_offset(&e, uaddr[i]);
+	free(e.data);
+	return n;
+}
+
+/*
+ * One uprobe (or uretprobe) through the uprobe PMU at @path + file
+ * offset @o, in process @pid only, running BPF program @progfd.  A
+ * per-task event (pid, cpu -1): uprobes' perf filter then lets the
+ * breakpoint into that process's mm only, as xdt's pid provider filters
+ * by mm; the process is held before its exec (spawn_held), and the
+ * breakpoint goes in when the exec maps the file (uprobe_mmap).
+ */
+static int uprobe_open(const char *path, uint64_t o, int ret, int pid,
+		       int progfd)
+{
+	struct perf_event_attr pa;
+	int fd, bit;
+
+	pmu_attr(&pa, "uprobe", ret, ": kernel without CONFIG_UPROBE_EVENTS");
+	if (usem) {
+		/* format/ref_ctr_offset reads "config:32-63" (4.20 on). */
+		bit = pmu_value("/sys/bus/event_source/devices/uprobe/format/"
+				"ref_ctr_offset", "config:");
+		if (bit < 0)
+			unsupported("uprobe PMU has no ref_ctr_offset format "
+				    "field (the probe has a semaphore)");
+		pa.config |= usem << bit;
+	}
+	pa.uprobe_path = ptr(path);
+	pa.probe_offset = o;
+	pa.sample_period = 1;
+	pa.wakeup_events = 1;
+	fd = sys_perf_event_open(&pa, pid, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	if (fd < 0)
+		die("perf_event_open(uprobe PMU, %s%s+%#llx, pid %d): %s",
+		    ret ? "ret " : "", path, (unsigned long long)o, pid,
+		    errstr(errno));
+	if (ioctl(fd, PERF_EVENT_IOC_SET_BPF, progfd) < 0)
+		die("PERF_EVENT_IOC_SET_BPF on %s+%#llx: %s", path,
+		    (unsigned long long)o, errstr(errno));
+	if (ioctl(fd, PERF_EVENT_IOC_ENABLE, 0) < 0)
+		die("PERF_EVENT_IOC_ENABLE on %s+%#llx: %s", path,
+		    (unsigned long long)o, errstr(errno));
 	return fd;
 }
 
@@ -1165,6 +1468,8 @@ static int usage(void)
 		"      raw-tp (--func TP[:SYSCALL], e.g. sys_enter:getppid)\n"
 		"      tracepoint (--func GROUP:EVENT, e.g. "
 		"syscalls:sys_enter_getppid)\n"
+		"      uprobe uretprobe (--func BINARY:FUNCTION), usdt "
+		"(--func BINARY:PROVIDER:NAME)\n"
 		"PROG: empty count (valid), nullderef uninit (malformed)\n");
 	return EX_ERR;
 }
@@ -1188,12 +1493,62 @@ static int run_cmd(char **argv)
 				 : 128 + WTERMSIG(status);
 }
 
+/*
+ * The command, forked but held before its exec until release(): a
+ * uprobe's perf event is opened for that process (its pid) before it
+ * runs, so the exec's mapping of the binary brings the breakpoint in and
+ * every call of the loop is counted.  The child waits on a pipe; if this
+ * program dies before the release (an error, "unsupported"), the pipe
+ * closes unwritten and the child exits without running the command.
+ */
+static pid_t spawn_held(char **argv, int *gate)
+{
+	int p[2];
+	pid_t pid;
+	char c;
+
+	if (pipe(p) < 0)
+		die("pipe: %s", strerror(errno));
+	pid = fork();
+	if (pid < 0)
+		die("fork: %s", strerror(errno));
+	if (pid == 0) {
+		close(p[1]);
+		if (read(p[0], &c, 1) != 1)
+			_exit(127);
+		close(p[0]);
+		execvp(argv[0], argv);
+		fprintf(stderr, "xdt-bpfbench: %s: %s\n", argv[0],
+			strerror(errno));
+		_exit(127);
+	}
+	close(p[0]);
+	*gate = p[1];
+	return pid;
+}
+
+/* Let the held command run, and wait for it: its exit status. */
+static int release(pid_t pid, int gate)
+{
+	int status;
+
+	if (write(gate, "g", 1) != 1)
+		die("releasing the command: %s", strerror(errno));
+	close(gate);
+	if (waitpid(pid, &status, 0) < 0)
+		die("waitpid: %s", strerror(errno));
+	return WIFEXITED(status) ? WEXITSTATUS(status)
+				 : 128 + WTERMSIG(status);
+}
+
 int main(int argc, char **argv)
 {
 	const char *type = "kprobe";
 	char *funclist = NULL, **cmd = NULL;
 	int *fds, nfds = 0, mapfd = -1, progfd = -1, i, status;
 	int is_load, uses_bpf, ret = 0, kev, xdt, rawtp, tp, nprobes;
+	int up, uret, usdt, nus = 0, gate = -1;
+	pid_t child = -1;
 	char tpname[128] = "";
 	uint64_t t0, load_ns = 0, attach_ns, detach_ns;
 	long long count = -1;
@@ -1255,7 +1610,12 @@ int main(int argc, char **argv)
 		return usage();
 	funcarg = funclist;
 	split_funcs(funclist);
-	fds = calloc(nfuncs, sizeof(*fds));
+	uret = !strcmp(mech, "uretprobe");
+	usdt = !strcmp(mech, "usdt");
+	up = uret || usdt || !strcmp(mech, "uprobe");
+	if (up && nfuncs != 1)
+		die("--mech %s takes one --func", mech);
+	fds = calloc(nfuncs > MAX_USITES ? nfuncs : MAX_USITES, sizeof(*fds));
 	if (!fds)
 		die("out of memory");
 	kev = !strcmp(mech, "kprobe-events");
@@ -1291,8 +1651,18 @@ int main(int argc, char **argv)
 	} else if (!strcmp(mech, "kprobe-multi"))
 		l.expected = BPF_TRACE_KPROBE_MULTI;
 	else if (strcmp(mech, "kprobe") && strcmp(mech, "kprobe-off") &&
-		 strcmp(mech, "kretprobe") && !kev && !xdt && !rawtp && !tp)
+		 strcmp(mech, "kretprobe") && !kev && !xdt && !rawtp && !tp &&
+		 !up)
 		die("unknown mechanism '%s'", mech);
+	if (up && off)
+		die("--mech %s takes its site from the binary, not --off",
+		    mech);
+	if (up) {
+		/* The sites first (reading the binary is not attaching), then
+		 * the command, held, so the events can name its pid. */
+		nus = usites(funcs[0], usdt);
+		child = spawn_held(cmd, &gate);
+	}
 
 	/* Load: one map and one program shared by every attachment (a
 	 * trampoline program is bound to one BTF target: one per function). */
@@ -1324,6 +1694,11 @@ int main(int argc, char **argv)
 		add_via(v);
 	} else if (kev) {
 		kev_attach(off);
+	} else if (up) {
+		for (i = 0; i < nus; i++)
+			fds[nfds++] = uprobe_open(upath, uoff[i], uret, child,
+						  progfd);
+		add_via(uret ? "uprobe+ret" : usdt ? "uprobe@usdt" : "uprobe");
 	} else {
 		for (i = 0; i < nfuncs; i++) {
 			if (l.type == BPF_PROG_TYPE_TRACING) {
@@ -1355,7 +1730,8 @@ int main(int argc, char **argv)
 	if (nfuncs > 8 && !xdt && l.type != BPF_PROG_TYPE_TRACING &&
 	    strcmp(mech, "kprobe-multi"))
 		kprobes_via_summary(strcmp(mech, "kretprobe") ? "" : "+ret");
-	for (i = 0; i < nfuncs && nfuncs <= 8 && !xdt && !rawtp && !tp; i++) {
+	for (i = 0; i < nfuncs && nfuncs <= 8 && !xdt && !rawtp && !tp && !up;
+	     i++) {
 		if (l.type == BPF_PROG_TYPE_TRACING)
 			add_via(ftrace_direct(funcs[i])
 				? "trampoline-ftrace-direct" : "trampoline");
@@ -1372,7 +1748,7 @@ int main(int argc, char **argv)
 		}
 	}
 
-	status = run_cmd(cmd);
+	status = up ? release(child, gate) : run_cmd(cmd);
 
 	if (kev)
 		count = kev_hits();
@@ -1390,7 +1766,7 @@ int main(int argc, char **argv)
 	}
 	for (i = 0; i < nfds; i++) {
 		if (!strcmp(mech, "kprobe") || !strcmp(mech, "kprobe-off") ||
-		    !strcmp(mech, "kretprobe") || tp)
+		    !strcmp(mech, "kretprobe") || tp || up)
 			ioctl(fds[i], PERF_EVENT_IOC_DISABLE, 0);
 		close(fds[i]);
 	}
@@ -1418,6 +1794,11 @@ int main(int argc, char **argv)
 		       (unsigned long long)kev_remove_ns);
 	if (sysnr >= 0)
 		printf("sysnr=%ld ", sysnr);
+	if (up)
+		/* the (first) site, as read from the binary, and the process */
+		printf("uaddr=%#llx uoff=%#llx upid=%d ",
+		       (unsigned long long)uaddr[0],
+		       (unsigned long long)uoff[0], (int)child);
 	if (xdt)
 		printf("enable_ns=%llu go_ns=%llu stop_ns=%llu free_ns=%llu "
 		       "traps=%llu ", (unsigned long long)xdt_enable_ns,
