@@ -5,7 +5,7 @@ set -euo pipefail
 
 PKGS=(
 	make gcc libc6-dev bc bison flex libssl-dev libelf-dev cpio rsync kmod
-	xz-utils dwarves python3 python3-pytest dpkg-dev
+	xz-utils dwarves python3 python3-pytest python3-pytest-xdist dpkg-dev
 	qemu-system-x86 qemu-system-arm qemu-system-misc
 	gcc-aarch64-linux-gnu libc6-dev-arm64-cross
 	gcc-riscv64-linux-gnu libc6-dev-riscv64-cross

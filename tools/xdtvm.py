@@ -533,11 +533,31 @@ class VM:
             if self.kgdb_port:
                 self._kgdb_listen()
             self._wait_agent(t0 + timeout)
+        except BootTimeout as e:
+            # Where a hung boot is, before the evidence is killed: each
+            # vCPU's PC through the gdbstub.
+            where = self.vcpu_pcs()
+            self.kill()
+            raise BootTimeout(f"{e}\n--- vCPUs when it was given up ---\n"
+                              f"{where}") from None
         except BaseException:
             self.kill()
             raise
         self.boot_seconds = time.monotonic() - t0
         return self
+
+    def vcpu_pcs(self):
+        """Each vCPU's PC and the kernel symbol there, through QEMU's
+        gdbstub, as text (or why not): the evidence of a hang."""
+        if not self.gdb_port or self.proc is None or \
+                self.proc.poll() is not None:
+            return "(no gdbstub or no QEMU)"
+        try:
+            return gdb_batch(self.gdb_port, [
+                "thread apply all x/i $pc", "thread apply all bt 8"],
+                timeout=60, vmlinux=vmlinux(self.isa)).strip()
+        except Exception as e:  # noqa: BLE001 (evidence, best effort)
+            return f"(gdb: {e})"
 
     def _wait_agent(self, deadline):
         while True:
