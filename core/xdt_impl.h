@@ -82,11 +82,12 @@
 #define XDT_MAXAGGS	1024
 /*
  * Per-CPU aggregation arena bytes (-x aggsize).  DTrace's default is 4 MiB
- * per CPU; xdt keeps its 1 MiB default (the lab guests have little memory)
- * and rounds small sizes up to a page.
+ * per CPU; xdt keeps its 1 MiB default (the lab guests have little memory).
+ * A small size is what the user asked for (an arena that fills drops, and
+ * the drops are reported): the floor is one keyless entry (load.c).
  */
 #define XDT_AGGSIZE_DEFAULT	(1u << 20)
-#define XDT_AGGSIZE_MIN		4096u
+#define XDT_AGGSIZE_MIN		64u
 #define XDT_AGGSIZE_MAX		(64u << 20)
 #define XDT_MAX_PROG	(16u << 20)	/* bytes of a program object */
 
@@ -531,13 +532,14 @@ struct xdt_scpu {
 	 */
 	struct xdt_aggarena {
 		char *data;
-		u32 *hash;		/* AGG_SLOTS offsets into data, 0 = empty */
+		u32 *hash;		/* aggslots offsets into data, 0 = empty */
 		u32 *nokey;		/* [XDT_MAXAGGS]: offset of the keyless
 					   entry of each aggregation, or 0 */
 		u32 off;		/* bytes used; entries start at 8 */
 	} ag[2];
 	int agact;
 	u32 aggsize;
+	u32 aggslots;			/* slots of each arena's hash */
 	u64 aggdrops;
 	u64 aggdrops_seen;		/* aggdrops the last snapshot reported */
 	u64 specdrops, specbusy, specunavail;	/* speculations (spec.c) */

@@ -21,7 +21,19 @@
 
 DEFINE_PER_CPU(struct xdt_cpu, xdt_cpu);
 
-#define AGG_SLOTS	(1u << 14)	/* power of two */
+/*
+ * An arena's hash has a slot for every 16 bytes of it: an entry with a key
+ * takes at least 32 (header, an 8-byte key, one value), so the table is at
+ * most half full when the arena is, and a probe for a new key stays short
+ * until aggsize's bytes -- DTrace's only limit -- run out.  (A fixed 16 Ki
+ * slots capped an arena at 16 384 keys whatever its size, and once full,
+ * every new key scanned all of them before it dropped.)  The cost is a
+ * quarter to a half of aggsize again per arena.
+ */
+static u32 agg_nslots(u32 aggsize)
+{
+	return roundup_pow_of_two(max(aggsize / 16, 16u));
+}
 #define DEFAULT_BUFSIZE	(1u << 20)
 
 void xdt_bufs_free(struct xdt_state *st)
@@ -122,8 +134,8 @@ int xdt_bufs_alloc(struct xdt_state *st)
 			struct xdt_aggarena *a = &c->ag[i];
 
 			a->data = kvmalloc(st->aggsize, GFP_KERNEL);
-			a->hash = kvzalloc(AGG_SLOTS * sizeof(u32),
-					   GFP_KERNEL);
+			a->hash = kvzalloc(agg_nslots(st->aggsize) *
+					   sizeof(u32), GFP_KERNEL);
 			a->nokey = kvzalloc(XDT_MAXAGGS * sizeof(u32),
 					    GFP_KERNEL);
 			if (!a->data || !a->hash || !a->nokey) {
@@ -138,6 +150,7 @@ int xdt_bufs_alloc(struct xdt_state *st)
 		c->bufs[0].limit = size > st->endreserve ?
 				   size - st->endreserve : 0;
 		c->aggsize = st->aggsize;
+		c->aggslots = agg_nslots(st->aggsize);
 	}
 	return 0;
 }
@@ -455,7 +468,7 @@ int __xdt_probe xdt_agg_update(struct xdt_scpu *c, const struct xdt_aggdesc *d,
 			  incr);
 		return 0;
 	}
-	e = agg_find(a->data, &a->off, c->aggsize, a->hash, AGG_SLOTS, aggid,
+	e = agg_find(a->data, &a->off, c->aggsize, a->hash, c->aggslots, aggid,
 		     d, key, keylen, true);
 	if (!e) {
 		c->aggdrops++;
@@ -496,9 +509,9 @@ static void agg_switch(void *arg)
 }
 
 /* An arena taken by a snapshot, emptied for its next turn. */
-static void agg_reset(struct xdt_aggarena *a)
+static void agg_reset(struct xdt_aggarena *a, u32 nslots)
 {
-	memset(a->hash, 0, AGG_SLOTS * sizeof(u32));
+	memset(a->hash, 0, nslots * sizeof(u32));
 	memset(a->nokey, 0, XDT_MAXAGGS * sizeof(u32));
 	a->off = 8;
 }
@@ -571,7 +584,7 @@ static int agg_take(struct xdt_state *st)
 			xdt_agg_merge(d->func, ent_vals(m), ent_vals(e),
 				      e->nvals);
 		}
-		agg_reset(a);
+		agg_reset(a, c->aggslots);
 	}
 	if (ret)
 		goto out;
