@@ -14,7 +14,7 @@
 #include "dt_tree.h"
 
 static const char *const varnames[] = {
-#define DIF_VNAME(name, str) str,
+#define DIF_VNAME(name, str, slot) str,
 	DIF_VARS(DIF_VNAME)
 #undef DIF_VNAME
 };
