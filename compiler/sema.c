@@ -51,7 +51,7 @@ static struct dtype *builtin_type(int v)
 	case DIF_VAR_PROBEPROV: case DIF_VAR_PROBEMOD: case DIF_VAR_PROBEFUNC:
 	case DIF_VAR_PROBENAME: case DIF_VAR_EXECNAME:
 		return dt_string;
-	case DIF_VAR_PID: return type_named("pid_t");
+	case DIF_VAR_PID: case DIF_VAR_PPID: return type_named("pid_t");
 	case DIF_VAR_TID: return type_named("id_t");
 	case DIF_VAR_UID: return type_named("uid_t");
 	case DIF_VAR_CPU: return type_named("processorid_t");
