@@ -254,16 +254,25 @@ static int __xdt_probe load(struct xdt_mstate *m, u64 addr, void *dst,
 	return 0;
 }
 
-/* strcmp over two strings in memory, each bounded by @max bytes. */
+/*
+ * strcmp over two strings in memory, each bounded by @max bytes, with
+ * DTrace's dtrace_strncmp() rules: a NULL string reads as the empty one
+ * (its bytes are never loaded, so NULL == "" and NULL == NULL, no fault),
+ * and a string is equal to itself without being read.
+ */
 static int __xdt_probe scmp(struct xdt_mstate *m, u64 a, u64 b, u32 max,
 			    u32 pc, int *res)
 {
 	u32 i;
 
+	*res = 0;
+	if (a == b)
+		return 0;
 	for (i = 0; i < max; i++) {
-		u8 x, y;
+		u8 x = 0, y = 0;
 
-		if (load(m, a + i, &x, 1, pc) || load(m, b + i, &y, 1, pc))
+		if ((a && load(m, a + i, &x, 1, pc)) ||
+		    (b && load(m, b + i, &y, 1, pc)))
 			return -EFAULT;
 		if (x != y) {
 			*res = x < y ? -1 : 1;
