@@ -147,9 +147,9 @@ enum dif_op {
  * X(name, D name, firing slot).  A variable with a slot (1 ..
  * DIF_NFIRINGVARS) is a clock sampled at its first read in a firing; every
  * later read in that firing, by any clause of any consumer, gets the same
- * value (DTrace caches timestamp, vtimestamp and walltimestamp in its
- * machine state for the whole dtrace_probe(): "timestamp - self->ts" and
- * two reads in one clause agree).  0: read afresh each time.
+ * value: two reads in one clause agree, as DTrace's machine state caches
+ * them (illumos for one clause; xdt for the whole firing, so clauses of
+ * one firing agree too).  0: read afresh each time.
  */
 #define DIF_VARS(X) \
 	X(ARG0, "arg0", 0) X(ARG1, "arg1", 0) X(ARG2, "arg2", 0)	\
