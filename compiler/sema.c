@@ -1330,28 +1330,31 @@ static struct node *sem_xlate(struct prog *p, struct lexer *lx, struct node *n)
 	struct dtype *o = n->ct->real->k == TK_PTR ? n->ct->real->base : n->ct;
 	struct dtype *in;
 	long long zero;
+	int null;
 
 	n->a = sem(p, lx, n->a);
 	in = n->a->t;
 	n->xl = xlator_find(p, o, in);
 	/*
 	 * DTrace's last resort (dt_xlator_lookup's argument-compatible pass):
-	 * the integer constant 0 -- NULL -- is a null pointer of any pointer
-	 * type, so xlate<fileinfo_t *>(NULL) takes the first translator to
-	 * the type whose input is a pointer, and the input is that pointer.
+	 * the integer constant 0 -- NULL -- goes with any pointer type, so
+	 * xlate<fileinfo_t *>(NULL) takes the first translator to the type
+	 * whose input is a pointer.  That input, or a void * given to a
+	 * translator of a typed pointer, is cast to the translator's input
+	 * type, which its members are typed over.
 	 */
-	if (!n->xl && type_is_int(in) && sema_constval(n->a, &zero) && !zero) {
-		for (int i = 0; i < p->nxlators && !n->xl; i++)
-			if (p->xlators[i]->out->real == o->real &&
-			    p->xlators[i]->in->real->k == TK_PTR)
-				n->xl = p->xlators[i];
-		if (n->xl) {
-			struct node *c = node_new(N_CAST, n->line, n->col);
+	null = type_is_int(in) && sema_constval(n->a, &zero) && !zero;
+	for (int i = 0; i < p->nxlators && !n->xl && null; i++)
+		if (p->xlators[i]->out->real == o->real &&
+		    p->xlators[i]->in->real->k == TK_PTR)
+			n->xl = p->xlators[i];
+	if (n->xl && n->xl->in->real->k == TK_PTR && (null ||
+	    (in->real->k == TK_PTR && in->real->base->real->k == TK_VOID))) {
+		struct node *c = node_new(N_CAST, n->line, n->col);
 
-			c->ct = c->t = n->xl->in;
-			c->a = n->a;
-			n->a = c;
-		}
+		c->ct = c->t = n->xl->in;
+		c->a = n->a;
+		n->a = c;
 	}
 	if (!n->xl)
 		dt_cerrt(lx, DT_D_XLATE_NONE, n->line, n->col,

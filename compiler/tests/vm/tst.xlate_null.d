@@ -3,8 +3,8 @@
  * Translating a NULL pointer, as DTrace does: xlate<T *>(p)->m and
  * xlate<T>(p).m evaluate member m alone, so a member that does not read
  * through p (or guards it, as DTrace's library translators do) gives its
- * value; the integer constant 0 -- NULL -- is a null pointer input, taking
- * the first translator to T whose input is a pointer; a whole translation
+ * value; the integer constant 0 -- NULL -- or a void * is a pointer input,
+ * taking the first translator to T whose input is a pointer; a whole translation
  * evaluates every member; a member that does read through NULL fires
  * ERROR like any other load.
  */
@@ -39,8 +39,8 @@ BEGIN
 {
 	printf("%d %d %s\n", xlate<struct out *>(p)->x,
 	    xlate<struct out *>(p)->y, xlate<struct out>(p).s);
-	printf("%d %s\n", xlate<struct out *>(NULL)->x,
-	    xlate<struct out *>(0)->s);
+	printf("%d %s %d\n", xlate<struct out *>(NULL)->x,
+	    xlate<struct out *>(0)->s, xlate<struct out *>((void *)0)->x);
 	this->o = xlate<struct out *>(p);
 	printf("%d %d %s\n", this->o->x, this->o->y, this->o->s);
 	print(xlate<struct out>(NULL));
