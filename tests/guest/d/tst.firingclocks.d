@@ -7,6 +7,9 @@
  * one before.  (Read live, timestamp and walltimestamp move between two
  * reads.)
  */
+int n, same, next, later, done;
+uint64_t last;
+
 tick-10ms
 /n < 5/
 {

@@ -4,6 +4,8 @@
  * ppid is the parent's process ID: -c's command is dtrace's child, so in
  * it ppid is dtrace's $pid, and what getppid(2) returns there.
  */
+int n, child, same;
+
 syscall::getppid:entry
 /pid == $target/
 {
