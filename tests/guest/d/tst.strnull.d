@@ -1,4 +1,5 @@
 /* flags: -q */
+/* stderr: ^dtrace: error on enabled probe ID \d+ \(ID \d+: dtrace:::BEGIN\): invalid address \(0x0\) in action #1 at DIF offset \d+$ */
 /*
  * A NULL string compares as the empty string, as DTrace's
  * dtrace_strncmp() reads it: with every relational operator, in an action
@@ -35,4 +36,5 @@ BEGIN
 ERROR
 {
 	printf("ERROR: fault %d addr %d\n", arg4, arg5);
+	exit(0);
 }
