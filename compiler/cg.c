@@ -226,14 +226,74 @@ static int address(struct cg *g, struct node *n, int alloc)
 	}
 }
 
+/*
+ * Bit-field member @n's unit is one aligned load or store: 1, 2, 4 or 8
+ * bytes at an offset of that alignment, in a struct whose alignment and
+ * size keep it so in every instance (an array's elements too).  A kernel
+ * struct's units are (btf.c).  A D declaration's are the field's own
+ * bytes, DTrace's layout: a 40-bit field is 5 bytes at an offset that is a
+ * multiple of 5, which DIF's loads and stores (aligned, as DTrace's) cannot
+ * take at once; those go byte by byte.
+ */
+static int bf_unit(const struct node *n)
+{
+	const struct dmember *m = n->mem;
+	const struct dtype *c = n->op == T_ARROW ? n->a->t->real->base->real :
+				n->a->t->real;
+	unsigned u = m->usize;
+
+	return (u == 1 || u == 2 || u == 4 || u == 8) && m->off % u == 0 &&
+	       c->align % u == 0 && c->size % u == 0;
+}
+
+/* Load bit-field @n's unit from the address in @r into @r. */
+static void bf_load(struct cg *g, struct node *n, int r)
+{
+	int v, t;
+
+	if (bf_unit(n)) {
+		load(g, r, type_int(n->mem->usize, 0));
+		return;
+	}
+	/* little-endian: from the last byte down, shifting up */
+	v = ralloc(g, n);
+	t = ralloc(g, n);
+	emit(g, DIF_INSN_R(DIF_OP_MOV, 0, 0, v));
+	for (int i = (int)n->mem->usize - 1; i >= 0; i--) {
+		emit(g, DIF_INSN_R(DIF_OP_MOV, r, 0, t));
+		if (i)
+			op_const(g, n, DIF_OP_ADD, t, (__u64)i);
+		load(g, t, dt_uchar);
+		op_const(g, n, DIF_OP_SLL, v, 8);
+		emit(g, DIF_INSN_R(DIF_OP_OR, v, t, v));
+	}
+	emit(g, DIF_INSN_R(DIF_OP_MOV, v, 0, r));
+	rfree(g, t);
+	rfree(g, v);
+}
+
+/* Store @val, bit-field @n's whole unit, at the address in @a (both spent). */
+static void bf_store(struct cg *g, struct node *n, int a, int val)
+{
+	if (bf_unit(n)) {
+		store(g, a, val, type_int(n->mem->usize, 0));
+		return;
+	}
+	for (unsigned i = 0; i < n->mem->usize; i++) {
+		if (i) {
+			op_const(g, n, DIF_OP_SRL, val, 8);
+			op_const(g, n, DIF_OP_ADD, a, 1);
+		}
+		emit(g, DIF_INSN_R(DIF_OP_STB, val, 0, a));
+	}
+}
+
 /* A bit-field's value from the unit loaded in @r. */
 static void bitfield(struct cg *g, struct node *n, int r)
 {
 	const struct dmember *m = n->mem;
-	unsigned ubits = 8 * m->t->real->size;
 	int up = 64 - (int)(m->bitoff + m->bits);
 
-	(void)ubits;
 	/* bits [bitoff, bitoff+bits) of the little-endian unit */
 	op_const(g, n, DIF_OP_SLL, r, (__u64)up);
 	op_const(g, n, is_signed(m->t) ? DIF_OP_SRA : DIF_OP_SRL, r,
@@ -406,13 +466,13 @@ static void lv_store(struct cg *g, struct node *lv, int val)
 		int old = ralloc(g, lv), v2 = ralloc(g, lv);
 
 		emit(g, DIF_INSN_R(DIF_OP_MOV, a, 0, old));
-		load(g, old, type_int(m->usize, 0));
+		bf_load(g, lv, old);
 		op_const(g, lv, DIF_OP_AND, old, ~mask);
 		emit(g, DIF_INSN_R(DIF_OP_MOV, val, 0, v2));
 		op_const(g, lv, DIF_OP_SLL, v2, m->bitoff);
 		op_const(g, lv, DIF_OP_AND, v2, mask);
 		emit(g, DIF_INSN_R(DIF_OP_OR, old, v2, old));
-		store(g, a, old, type_int(m->usize, 0));
+		bf_store(g, lv, a, old);
 		rfree(g, v2);
 		rfree(g, old);
 	} else {
@@ -544,7 +604,7 @@ static int expr(struct cg *g, struct node *n)
 	case N_MEMBER:
 		r = address(g, n, 0);
 		if (n->mem->bits) {
-			load(g, r, type_int(n->mem->usize, 0));
+			bf_load(g, n, r);
 			bitfield(g, n, r);
 		} else {
 			load(g, r, n->t);

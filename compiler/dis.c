@@ -20,7 +20,7 @@ static const struct { const char *mn; int form; int valid; int use; } ops[256] =
 };
 
 static const char *const vars[] = {
-#define DIF_VNAME(name, str) str,
+#define DIF_VNAME(name, str, slot) str,
 	DIF_VARS(DIF_VNAME)
 #undef DIF_VNAME
 };

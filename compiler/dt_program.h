@@ -202,7 +202,9 @@ struct dmember {
 	unsigned off;			/* bytes from the start */
 	unsigned bits, bitoff;		/* bit-field: width, LSB offset in the
 					   unit at off; 0 = not */
-	unsigned usize;			/* bit-field: the unit's bytes (1 2 4 8) */
+	unsigned usize;			/* bit-field: the unit's bytes, 1 to 8
+					   (a D declaration's: the field's own
+					   ceil(width / 8), at any offset) */
 	int alias;			/* a member of an anonymous member, listed
 					   to be named directly; print() skips it */
 };

@@ -187,7 +187,8 @@ static void sou_body(struct parser *ps, struct dtype *t)
 				}
 				m.bitoff = 0;
 				m.bits = (unsigned)bits;
-				m.usize = msize <= 1 ? 1 : msize <= 2 ? 2 : msize <= 4 ? 4 : 8;
+				/* its own bytes: 3, 5, 6, 7 too (cg.c, bf_load) */
+				m.usize = msize;
 				has_bits = 1;
 			} else if (t->k == TK_UNION) {
 				m.off = 0;

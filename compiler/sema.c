@@ -14,7 +14,7 @@
 #include "dt_tree.h"
 
 static const char *const varnames[] = {
-#define DIF_VNAME(name, str) str,
+#define DIF_VNAME(name, str, slot) str,
 	DIF_VARS(DIF_VNAME)
 #undef DIF_VNAME
 };
@@ -51,7 +51,7 @@ static struct dtype *builtin_type(int v)
 	case DIF_VAR_PROBEPROV: case DIF_VAR_PROBEMOD: case DIF_VAR_PROBEFUNC:
 	case DIF_VAR_PROBENAME: case DIF_VAR_EXECNAME:
 		return dt_string;
-	case DIF_VAR_PID: return type_named("pid_t");
+	case DIF_VAR_PID: case DIF_VAR_PPID: return type_named("pid_t");
 	case DIF_VAR_TID: return type_named("id_t");
 	case DIF_VAR_UID: return type_named("uid_t");
 	case DIF_VAR_CPU: return type_named("processorid_t");
@@ -1329,10 +1329,33 @@ static struct node *sem_xlate(struct prog *p, struct lexer *lx, struct node *n)
 {
 	struct dtype *o = n->ct->real->k == TK_PTR ? n->ct->real->base : n->ct;
 	struct dtype *in;
+	long long zero;
+	int null;
 
 	n->a = sem(p, lx, n->a);
 	in = n->a->t;
 	n->xl = xlator_find(p, o, in);
+	/*
+	 * DTrace's last resort (dt_xlator_lookup's argument-compatible pass):
+	 * the integer constant 0 -- NULL -- goes with any pointer type, so
+	 * xlate<fileinfo_t *>(NULL) takes the first translator to the type
+	 * whose input is a pointer.  That input, or a void * given to a
+	 * translator of a typed pointer, is cast to the translator's input
+	 * type, which its members are typed over.
+	 */
+	null = type_is_int(in) && sema_constval(n->a, &zero) && !zero;
+	for (int i = 0; i < p->nxlators && !n->xl && null; i++)
+		if (p->xlators[i]->out->real == o->real &&
+		    p->xlators[i]->in->real->k == TK_PTR)
+			n->xl = p->xlators[i];
+	if (n->xl && n->xl->in->real->k == TK_PTR && (null ||
+	    (in->real->k == TK_PTR && in->real->base->real->k == TK_VOID))) {
+		struct node *c = node_new(N_CAST, n->line, n->col);
+
+		c->ct = c->t = n->xl->in;
+		c->a = n->a;
+		n->a = c;
+	}
 	if (!n->xl)
 		dt_cerrt(lx, DT_D_XLATE_NONE, n->line, n->col,
 			 "translator does not exist: %s -> %s", type_str(in), type_str(o));

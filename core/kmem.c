@@ -167,6 +167,14 @@ u64 __xdt_probe xdt_dif_var(u32 v, struct xdt_mstate *m)
 		return t->tgid;
 	case DIF_VAR_TID:
 		return t->pid;
+	case DIF_VAR_PPID:
+		/*
+		 * real_parent is RCU-protected (reparenting at the parent's
+		 * exit rewrites it) and a firing runs with IRQs off, an RCU
+		 * reader: the task read stays valid for the load of its tgid.
+		 * Raw: no lockdep check, which does not count IRQs off.
+		 */
+		return READ_ONCE(rcu_dereference_raw(t->real_parent)->tgid);
 	case DIF_VAR_UID:
 		return from_kuid(&init_user_ns, task_cred_xxx(t, uid));
 	case DIF_VAR_CPU:

@@ -47,6 +47,7 @@ void __xdt_probe xdt_site_fire(struct xdt_site *s, struct pt_regs *regs)
 	ctx.frame = s->frame;
 	ctx.priv = s;
 	ctx.err = 0;
+	ctx.sampled = 0;
 	ctx.fault = XDT_FAULT_NONE;
 	ctx.only = NULL;
 	ctx.regargs = s->ops->args;	/* fetched on first use: xdt_arg() */

@@ -439,6 +439,7 @@ struct xdt_mstate {
 	bool nokread;			/* the consumer's perfmon_only */
 };
 int xdt_dif_run(const struct xdt_difo_k *d, struct xdt_mstate *m, u64 *rv);
+void xdt_dif_resample(struct xdt_ctx *ctx, u32 v);
 /* What the portable core needs of where it runs: core/portable/xdt_env.h */
 #include "xdt_env.h"
 /*
@@ -644,6 +645,14 @@ struct xdt_ctx {
 	unsigned long skip_lo, skip_hi;	/* XDT_STACK_HERE */
 	void *priv;			/* the firer's: e.g. the site */
 	s32 err;			/* the errno variable (syscall return) */
+	/*
+	 * The clocks a clause has read (bit = DIF_VARS' slot) and their
+	 * values: sampled once per firing, as DTrace's machine state
+	 * caches them (core/portable/dif.c, ldv).  A firer that does not
+	 * use xdt_ctx_init() must clear @sampled.
+	 */
+	u8 sampled;
+	u64 clocks[DIF_NFIRINGVARS];
 	/* the fault being raised, for ERROR */
 	int fault;
 	u32 fault_pc;

@@ -44,7 +44,7 @@ typedef struct fileinfo {
 	string fi_name;		/* the file's name, or "<none>" */
 	string fi_dirname;	/* its directory's name, or "<none>" */
 	string fi_pathname;	/* directory/name, or "<none>" */
-	offset_t fi_offset;	/* the file offset, or -1 */
+	offset_t fi_offset;	/* the file offset: -1 for a request, 0 for no file */
 	string fi_fs;		/* the filesystem type, or "<none>" */
 	string fi_mount;	/* the filesystem's device, or "<none>" */
 	int fi_oflags;		/* open(2) flags, or 0 */
@@ -92,16 +92,24 @@ translator fileinfo_t < struct request *R > {
 	fi_oflags = 0;
 };
 
+/*
+ * No file (a NULL F) is "<none>", offset 0 and no flags, as DTrace's own
+ * translator has it: xlate<fileinfo_t *>(NULL) reads nothing.
+ */
 translator fileinfo_t < struct file *F > {
-	fi_name = stringof(F->f_path.dentry->d_name.name);
-	fi_dirname = stringof(F->f_path.dentry->d_parent->d_name.name);
-	fi_pathname = F->f_path.dentry->d_parent == F->f_path.dentry ?
+	fi_name = F == NULL ? "<none>" :
+	    stringof(F->f_path.dentry->d_name.name);
+	fi_dirname = F == NULL ? "<none>" :
+	    stringof(F->f_path.dentry->d_parent->d_name.name);
+	fi_pathname = F == NULL ? "<none>" :
+	    F->f_path.dentry->d_parent == F->f_path.dentry ?
 	    "/" : strjoin(F->f_path.dentry->d_parent->d_parent ==
 	    F->f_path.dentry->d_parent ? "/" :
 	    strjoin(stringof(F->f_path.dentry->d_parent->d_name.name), "/"),
 	    stringof(F->f_path.dentry->d_name.name));
-	fi_offset = F->f_pos;
-	fi_fs = stringof(F->f_inode->i_sb->s_type->name);
-	fi_mount = stringof(F->f_inode->i_sb->s_id);
-	fi_oflags = F->f_flags;
+	fi_offset = F == NULL ? 0 : F->f_pos;
+	fi_fs = F == NULL ? "<none>" :
+	    stringof(F->f_inode->i_sb->s_type->name);
+	fi_mount = F == NULL ? "<none>" : stringof(F->f_inode->i_sb->s_id);
+	fi_oflags = F == NULL ? 0 : F->f_flags;
 };

@@ -170,6 +170,16 @@ static void print_trace(struct dt_print *pr, const struct prog *p,
 
 
 /* ---- print(): a value by its D type, as DTrace's dtrace_print() ---------- */
+/* @size (1 to 8) little-endian bytes at @a: a bit-field's unit. */
+static unsigned long long mem_bytes(const char *a, unsigned size)
+{
+	unsigned long long v = 0;
+
+	while (size--)
+		v = v << 8 | (unsigned char)a[size];
+	return v;
+}
+
 static unsigned long long mem_uint(const char *a, unsigned size)
 {
 	__u8 b;
@@ -213,7 +223,7 @@ static void pv_member(FILE *fp, const char *name, struct dtype *t,
 	}
 	fputc(' ', fp);
 	if (m && m->bits) {
-		unsigned long long v = mem_uint(a, m->usize) >> m->bitoff;
+		unsigned long long v = mem_bytes(a, m->usize) >> m->bitoff;
 
 		v &= m->bits >= 64 ? ~0ULL : (1ULL << m->bits) - 1;
 		fprintf(fp, "%#llx", v);

@@ -252,6 +252,8 @@ u64 xdt_dif_var(u32 v, struct xdt_mstate *m)
 		return (u64)getpid();
 	case DIF_VAR_TID:
 		return (u64)gettid();
+	case DIF_VAR_PPID:
+		return (u64)getppid();
 	case DIF_VAR_UID:
 		return (u64)getuid();
 	case DIF_VAR_CPU:

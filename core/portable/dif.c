@@ -203,6 +203,40 @@ static noinline u64 __xdt_probe stack_var(u32 v, struct xdt_mstate *m)
 	}
 }
 
+/* Each built-in variable's slot in its firing's clocks (DIF_VARS), or 0. */
+static const u8 firing_slot[DIF_NVARS] = {
+#define X(name, str, slot) [DIF_VAR_##name] = (slot),
+	DIF_VARS(X)
+#undef X
+};
+
+/*
+ * A built-in variable (LDV; the verifier keeps @v below DIF_NVARS).  A
+ * clock is read from the environment once per firing and then from the
+ * firing's context, so every clause of the firing sees one instant.
+ */
+static inline u64 __xdt_probe ldv(u32 v, struct xdt_mstate *m)
+{
+	struct xdt_ctx *ctx = m->ctx;
+	u32 s = firing_slot[v];
+
+	if (v >= DIF_VAR_CALLER && v <= DIF_VAR_USTACKDEPTH)
+		return stack_var(v, m);
+	if (!s)
+		return xdt_dif_var(v, m);
+	if (!(ctx->sampled & (1u << s))) {
+		ctx->clocks[s - 1] = xdt_dif_var(v, m);
+		ctx->sampled |= 1u << s;
+	}
+	return ctx->clocks[s - 1];
+}
+
+/* The next read of built-in clock @v in this firing samples it again. */
+void __xdt_probe xdt_dif_resample(struct xdt_ctx *ctx, u32 v)
+{
+	ctx->sampled &= ~(1u << firing_slot[v]);
+}
+
 static int __xdt_probe load(struct xdt_mstate *m, u64 addr, void *dst,
 			    size_t n, u32 pc)
 {
@@ -220,16 +254,25 @@ static int __xdt_probe load(struct xdt_mstate *m, u64 addr, void *dst,
 	return 0;
 }
 
-/* strcmp over two strings in memory, each bounded by @max bytes. */
+/*
+ * strcmp over two strings in memory, each bounded by @max bytes, with
+ * DTrace's dtrace_strncmp() rules: a NULL string reads as the empty one
+ * (its bytes are never loaded, so NULL == "" and NULL == NULL, no fault),
+ * and a string is equal to itself without being read.
+ */
 static int __xdt_probe scmp(struct xdt_mstate *m, u64 a, u64 b, u32 max,
 			    u32 pc, int *res)
 {
 	u32 i;
 
+	*res = 0;
+	if (a == b)
+		return 0;
 	for (i = 0; i < max; i++) {
-		u8 x, y;
+		u8 x = 0, y = 0;
 
-		if (load(m, a + i, &x, 1, pc) || load(m, b + i, &y, 1, pc))
+		if ((a && load(m, a + i, &x, 1, pc)) ||
+		    (b && load(m, b + i, &y, 1, pc)))
 			return -EFAULT;
 		if (x != y) {
 			*res = x < y ? -1 : 1;
@@ -331,10 +374,7 @@ int __xdt_probe xdt_dif_run(const struct xdt_difo_k *d, struct xdt_mstate *m,
 			v = (unsigned long)(d->strtab + DIF_INDEX(in));
 			break;
 		case DIF_OP_LDV:
-			v = DIF_INDEX(in) >= DIF_VAR_CALLER &&
-			    DIF_INDEX(in) <= DIF_VAR_USTACKDEPTH ?
-			    stack_var(DIF_INDEX(in), m) :
-			    xdt_dif_var(DIF_INDEX(in), m);
+			v = ldv(DIF_INDEX(in), m);
 			break;
 		case DIF_OP_LDSB: { s8 x;  if (load(m, a, &x, 1, pc)) return -EFAULT; v = x; break; }
 		case DIF_OP_LDSH: { s16 x; if (load(m, a, &x, 2, pc)) return -EFAULT; v = x; break; }

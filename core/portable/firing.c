@@ -269,6 +269,12 @@ static int __xdt_probe run_clause(struct xdt_cpu *c, struct xdt_scpu *sc,
 				raise_error(c, sc, st, ecb, ctx, i + 1);
 				return -1;
 			}
+			/*
+			 * DTrace's one exception to a firing's fixed clocks:
+			 * after chill(), timestamp is read again, so it
+			 * shows the time spun.
+			 */
+			xdt_dif_resample(ctx, DIF_VAR_TIMESTAMP);
 			break;
 		case XDT_ACT_RAISE:
 		case XDT_ACT_STOP:

@@ -6,8 +6,9 @@
  * against the row's kinds and count (xdt_subr_call).
  *
  * Semantics are DTrace's, including its corner cases (substr's negative
- * positions, index/rindex's Perl-like clamping, strjoin's fault when the
- * result does not fit, lltostr's 0x and 0 prefixes).
+ * positions, index/rindex's Perl-like clamping, lltostr's 0x and 0
+ * prefixes), but for one choice: a string result longer than strsize - 1
+ * characters is cut there (fit()), where illumos faults.
  *
  * Strings.  A string argument is an address of kernel memory (a literal, a
  * variable, scratch, kernel data).  Each one is first copied into scratch
@@ -15,7 +16,8 @@
  * consumer without CAP_SYS_ADMIN to memory of its own: vars.c, Reads), at most strsize - 1 bytes: the
  * computation then runs on plain memory, and a bad address is one clean
  * fault.  A string result is written to scratch (strsize bytes, reserved
- * before the argument copies), and the copies are released before
+ * before the argument copies), at most strsize - 1 characters and its NUL,
+ * and the copies are released before
  * returning, so a subroutine costs its clause strsize bytes of scratch
  * (DTrace's own accounting).  Results that point into an argument (strchr,
  * strstr, strtok's saved position) point into the caller's string, not the
@@ -74,6 +76,19 @@ static char *__xdt_probe sarg(struct xdt_mstate *m, u64 addr, u32 pc,
 	if (len)
 		*len = n;
 	return s;
+}
+
+/*
+ * How many of a result's @n characters a string keeps: strsize - 1, then
+ * its NUL.  Trade-off: illumos faults ("out of scratch space") when
+ * strjoin() and its like would not fit; Oracle's DTrace for Linux cuts the
+ * string at strsize, and so does xdt -- a too-long path or name is still
+ * worth seeing, and the limit is the one every other string already has
+ * (docs/d-language.md).
+ */
+static inline u32 __xdt_probe fit(const struct xdt_mstate *m, u64 n)
+{
+	return n < m->strsize ? (u32)n : m->strsize - 1;
 }
 
 /* xorshift64*: rand() must not call into the kernel's (probe-able) RNG. */
@@ -213,11 +228,11 @@ SUBR(STRJOIN)
 	    !(b = sarg(m, ARG(1), pc, &lb)))
 		return -EFAULT;
 	m->scratch_used = keep;
-	/* DTrace: a join that does not fit is out of scratch, not cut */
-	if (la + lb >= m->strsize)
-		return fault(m, XDT_FAULT_NOSCRATCH, 0, pc);
+	la = fit(m, la);
+	lb = fit(m, (u64)la + lb) - la;
 	memcpy(d, a, la);
-	memcpy(d + la, b, lb + 1);
+	memcpy(d + la, b, lb);
+	d[la + lb] = '\0';
 	*rv = (unsigned long)d;
 	return 0;
 }
@@ -394,8 +409,10 @@ SUBR(STRTOK)
 		m->vc->strtok = 0;
 		return 0;
 	}
-	for (j = 0; i < len && !(map[(u8)s[i] >> 3] & (1 << ((u8)s[i] & 7)));)
-		d[j++] = s[i++];
+	for (j = 0; i < len && !(map[(u8)s[i] >> 3] & (1 << ((u8)s[i] & 7)));
+	     i++)
+		if (j < fit(m, len))
+			d[j++] = s[i];
 	d[j] = '\0';
 	m->vc->strtok = base + i;
 	*rv = (unsigned long)d;
@@ -550,6 +567,7 @@ SUBR(LLTOSTR)
 	}
 	if (neg)
 		*--p = '-';
+	p[fit(m, d + 71 - p)] = '\0';
 	*rv = (unsigned long)p;
 	return 0;
 }
@@ -600,6 +618,8 @@ static int __xdt_probe recase(struct xdt_mstate *m, const struct xdt_tuple *t,
 	if (!d || !(s = sarg(m, ARG(0), pc, &len)))
 		return -EFAULT;
 	m->scratch_used = keep;
+	len = fit(m, len);
+	s[len] = '\0';
 	for (i = 0; i <= len; i++) {
 		char c = s[i];
 
@@ -733,7 +753,7 @@ static int __xdt_probe inet(struct xdt_mstate *m, u64 af, u64 addr,
 	if (f)
 		return fault(m, f, addr, pc);
 	p = af == AF_INET_LINUX ? put_quad(d, a) : put_ip6(d, a, v4only);
-	*p = '\0';
+	d[fit(m, p - d)] = '\0';
 	*rv = (unsigned long)d;
 	return 0;
 }
@@ -1054,6 +1074,7 @@ SUBR(JSON)
 			return 0;
 		k = p.i;
 	}
+	k = a + fit(m, k - a);
 	memcpy(d, text + a, k - a);
 	d[k - a] = '\0';
 	*rv = (unsigned long)d;

@@ -142,22 +142,34 @@ enum dif_op {
 	DIF_NOPS
 };
 
-/* Built-in variables for LDV, in the order the compiler and VM share. */
+/*
+ * Built-in variables for LDV, in the order the compiler and VM share:
+ * X(name, D name, firing slot).  A variable with a slot (1 ..
+ * DIF_NFIRINGVARS) is a clock sampled at its first read in a firing; every
+ * later read in that firing, by any clause of any consumer, gets the same
+ * value: two reads in one clause agree, as DTrace's machine state caches
+ * them (illumos for one clause; xdt for the whole firing, so clauses of
+ * one firing agree too).  0: read afresh each time.
+ */
 #define DIF_VARS(X) \
-	X(ARG0, "arg0") X(ARG1, "arg1") X(ARG2, "arg2") X(ARG3, "arg3")	\
-	X(ARG4, "arg4") X(ARG5, "arg5") X(ARG6, "arg6") X(ARG7, "arg7")	\
-	X(ARG8, "arg8") X(ARG9, "arg9")					\
-	X(PROBEPROV, "probeprov") X(PROBEMOD, "probemod")		\
-	X(PROBEFUNC, "probefunc") X(PROBENAME, "probename")		\
-	X(EXECNAME, "execname") X(PID, "pid") X(TID, "tid") X(UID, "uid") \
-	X(CPU, "cpu") X(TIMESTAMP, "timestamp") X(VTIMESTAMP, "vtimestamp") \
-	X(WALLTIMESTAMP, "walltimestamp") X(ERRNO, "errno")		\
-	X(EPID, "epid") X(ID, "id") X(CURTHREAD, "curthread")		\
-	X(CALLER, "caller") X(STACKDEPTH, "stackdepth")			\
-	X(UCALLER, "ucaller") X(USTACKDEPTH, "ustackdepth")
+	X(ARG0, "arg0", 0) X(ARG1, "arg1", 0) X(ARG2, "arg2", 0)	\
+	X(ARG3, "arg3", 0) X(ARG4, "arg4", 0) X(ARG5, "arg5", 0)	\
+	X(ARG6, "arg6", 0) X(ARG7, "arg7", 0) X(ARG8, "arg8", 0)	\
+	X(ARG9, "arg9", 0)						\
+	X(PROBEPROV, "probeprov", 0) X(PROBEMOD, "probemod", 0)	\
+	X(PROBEFUNC, "probefunc", 0) X(PROBENAME, "probename", 0)	\
+	X(EXECNAME, "execname", 0) X(PID, "pid", 0) X(TID, "tid", 0)	\
+	X(UID, "uid", 0) X(CPU, "cpu", 0)				\
+	X(TIMESTAMP, "timestamp", 1) X(VTIMESTAMP, "vtimestamp", 2)	\
+	X(WALLTIMESTAMP, "walltimestamp", 3) X(ERRNO, "errno", 0)	\
+	X(EPID, "epid", 0) X(ID, "id", 0) X(CURTHREAD, "curthread", 0)	\
+	X(CALLER, "caller", 0) X(STACKDEPTH, "stackdepth", 0)		\
+	X(UCALLER, "ucaller", 0) X(USTACKDEPTH, "ustackdepth", 0)	\
+	X(PPID, "ppid", 0)
+#define DIF_NFIRINGVARS	3
 
 enum dif_var {
-#define DIF_VENUM(name, str) DIF_VAR_##name,
+#define DIF_VENUM(name, str, slot) DIF_VAR_##name,
 	DIF_VARS(DIF_VENUM)
 #undef DIF_VENUM
 	DIF_NVARS

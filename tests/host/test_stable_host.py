@@ -69,3 +69,25 @@ def test_first_attempts_declarations_are_dropped(dtrace):  # noqa: F811
     r = compile_lib(dtrace, "x86_64", "struct s { int a; }; typedef int myint_t; "
                     "enum e { ONE = 1 }; BEGIN { trace(curpsinfo->pr_pid + ONE); }")
     assert r.returncode == 0, r.stderr
+
+
+@pytest.mark.host
+@pytest.mark.parametrize("isa", xdtvm.ISAS)
+def test_fileinfo_of_null_reads_nothing(dtrace, isa):  # noqa: F811
+    """fileinfo_t of a NULL struct file * is DTrace's: "<none>" names,
+    offset and flags 0, read from nothing -- in the host VM, where a load
+    through NULL would fault -- whether the pointer is a variable or the
+    constant NULL, member by member or whole."""
+    prog = ('BEGIN { f = (struct file *)0; '
+            'printf("%s %s %s %s %s %d %d\\n", xlate<fileinfo_t *>(f)->fi_name, '
+            'xlate<fileinfo_t *>(f)->fi_dirname, xlate<fileinfo_t>(f).fi_pathname, '
+            'xlate<fileinfo_t *>(NULL)->fi_fs, xlate<fileinfo_t *>(f)->fi_mount, '
+            'xlate<fileinfo_t *>(f)->fi_offset, xlate<fileinfo_t *>(f)->fi_oflags); '
+            'this->fi = xlate<fileinfo_t *>(f); '
+            'printf("%s %d\\n", this->fi->fi_pathname, this->fi->fi_offset); }')
+    r = subprocess.run([dtrace, "-x", "hostvm", "-x", f"vmlinux={vmlinux(isa)}",
+                        "-L", DLIB, "-q", "-n", prog],
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0 and not r.stderr, r.stderr
+    assert r.stdout == ("<none> <none> <none> <none> <none> 0 0\n"
+                        "<none> 0\n\n"), r.stdout
