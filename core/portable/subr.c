@@ -267,17 +267,60 @@ SUBR(SUBSTR)
 	return 0;
 }
 
-/* Position of @sub in @s (at most strsize - 1 bytes), or -1. */
-static s64 __xdt_probe find(const char *s, s64 len, const char *sub,
-			    s64 sublen, s64 from, int dir)
+/*
+ * Position of @sub in @s (at most strsize - 1 bytes each): the first at or
+ * after @from (@dir > 0) or the last at or before it (@dir < 0); -1 if
+ * none, -2 when scratch ran out (NOSCRATCH raised).
+ *
+ * Knuth-Morris-Pratt, so the time is linear in len + sublen whatever the
+ * strings: a naive scan is len x sublen compares -- for strstr(a^4095,
+ * a^2047 b) eight million in probe context.  The failure table (a u16
+ * per byte of @sub, 8 KiB at most) is taken from scratch.  A backward
+ * search is the forward one over both strings reversed.
+ */
+#define AT(p, n, x)	(dir > 0 ? (p)[x] : (p)[(n) - 1 - (x)])
+static s64 __xdt_probe find(struct xdt_mstate *m, u32 pc, const char *s,
+			    s64 len, const char *sub, s64 sublen, s64 from,
+			    int dir)
 {
-	s64 i;
+	s64 start, top, q, k, i;
+	u16 *f;
 
-	for (i = from; dir > 0 ? i < len : i >= 0; i += dir)
-		if (i + sublen <= len && !memcmp(s + i, sub, sublen))
-			return i;
+	if (!sublen)
+		return dir > 0 ? (from < len ? from : -1) : (from >= 0 ? from : -1);
+	if (dir > 0) {
+		start = from;
+	} else {
+		top = min(from, len - sublen);
+		if (top < 0)
+			return -1;
+		start = len - sublen - top;
+	}
+	if (start < 0 || start + sublen > len)
+		return -1;
+	f = (u16 *)scratch(m, sublen * sizeof(u16), pc);
+	if (!f)
+		return -2;
+	for (k = 0, q = 1; q < sublen; q++) {
+		while (k > 0 && AT(sub, sublen, q) != AT(sub, sublen, k))
+			k = f[k - 1];
+		if (AT(sub, sublen, q) == AT(sub, sublen, k))
+			k++;
+		f[q] = k;
+	}
+	for (q = 0, i = start; i < len; i++) {
+		while (q > 0 && AT(s, len, i) != AT(sub, sublen, q))
+			q = f[q - 1];
+		if (AT(s, len, i) == AT(sub, sublen, q))
+			q++;
+		if (q == sublen) {
+			i -= sublen - 1;
+			return dir > 0 ? i : len - sublen - i;
+		}
+	}
 	return -1;
 }
+#undef AT
 
 static int __xdt_probe index_common(struct xdt_mstate *m,
 				    const struct xdt_tuple *t, u64 *rv,
@@ -285,31 +328,23 @@ static int __xdt_probe index_common(struct xdt_mstate *m,
 {
 	u32 mark = m->scratch_used, len, sublen;
 	char *s, *sub;
-	s64 pos, r;
+	s64 pos, r = -1;
 
 	if (!(s = sarg(m, ARG(0), pc, &len)) ||
 	    !(sub = sarg(m, ARG(1), pc, &sublen)))
 		return -EFAULT;
-	m->scratch_used = mark;
 	if (!len && !sublen) {
-		*rv = subr == DIF_SUBR_STRSTR ? ARG(0) : 0;
-		return 0;
+		r = 0;
+		goto out;
 	}
-	if (subr == DIF_SUBR_STRSTR) {
-		r = find(s, len, sub, sublen, 0, 1);
-		*rv = r < 0 ? 0 : ARG(0) + r;
-		return 0;
-	}
-	*rv = (u64)-1;
 	pos = subr == DIF_SUBR_RINDEX ? len : 0;
-	if (t->n > 2) {
+	if (t->n > 2 && subr != DIF_SUBR_STRSTR) {
 		/* Perl's clamping, as DTrace keeps it (empty @sub too) */
 		pos = ARG(2);
 		if (subr == DIF_SUBR_RINDEX) {
 			if (pos < 0) {
-				if (!sublen)
-					*rv = 0;
-				return 0;
+				r = sublen ? -1 : 0;
+				goto out;
 			}
 			if (pos > len)
 				pos = len;
@@ -317,17 +352,22 @@ static int __xdt_probe index_common(struct xdt_mstate *m,
 			if (pos < 0)
 				pos = 0;
 			if (pos >= len) {
-				if (!sublen)
-					*rv = len;
-				return 0;
+				r = sublen ? -1 : len;
+				goto out;
 			}
 		}
 	}
-	if (subr == DIF_SUBR_RINDEX)
-		r = find(s, len, sub, sublen, pos, -1);
+	/* s and sub stay in scratch below the table find() takes */
+	r = find(m, pc, s, len, sub, sublen, pos,
+		 subr == DIF_SUBR_RINDEX ? -1 : 1);
+out:
+	m->scratch_used = mark;
+	if (r == -2)
+		return -EFAULT;
+	if (subr == DIF_SUBR_STRSTR)
+		*rv = r < 0 ? 0 : ARG(0) + r;
 	else
-		r = find(s, len, sub, sublen, pos, 1);
-	*rv = (u64)r;
+		*rv = (u64)r;
 	return 0;
 }
 
