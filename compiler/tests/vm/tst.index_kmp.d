@@ -1,3 +1,4 @@
+/* flags: -q */
 /*
  * index(), rindex() and strstr() against Python's str.find/rfind with
  * DTrace's (Perl's) clamping of the start position, on strings of a and
