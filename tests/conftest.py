@@ -8,6 +8,8 @@ the session.  Any Oops/BUG/panic/WARNING on the console fails the test during
 which it appeared, with the excerpt; every failing guest test gets the tail of
 the console in its report.
 """
+import contextlib
+import fcntl
 import os
 import pathlib
 import sys
@@ -151,13 +153,30 @@ def isa(request):
 BOOT_TIMES = {}
 
 
+@contextlib.contextmanager
+def _one_boot_at_a_time():
+    """The session guests of a parallel run boot one after the other (a
+    lock file in the run's log directory): each boot takes seconds, and
+    three at once on two cores beside the host tests' compiles starved an
+    aarch64 guest's vCPU long enough for an RCU stall report in early boot
+    (SLOB's global lock held by the starved vCPU, 2026-11-28)."""
+    os.makedirs(LOGDIR, exist_ok=True)
+    with open(os.path.join(LOGDIR, ".boot.lock"), "w") as f:
+        fcntl.flock(f, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(f, fcntl.LOCK_UN)
+
+
 @pytest.fixture(scope="session")
 def vm(isa):
     guest = xdtvm.VM(isa, gdb=True, kgdb=True, logdir=LOGDIR)
     # Whatever happens in between, QEMU does not outlive the fixture.
     try:
         try:
-            guest.start()
+            with _one_boot_at_a_time():
+                guest.start()
         except xdtvm.BootTimeout as e:
             # A boot that never reaches the agent has not loaded xdt.ko:
             # it is the kernel's or the emulator's, and a second boot is
@@ -172,7 +191,8 @@ def vm(isa):
             REPORT.append(f"{isa}: a boot hung before the guest agent "
                           f"answered; booted again (evidence: {hung})")
             guest = xdtvm.VM(isa, gdb=True, kgdb=True, logdir=LOGDIR)
-            guest.start()
+            with _one_boot_at_a_time():
+                guest.start()
         BOOT_TIMES[isa] = guest.boot_seconds
         # Problems during boot belong to no test; test_boot_clean reports
         # them.
