@@ -607,6 +607,14 @@ static int work(xdt_hdl_t *h, const struct xdt_consumer *c)
 		agg_snap(h, 0, c);
 		if (drain(h, c))
 			return XDT_WORK_DONE;
+	} else {
+		/*
+		 * Between drains too, at aggrate (agg_snap keeps the rate):
+		 * the kernel's arenas hold only what one snapshot interval
+		 * aggregates, so an aggrate shorter than switchrate is how a
+		 * small aggsize is made to last, as in DTrace's dtrace_work().
+		 */
+		agg_snap(h, 0, c);
 	}
 	/* exit(), or under bufpolicy=fill a full buffer: DTrace stops when
 	   its status (every statusrate) says so */

@@ -594,9 +594,12 @@ void xdt_set_cpp(xdt_hdl_t *h, int on, char **args, int nargs)
 
 long xdt_switchrate_us(const xdt_hdl_t *h)
 {
-	/* how long the CLI sleeps between xdt_work() calls */
-	return h->o.statusrate_us < h->o.switchrate_us ? h->o.statusrate_us :
-	       h->o.switchrate_us;
+	/* how long the CLI sleeps between xdt_work() calls: until the first
+	   of the three rates is due, as dtrace_sleep() does */
+	long us = h->o.statusrate_us < h->o.switchrate_us ?
+		  h->o.statusrate_us : h->o.switchrate_us;
+
+	return h->o.aggrate_us < us ? h->o.aggrate_us : us;
 }
 
 static void cerror_from(struct xdt_cerror *err, const struct dt_error *e)
