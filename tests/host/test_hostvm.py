@@ -20,6 +20,7 @@ import os
 import re
 import shlex
 import subprocess
+import sys
 
 import pytest
 
@@ -197,3 +198,85 @@ def test_output_that_cannot_be_written_is_an_error(dtrace):
     r = subprocess.run([dtrace, "-x", "hostvm", "-q", "-n", prog],
                        capture_output=True, text=True, timeout=60)
     assert (r.returncode, r.stdout) == (0, "x\ndone\n\n"), r
+
+
+
+def _dlib(tmp_path):
+    """A D library directory as the guests' /usr/lib/xdt has it, less the
+    files that need kernel types: the constants make generates
+    (host-dlib: from the build machine's uapi headers) and dlib/unistd.d."""
+    from test_compiler import _build
+    gen = os.path.dirname(_build("host-dlib", os.path.join("dlib", "signal.d")))
+    d = tmp_path / "lib"
+    d.mkdir()
+    for f in glob.glob(os.path.join(gen, "*.d")) + [
+            os.path.join(TOP, "dlib", "unistd.d")]:
+        with open(f) as src:
+            (d / os.path.basename(f)).write_text(src.read())
+    return str(d)
+
+
+def test_d_library_constants(dtrace, tmp_path):
+    """DTrace's D library names (signal.d, errno.d, unistd.d, io.d's O_*,
+    procfs.d's si_code values) with Linux's values; without the library
+    they are unknown names, as before."""
+    prog = ('BEGIN { printf("%d %d %d %d %d %d %d %d %d|", SIGHUP, SIGINT, '
+            'SIGKILL, SIGUSR1, SIGSEGV, SIGTERM, SIGCHLD, SIGPOLL, SIGRTMIN); '
+            'printf("%d %d %d %d %d %d %d|", EPERM, ENOENT, EAGAIN, '
+            'EWOULDBLOCK, EINVAL, ENOSYS, ETIMEDOUT); '
+            'printf("%d %d %d %d|", O_RDONLY, O_WRONLY, O_RDWR, O_CREAT | O_EXCL); '
+            'printf("%d %d %d %d\\n", SI_USER, SI_QUEUE, CLD_EXITED, SEGV_MAPERR); '
+            'exit(0); }')
+    r = subprocess.run([dtrace, "-x", "hostvm", "-q", "-L", _dlib(tmp_path),
+                        "-n", prog], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    # Linux's uapi values (asm-generic/signal.h, errno-base.h, errno.h,
+    # fcntl.h, siginfo.h), the same on the three lab ISAs
+    assert r.stdout == ("1 2 9 10 11 15 17 29 32|1 2 11 11 22 38 110|"
+                        "0 1 2 192|0 -1 1 1\n\n"), r.stdout
+    r = subprocess.run([dtrace, "-x", "hostvm", "-q", "-n", "BEGIN { trace(SIGINT); }"],
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 1 and "failed to resolve SIGINT" in r.stderr, r.stderr
+
+
+def test_fault_constants(dtrace, tmp_path):
+    """unistd.d's DTRACEFLT_* are the numbers ERROR's arg4 carries: each
+    name against a fault of that kind, and the file against the one
+    table xdt numbers its faults by (core/uapi/xdt.h)."""
+    d = tmp_path / "f.d"
+    d.write_text('BEGIN { x = 0; y = 1 / x; } BEGIN { trace(*(int *)8); } '
+                 'ERROR { printf("%d %d %d\\n", arg4, arg4 == DTRACEFLT_DIVZERO, '
+                 'arg4 == DTRACEFLT_BADADDR); }\n')
+    r = subprocess.run([dtrace, "-x", "hostvm", "-q", "-L", _dlib(tmp_path),
+                        "-s", str(d)], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout == "4 1 0\n1 0 1\n\n", (r.stdout, r.stderr)
+    with open(os.path.join(TOP, "core", "uapi", "xdt.h")) as f:
+        enum = dict(re.findall(r"XDT_FAULT_(\w+) = (\d+)", f.read()))
+    with open(os.path.join(TOP, "dlib", "unistd.d")) as f:
+        lib = dict(re.findall(r"inline int DTRACEFLT_(\w+) = (\d+);", f.read()))
+    enum["UNKNOWN"] = enum.pop("NONE")      # DTrace's name for 0
+    assert lib == enum
+
+
+@pytest.mark.parametrize("isa", xdtvm.ISAS)
+def test_d_library_constants_per_isa(tmp_path, isa):
+    """Each ISA's constants come from its own compiler's uapi headers:
+    signal and errno numbers are asm-generic's on all three lab ISAs, and
+    open(2) flags are not (arm64 has its own asm/fcntl.h)."""
+    cc = xdtvm.ISAS[isa]["cross"] + "gcc"
+    r = subprocess.run([sys.executable, os.path.join(TOP, "tools", "xdt-dconsts.py"),
+                        "--cc", cc, "--isa", isa, str(tmp_path)],
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+
+    def consts(name):
+        with open(tmp_path / name) as f:
+            return dict(re.findall(r"inline int (\w+) = (-?\d+);", f.read()))
+    sig, err, fcntl = consts("signal.d"), consts("errno.d"), consts("fcntl.d")
+    assert (sig["SIGINT"], sig["SIGKILL"], sig["SIGUSR1"], sig["SIGSTKFLT"],
+            sig["SIGSYS"], sig["SIGRTMIN"]) == ("2", "9", "10", "16", "31", "32")
+    assert (err["EPERM"], err["EAGAIN"], err["EDEADLOCK"], err["EHWPOISON"]) == \
+        ("1", "11", "35", "133")
+    assert len(err) > 130 and "SIGSTKSZ" not in sig
+    assert fcntl["O_DIRECTORY"] == ("16384" if isa == "aarch64" else "65536")
