@@ -165,6 +165,9 @@ extern struct dt_error dt_lasterr;
 extern int dt_errtags;			/* -x errtags: tag the message */
 void dt_error_print(const struct dt_error *e, FILE *fp);
 
+/* ---- the D language version: dt_version.h (-V, -C's __SUNW_D_VERSION) --- */
+#include "dt_version.h"
+
 /* ---- compiling (compiler/parse.c, cg.c, dis.c) ------------------------- */
 /* Macro arguments and knobs the compiler substitutes. */
 struct dt_env {

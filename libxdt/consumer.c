@@ -374,6 +374,30 @@ static int dev_ioctl(struct xdt_hdl *h, unsigned long cmd, void *arg)
 	return ioctl(h->fd, cmd, arg);
 }
 
+/*
+ * -F: the record after the one at hand in this buffer, which decides
+ * whether a return unindents (print.c print_flow): the next one that is
+ * neither abandoned by a fault nor an ERROR record's.
+ */
+static void flow_next(struct xdt_hdl *h, size_t size, size_t off)
+{
+	struct xdt_rechdr hd;
+	const struct xdt_eprobe *ep = NULL;
+
+	while (off + sizeof(hd) <= size) {
+		memcpy(&hd, h->buf + off, sizeof(hd));
+		if (hd.size < sizeof(hd) || off + hd.size > size)
+			break;
+		if (hd.epid && hd.epid != UINT32_MAX) {
+			ep = ep_find(h, hd.epid);
+			break;
+		}
+		off += (hd.size + 7) & ~7u;
+	}
+	h->pr.flow.next_epid = ep ? ep->epid : 0;
+	h->pr.flow.next_probe = ep ? ep->probe : 0;
+}
+
 static int drain_cpu(struct xdt_hdl *h, const struct xdt_consumer *c, int cpu)
 {
 	struct xdt_bufsnap s;
@@ -414,6 +438,9 @@ static int drain_cpu(struct xdt_hdl *h, const struct xdt_consumer *c, int cpu)
 			   hd.size >= h->p.clauses[ep->clause].recsize) {
 			struct xdt_record r = { cpu, ep, (int)ep->clause,
 						h->buf + off, hd.size };
+
+			if (h->pr.flow.on)
+				flow_next(h, s.size, off + ((hd.size + 7) & ~7u));
 
 			stop = (c && c->record ? c->record : print_rec)(h, &r,
 							c ? c->arg : NULL);
@@ -525,7 +552,9 @@ static int go(xdt_hdl_t *h)
 				    (int)sizeof(en.err), en.err);
 		return HERR(h, "failed to enable '%s': %s", p->srcdesc[0], strerror(errno));
 	}
-	if (en.unmatched >= 0 && en.unmatched < p->nclauses) {
+	/* -Z: a clause that matched nothing is simply not enabled (DTrace's
+	   DTRACE_C_ZDEFS); the kernel bound the others */
+	if (en.unmatched >= 0 && en.unmatched < p->nclauses && !h->zdefs) {
 		const struct xdt_probedesc *d = &p->clauses[en.unmatched].desc;
 		int src = p->clauses[en.unmatched].src;
 
@@ -540,11 +569,6 @@ static int go(xdt_hdl_t *h)
 		return HERR(h, "invalid probe specifier %s: probe description %s:%s:%s:%s does not match any probes",
 			    p->srctext[src], d->prov, d->mod, d->func, d->name);
 	}
-	/* dtrace(1)'s notice()s: -q or the quiet option silences them */
-	for (i = 0; i < p->nsrc && !h->o.quiet; i++)
-		fprintf(stderr, "dtrace: %s '%s' matched %u probe%s\n",
-			p->srcfile[i] ? "script" : "description", p->srcdesc[i],
-			en.nprobes, en.nprobes == 1 ? "" : "s");
 	for (;;) {
 		h->eps = xrealloc(h->eps, cap * sizeof(*h->eps));
 		eq.cap = cap;
@@ -558,6 +582,21 @@ static int go(xdt_hdl_t *h)
 	}
 	h->neps = eq.count;
 	qsort(h->eps, h->neps, sizeof(*h->eps), ep_cmp);
+	/*
+	 * dtrace(1)'s notice()s, one per -n/-s, each with the enabled probes
+	 * its own clauses made (DTrace's dpi_matches: -Z's zero included);
+	 * -q or the quiet option silences them.
+	 */
+	for (i = 0; i < p->nsrc && !h->o.quiet; i++) {
+		unsigned n = 0;
+
+		for (__u32 k = 0; k < h->neps; k++)
+			n += h->eps[k].clause < (unsigned)p->nclauses &&
+			     p->clauses[h->eps[k].clause].src == i;
+		fprintf(stderr, "dtrace: %s '%s' matched %u probe%s\n",
+			p->srcfile[i] ? "script" : "description", p->srcdesc[i],
+			n, n == 1 ? "" : "s");
+	}
 	h->ncpus = h->vm ? 1 : (int)sysconf(_SC_NPROCESSORS_CONF);
 	if (h->ncpus < 1)
 		h->ncpus = 1;

@@ -106,6 +106,7 @@ struct xdt_hdl {
 	int nlibdirs;
 	char *syslibdir;
 	int nolibs;
+	int zdefs;		/* -Z: a description may match no probe */
 	char unimplemented[DT_NOPTIONS];	/* options named, not acted on */
 	/* running (consumer.c) */
 	int fd, ncpus, running, stopped;

@@ -280,3 +280,82 @@ def test_d_library_constants_per_isa(tmp_path, isa):
         ("1", "11", "35", "133")
     assert len(err) > 130 and "SIGSTKSZ" not in sig
     assert fcntl["O_DIRECTORY"] == ("16384" if isa == "aarch64" else "65536")
+
+
+def _dt(dtrace, *args):
+    return subprocess.run([dtrace, *args], capture_output=True, text=True,
+                          timeout=60)
+
+
+def test_flag_V(dtrace):
+    """-V: the D version in DTrace's format (dtrace.c: "%s: %s\\n" of
+    _dtrace_version), the one -C's __SUNW_D_VERSION encodes; a mode of its
+    own, as in DTrace."""
+    r = _dt(dtrace, "-V")
+    assert (r.returncode, r.stdout, r.stderr) == (0, "dtrace: Sun D 1.13\n", "")
+    r = _dt(dtrace, "-V", "-l")
+    assert r.returncode == 2
+    assert r.stderr == ("dtrace: only one of the [-GhlV] options can be "
+                        "specified at a time\n"), r.stderr
+
+
+def test_flag_Z(dtrace, tmp_path):
+    """-Z (-x zdefs, #pragma D option zdefs): a description that matches
+    no probe is not enabled instead of failing the run; the others run,
+    and each description says how many probes it matched."""
+    prog = ["-n", "fbt::nosuch:entry { trace(1); }", "-n", "BEGIN { trace(2); }"]
+    r = _dt(dtrace, "-x", "hostvm", *prog)
+    assert r.returncode == 1 and r.stdout == ""
+    assert "probe description fbt::nosuch:entry does not match any probes" \
+        in r.stderr, r.stderr
+    for z in (["-Z"], ["-x", "zdefs"]):
+        r = _dt(dtrace, "-x", "hostvm", *z, *prog)
+        assert r.returncode == 0, r.stderr
+        assert r.stdout == ("CPU     ID                    FUNCTION:NAME\n"
+                            "  0      1                           :BEGIN"
+                            "         2\n\n"), r.stdout
+        assert r.stderr == ("dtrace: description 'fbt::nosuch:entry ' matched 0 probes\n"
+                            "dtrace: description 'BEGIN ' matched 1 probe\n"), r.stderr
+    d = tmp_path / "z.d"
+    d.write_text("#pragma D option zdefs\n#pragma D option quiet\n"
+                 "fbt::nosuch:entry { trace(1); }\nBEGIN { trace(2); }\n")
+    r = _dt(dtrace, "-x", "hostvm", "-s", str(d))
+    assert (r.returncode, r.stdout, r.stderr) == (0, "2\n", ""), r
+    # nothing matched at all: DTrace's -Z still traces (until interrupted,
+    # or, in the host VM, until its BEGIN is over)
+    r = _dt(dtrace, "-x", "hostvm", "-Z", "-q", "-n", "fbt::nosuch:entry { trace(1); }")
+    assert (r.returncode, r.stdout, r.stderr) == (0, "\n", ""), r
+
+
+def test_flag_b(dtrace):
+    """-b SIZE is -x bufsize=SIZE, suffixes and all: a clause's record
+    that does not fit is refused the same way by both."""
+    prog = "BEGIN { " + " ".join(f"trace({i});" for i in range(100)) + " }"
+    small = [_dt(dtrace, "-x", "hostvm", "-q", *f, "-n", prog)
+             for f in (["-b", "512"], ["-x", "bufsize=512"])]
+    for r in small:
+        assert r.returncode == 1
+        assert r.stderr == ("dtrace: could not enable tracing: Enabling "
+                            "exceeds size of buffer\n"), r.stderr
+    r = _dt(dtrace, "-x", "hostvm", "-q", "-b", "1k", "-n", prog)
+    assert r.returncode == 0 and r.stdout == "".join(map(str, range(100))) + "\n", r
+    r = _dt(dtrace, "-b", "1q", "-n", "BEGIN")
+    assert r.returncode == 1
+    assert r.stderr == ("dtrace: failed to set -b 1q: Invalid value for "
+                        "specified option\n"), r.stderr
+
+
+def test_flag_F_other_probes(dtrace):
+    """-F's layout for probes that are neither entry nor return: DTrace's
+    "CPU FUNCTION" header and "| func:name" at the current depth, the
+    header even under -q (dtrace.c chew()).  Entry and return: the guests'
+    fbt (tests/guest/test_dtrace_guest.py)."""
+    r = _dt(dtrace, "-x", "hostvm", "-F", "-n", "BEGIN { trace(1); } END { trace(2); }")
+    assert r.returncode == 0, r.stderr
+    assert r.stdout == ("CPU FUNCTION                                 \n"
+                        "  0 | :BEGIN                                          1\n"
+                        "  0 | :END                                            2\n"
+                        "\n"), r.stdout
+    r = _dt(dtrace, "-x", "hostvm", "-F", "-q", "-n", 'BEGIN { printf("x\\n"); }')
+    assert r.stdout == ("CPU FUNCTION                                 \n"
+                        "  0 | :BEGIN                                  x\n\n"), r.stdout
