@@ -563,11 +563,15 @@ static int go(xdt_hdl_t *h)
 		 * text in the message filled errmsg and cut off the reason
 		 * (seen with a 250-clause kinst script).
 		 */
+		/* DTrace's compile error D_PDESC_ZERO, tagged under errtags
+		   (xdt finds it when the kernel matches, with no line) */
+		const char *tag = dt_errtags ? "[D_PDESC_ZERO] " : "";
+
 		if (p->srcfile[src])
-			return HERR(h, "failed to compile script %s: probe description %s:%s:%s:%s does not match any probes",
-				    p->srcdesc[src], d->prov, d->mod, d->func, d->name);
-		return HERR(h, "invalid probe specifier %s: probe description %s:%s:%s:%s does not match any probes",
-			    p->srctext[src], d->prov, d->mod, d->func, d->name);
+			return HERR(h, "failed to compile script %s: %sprobe description %s:%s:%s:%s does not match any probes",
+				    p->srcdesc[src], tag, d->prov, d->mod, d->func, d->name);
+		return HERR(h, "invalid probe specifier %s: %sprobe description %s:%s:%s:%s does not match any probes",
+			    p->srctext[src], tag, d->prov, d->mod, d->func, d->name);
 	}
 	for (;;) {
 		h->eps = xrealloc(h->eps, cap * sizeof(*h->eps));

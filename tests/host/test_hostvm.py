@@ -359,3 +359,23 @@ def test_flag_F_other_probes(dtrace):
     r = _dt(dtrace, "-x", "hostvm", "-F", "-q", "-n", 'BEGIN { printf("x\\n"); }')
     assert r.stdout == ("CPU FUNCTION                                 \n"
                         "  0 | :BEGIN                                  x\n\n"), r.stdout
+
+
+def test_errtags_pdesc_zero(dtrace, tmp_path):
+    """A description matching no probe is DTrace's compile error
+    D_PDESC_ZERO; xdt finds it at enabling, and tags it there too under
+    -x errtags (the suite's err.D_PDESC_ZERO.* tests look for the tag)."""
+    want = "probe description fbt::nosuch:entry does not match any probes\n"
+    r = _dt(dtrace, "-x", "hostvm", "-x", "errtags", "-n", "fbt::nosuch:entry { }")
+    assert r.returncode == 1
+    assert r.stderr == ("dtrace: invalid probe specifier fbt::nosuch:entry { }: "
+                        "[D_PDESC_ZERO] " + want), r.stderr
+    d = tmp_path / "z.d"
+    d.write_text("#pragma D option errtags\nfbt::nosuch:entry { }\n")
+    r = _dt(dtrace, "-x", "hostvm", "-s", str(d))
+    assert r.returncode == 1
+    assert r.stderr == (f"dtrace: failed to compile script {d}: "
+                        "[D_PDESC_ZERO] " + want), r.stderr
+    r = _dt(dtrace, "-x", "hostvm", "-n", "fbt::nosuch:entry { }")
+    assert r.stderr == ("dtrace: invalid probe specifier fbt::nosuch:entry { }: "
+                        + want), r.stderr
