@@ -557,16 +557,15 @@ static int go(xdt_hdl_t *h)
 	if (en.unmatched >= 0 && en.unmatched < p->nclauses && !h->zdefs) {
 		const struct xdt_probedesc *d = &p->clauses[en.unmatched].desc;
 		int src = p->clauses[en.unmatched].src;
+		/* DTrace's compile error D_PDESC_ZERO, tagged under errtags
+		   (xdt finds it when the kernel matches, with no line) */
+		const char *tag = dt_errtags ? "[D_PDESC_ZERO] " : "";
 
 		/*
 		 * A script is named by its file, as DTrace does: its whole
 		 * text in the message filled errmsg and cut off the reason
 		 * (seen with a 250-clause kinst script).
 		 */
-		/* DTrace's compile error D_PDESC_ZERO, tagged under errtags
-		   (xdt finds it when the kernel matches, with no line) */
-		const char *tag = dt_errtags ? "[D_PDESC_ZERO] " : "";
-
 		if (p->srcfile[src])
 			return HERR(h, "failed to compile script %s: %sprobe description %s:%s:%s:%s does not match any probes",
 				    p->srcdesc[src], tag, d->prov, d->mod, d->func, d->name);
