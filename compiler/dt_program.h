@@ -326,6 +326,7 @@ struct clause {
 	struct recval *recs; int nrecs;
 	unsigned recsize;
 	int src;		/* which -n/-s text it came from */
+	int line, col;		/* where its description is in that text */
 	int record;		/* always record (XDT_CLAUSE_RECORD) */
 	int spec;		/* speculates (XDT_CLAUSE_SPEC) */
 };

@@ -1644,6 +1644,8 @@ int new_clause(struct parser *ps, const char *d, int line, int col, int src)
 	c->pred = -1;
 	c->action0 = p->nacts;
 	c->src = src;
+	c->line = line;
+	c->col = col;
 	return p->nclauses++;
 }
 

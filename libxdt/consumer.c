@@ -129,7 +129,7 @@ static int list_one(struct xdt_hdl *h, int fd, const struct xdt_probedesc *m,
 	__u32 cap = 1024, i;
 
 	q.flags = verbose ? XDT_PQ_REFUSED : 0;
-	if (dt_uprobes_make(fd, m, h->errmsg, sizeof(h->errmsg)) < 0) {
+	if (dt_uprobes_make(fd, m, "", h->errmsg, sizeof(h->errmsg)) < 0) {
 		fprintf(stderr, "dtrace: failed to match %s:%s:%s:%s: %s\n",
 			m->prov, m->mod, m->func, m->name, h->errmsg);
 		h->errmsg[0] = 0;
@@ -522,10 +522,13 @@ static int go(xdt_hdl_t *h)
 	/* the pid provider's probes are made now, in the live process */
 	for (i = 0; !h->vm && i < p->nclauses; i++) {
 		const struct xdt_probedesc *d = &p->clauses[i].desc;
+		char where[48];
 
 		if (i && !memcmp(d, &p->clauses[i - 1].desc, sizeof(*d)))
 			continue;
-		if (dt_uprobes_make(h->fd, d, h->errmsg, sizeof(h->errmsg)) < 0) {
+		snprintf(where, sizeof(where), "line %d:%d: ", p->clauses[i].line,
+			 p->clauses[i].col);
+		if (dt_uprobes_make(h->fd, d, where, h->errmsg, sizeof(h->errmsg)) < 0) {
 			char why[sizeof(h->errmsg) / 2];
 			int src = p->clauses[i].src;
 
@@ -557,9 +560,15 @@ static int go(xdt_hdl_t *h)
 	if (en.unmatched >= 0 && en.unmatched < p->nclauses && !h->zdefs) {
 		const struct xdt_probedesc *d = &p->clauses[en.unmatched].desc;
 		int src = p->clauses[en.unmatched].src;
-		/* DTrace's compile error D_PDESC_ZERO, tagged under errtags
-		   (xdt finds it when the kernel matches, with no line) */
-		const char *tag = dt_errtags ? "[D_PDESC_ZERO] " : "";
+		/* DTrace's compile error D_PDESC_ZERO: under errtags its tag
+		   and the description's place, as xdt's compile errors have
+		   them (xdt finds it when the kernel matches) */
+		char tag[64] = "";
+
+		if (dt_errtags)
+			snprintf(tag, sizeof(tag), "[D_PDESC_ZERO] line %d:%d: ",
+				 p->clauses[en.unmatched].line,
+				 p->clauses[en.unmatched].col);
 
 		/*
 		 * A script is named by its file, as DTrace does: its whole

@@ -818,12 +818,12 @@ static const struct { const char *says; int tag; } note_tags[] = {
 	{ "needs xdt.ko", DT_D_PROC_NODEV },	/* flush(): no pid provider */
 };
 
-static void utag(char *err, size_t len, int tag)
+static void utag(char *err, size_t len, int tag, const char *where)
 {
 	char *msg = dt_errtags ? strdup(err) : NULL;
 
 	if (msg)	/* (without memory, the message goes untagged) */
-		snprintf(err, len, "[%s] %s", dt_errtag_name(tag), msg);
+		snprintf(err, len, "[%s] %s%s", dt_errtag_name(tag), where, msg);
 	free(msg);
 }
 
@@ -835,8 +835,8 @@ static int note_tag(const char *note)
 	return DT_D_PROC_CREATEFAIL;
 }
 
-int dt_uprobes_make(int fd, const struct xdt_probedesc *d, char *err,
-		    size_t errlen)
+int dt_uprobes_make(int fd, const struct xdt_probedesc *d, const char *where,
+		    char *err, size_t errlen)
 {
 	struct ubatch b = { .fd = fd, .err = err, .errlen = errlen };
 	struct uobj *objs = NULL;
@@ -853,7 +853,7 @@ int dt_uprobes_make(int fd, const struct xdt_probedesc *d, char *err,
 		snprintf(err, errlen, "%s:%s:%s:%s: a pid provider probe is "
 			 "entry, return or an instruction offset in hex",
 			 d->prov, d->mod, d->func, d->name);
-		utag(err, errlen, DT_D_PROC_NAME);
+		utag(err, errlen, DT_D_PROC_NAME, where);
 		return -1;
 	}
 	if (read_maps(b.pid, &objs, &nobj, err, errlen) < 0) {
@@ -863,7 +863,7 @@ int dt_uprobes_make(int fd, const struct xdt_probedesc *d, char *err,
 		 */
 		if (errno == EACCES)
 			ask(&b);
-		utag(err, errlen, DT_D_PROC_GRAB);
+		utag(err, errlen, DT_D_PROC_GRAB, where);
 		return -1;
 	}
 	for (i = 0; i < nobj; i++) {
@@ -890,7 +890,7 @@ int dt_uprobes_make(int fd, const struct xdt_probedesc *d, char *err,
 			goto out;
 	}
 	if (flush(&b) < 0) {
-		utag(err, errlen, note_tag(err));
+		utag(err, errlen, note_tag(err), where);
 		goto out;
 	}
 	dt_usyms_load(b.pid);	/* ustack()'s names, while it lives */
@@ -900,7 +900,7 @@ int dt_uprobes_make(int fd, const struct xdt_probedesc *d, char *err,
 	    !is_glob(d->name) && !usdt) {
 		ret = -!!snprintf(err, errlen, "%s:%s:%s:%s: %s", d->prov,
 				  d->mod, d->func, d->name, b.note);
-		utag(err, errlen, note_tag(b.note));
+		utag(err, errlen, note_tag(b.note), where);
 		goto out;
 	}
 	if (!mods)
@@ -913,7 +913,7 @@ int dt_uprobes_make(int fd, const struct xdt_probedesc *d, char *err,
 				  d->prov, d->mod, d->func, d->name,
 				  mods > 1 ? "s" : "");
 	if (ret < 0)
-		utag(err, errlen, DT_D_PDESC_ZERO);
+		utag(err, errlen, DT_D_PDESC_ZERO, where);
 out:
 	free(b.v);
 	free(objs);

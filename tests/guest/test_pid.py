@@ -233,7 +233,9 @@ def test_bad_descriptions_are_clear_errors(ut, desc, why, tag):
     r = dtrace(ut, "-x", "errtags", "-n", f"{desc} {{ @ = count(); }}",
                "-c", f"{UT} calls 1")
     assert r.code == 1, r
-    assert f": [{tag}] " in r.stderr and why in r.stderr, r.stderr
+    # where the description is, as DTrace's dt_pid_error() says it
+    assert re.search(rf": \[{tag}\] line 1:1: ", r.stderr), r.stderr
+    assert why in r.stderr, r.stderr
 
 
 def test_stripped_binary_says_so(ut, isa):
@@ -249,7 +251,7 @@ def test_stripped_binary_says_so(ut, isa):
     r = dtrace(ut, "-x", "errtags", "-n",
                "pid$target::ut_leaf:entry { @ = count(); }",
                "-c", "/tmp/xdt-ustripped calls 1")
-    assert r.code == 1 and ": [D_PDESC_ZERO] " in r.stderr, r.stderr
+    assert r.code == 1 and ": [D_PDESC_ZERO] line 1:1: " in r.stderr, r.stderr
 
 
 def test_another_users_process_is_refused(ut, runas):

@@ -364,18 +364,19 @@ def test_flag_F_other_probes(dtrace):
 def test_errtags_pdesc_zero(dtrace, tmp_path):
     """A description matching no probe is DTrace's compile error
     D_PDESC_ZERO; xdt finds it at enabling, and tags it there too under
-    -x errtags (the suite's err.D_PDESC_ZERO.* tests look for the tag)."""
+    -x errtags, with the description's place (the suite's dtest.pl wants
+    ": [D_PDESC_ZERO] line N:" of its err.D_PDESC_ZERO.* tests)."""
     want = "probe description fbt::nosuch:entry does not match any probes\n"
     r = _dt(dtrace, "-x", "hostvm", "-x", "errtags", "-n", "fbt::nosuch:entry { }")
     assert r.returncode == 1
     assert r.stderr == ("dtrace: invalid probe specifier fbt::nosuch:entry { }: "
-                        "[D_PDESC_ZERO] " + want), r.stderr
+                        "[D_PDESC_ZERO] line 1:1: " + want), r.stderr
     d = tmp_path / "z.d"
     d.write_text("#pragma D option errtags\nfbt::nosuch:entry { }\n")
     r = _dt(dtrace, "-x", "hostvm", "-s", str(d))
     assert r.returncode == 1
     assert r.stderr == (f"dtrace: failed to compile script {d}: "
-                        "[D_PDESC_ZERO] " + want), r.stderr
+                        "[D_PDESC_ZERO] line 2:1: " + want), r.stderr
     r = _dt(dtrace, "-x", "hostvm", "-n", "fbt::nosuch:entry { }")
     assert r.stderr == ("dtrace: invalid probe specifier fbt::nosuch:entry { }: "
                         + want), r.stderr
