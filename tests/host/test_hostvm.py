@@ -380,3 +380,15 @@ def test_errtags_pdesc_zero(dtrace, tmp_path):
     r = _dt(dtrace, "-x", "hostvm", "-n", "fbt::nosuch:entry { }")
     assert r.stderr == ("dtrace: invalid probe specifier fbt::nosuch:entry { }: "
                         + want), r.stderr
+
+
+def test_empty_script_after_the_library(dtrace, tmp_path):
+    """An empty script is D_EMPTY even when the D library was compiled
+    for its second attempt: the library's inlines are not the script's
+    (it once ran as "no probes specified", where the guests' library is)."""
+    d = tmp_path / "empty.d"
+    d.write_text("/* nothing */\n")
+    r = _dt(dtrace, "-x", "hostvm", "-x", "errtags", "-L", _dlib(tmp_path), "-s", str(d))
+    assert r.returncode == 1
+    assert r.stderr.startswith(f"dtrace: failed to compile script {d}: [D_EMPTY] "
+                               "line 2:1: empty D program translation unit\n"), r.stderr
