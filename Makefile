@@ -42,7 +42,7 @@ endif
 isa_field = $(shell awk -v i=$(1) '$$1 == i { print $$$(2) }' arch/isas)
 cross = $(call isa_field,$(1),4)
 
-.PHONY: test-debug all deps kernels busybox guest modules xdt-ko host-dtrace libxdt host-libxdt host-xdt-lua test demo \
+.PHONY: test-debug all deps kernels busybox guest modules xdt-ko host-dtrace host-dlib libxdt host-libxdt host-xdt-lua test demo \
 	bench bench-quick bench-bpftrace bench-lua study study-quick fuzz clean-cache
 .NOTPARALLEL:
 # init binaries are inputs of the initramfs, not intermediates to delete.
@@ -157,6 +157,16 @@ $(BUILD)/%/regs.d: arch/$$(call isa_field,$$*,2)/user_isa.c
 	     match($$0, /UREG\("R_[A-Z0-9_]+"/) { \
 	       n = substr($$0, RSTART + 6, RLENGTH - 7); \
 	       print "inline int " n " = " i++ ";" }' $< > $@.tmp && mv $@.tmp $@
+
+# The D library's constants for one ISA (signal.d: SIGHUP ... and si_code
+# values, errno.d: EPERM ..., fcntl.d: O_RDONLY ...), from the uapi headers
+# that ISA's compiler sees: DTrace's signal.d/errno.d, Linux's values.
+# One run writes the three; "host" is the build machine's (host tests).
+DLIB_GEN := signal.d errno.d fcntl.d
+$(foreach f,$(DLIB_GEN),$(BUILD)/%/dlib/$(f)) &: tools/xdt-dconsts.py
+	@$(PYTHON) tools/xdt-dconsts.py --cc "$(call cross,$*)gcc" \
+	  --isa $* $(BUILD)/$*/dlib
+host-dlib: $(foreach f,$(DLIB_GEN),$(BUILD)/host/dlib/$(f))
 
 # The pid provider's target: known calls, frame pointers, nothing inlined.
 $(BUILD)/%/xdt-utarget: guest/xdt-utarget.c | deps
@@ -280,7 +290,8 @@ $(KCACHE)/%.current/vmlinux.vars: $(KCACHE)/%.current/vmlinux \
 
 $(BUILD)/%/initramfs.cpio: $(BUILD)/%/init $$(call guest_dtrace,$$*) \
 		$$(call guest_xdtko,$$*) $(BUILD)/%/xdt-rawprog $(BUILD)/%/xdt-runas $(BUILD)/%/xdt-fuzz \
-		$(BUILD)/%/xdt-utarget $(BUILD)/%/xdt-usdt $(BUILD)/%/regs.d $(BUILD)/%/xdt-dfuzz $(BUILD)/%/xdt-failnth \
+		$(BUILD)/%/xdt-utarget $(BUILD)/%/xdt-usdt $(BUILD)/%/regs.d \
+		$(foreach f,$(DLIB_GEN),$(BUILD)/%/dlib/$(f)) $(BUILD)/%/xdt-dfuzz $(BUILD)/%/xdt-failnth \
 		$(BUILD)/%/xdt-bpfbench $(BUILD)/%/xdt-lua lua/xdt-watch $(WATCH_PROFILES) $(LUA_LIBS) \
 		$(LUA_EXAMPLES) tools/mkinitramfs.py busybox mcpp $(DLIB) \
 		$(KCACHE)/%.current/vmlinux.vars
@@ -299,6 +310,7 @@ $(BUILD)/%/initramfs.cpio: $(BUILD)/%/init $$(call guest_dtrace,$$*) \
 		$(if $(DTRACE_SRCS),--file $(BUILD)/$*/dtrace:/usr/sbin/dtrace) \
 		$(foreach f,$(DLIB),--file $(f):/usr/lib/xdt/$(notdir $(f))) \
 		--file $(BUILD)/$*/regs.d:/usr/lib/xdt/regs.d \
+		$(foreach f,$(DLIB_GEN),--file $(BUILD)/$*/dlib/$(f):/usr/lib/xdt/$(f)) \
 		--file $(KCACHE)/$*.current/vmlinux.vars:/usr/lib/xdt/vmlinux.vars \
 		$(if $(call guest_xdtko,$*),--file $(BUILD)/$*/xdt/xdt.ko:/lib/modules/xdt.ko)
 

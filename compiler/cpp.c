@@ -37,12 +37,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include "cpp.h"
+#include "dt_version.h"
 
-/*
- * __SUNW_D_VERSION: the D language version xdt follows, DTrace 1.13
- * encoded as DTrace does ((major << 24) | (minor << 12) | micro).
- */
-#define DT_CPP_VERSION "0x0100d000"
+/* __SUNW_D_VERSION: the D language version xdt follows (dt_version.h) */
+#define DT_CPP_VERSION DT_VERS_STR(DT_VERS_NUM)
 
 struct buf {
 	char *p;

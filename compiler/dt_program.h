@@ -133,7 +133,9 @@ char *xstrdup(const char *s);
 	X(D_TRUNC_AGGARG) X(D_TRUNC_SCALAR) \
 	X(D_SPEC_SPEC) X(D_SPEC_COMM) X(D_SPEC_DREC) X(D_AGG_SPEC) \
 	X(D_EXIT_SPEC) X(D_COMM_DREC) X(D_DREC_COMM) X(D_AGG_COMM) \
-	X(D_PROV_BADNAME) X(D_PROV_PRDUP) X(D_PROV_PRARGLEN)
+	X(D_PROV_BADNAME) X(D_PROV_PRDUP) X(D_PROV_PRARGLEN) \
+	X(D_PROC_NAME) X(D_PROC_GRAB) X(D_PROC_OFF) X(D_PROC_ALIGN) \
+	X(D_PROC_CREATEFAIL) X(D_PROC_NODEV)
 
 enum dt_errtag {
 #define DT_TAGENUM(t) DT_##t,
@@ -164,6 +166,9 @@ extern jmp_buf *dt_errjmp;
 extern struct dt_error dt_lasterr;
 extern int dt_errtags;			/* -x errtags: tag the message */
 void dt_error_print(const struct dt_error *e, FILE *fp);
+
+/* ---- the D language version: dt_version.h (-V, -C's __SUNW_D_VERSION) --- */
+#include "dt_version.h"
 
 /* ---- compiling (compiler/parse.c, cg.c, dis.c) ------------------------- */
 /* Macro arguments and knobs the compiler substitutes. */
@@ -323,6 +328,7 @@ struct clause {
 	struct recval *recs; int nrecs;
 	unsigned recsize;
 	int src;		/* which -n/-s text it came from */
+	int line, col;		/* where its description is in that text */
 	int record;		/* always record (XDT_CLAUSE_RECORD) */
 	int spec;		/* speculates (XDT_CLAUSE_SPEC) */
 };

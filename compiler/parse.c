@@ -1645,6 +1645,8 @@ int new_clause(struct parser *ps, const char *d, int line, int col, int src)
 	c->pred = -1;
 	c->action0 = p->nacts;
 	c->src = src;
+	c->line = line;
+	c->col = col;
 	return p->nclauses++;
 }
 
@@ -1974,6 +1976,9 @@ void dt_compile(struct prog *p, const struct dt_env *env, const char *name,
 	const char *e = strpbrk(src, "{/;");
 	size_t n = e ? (size_t)(e - src) : strlen(src);
 	int ndecls = 0;
+	/* what the text before this one made (the D library's inlines) */
+	const int nc0 = p->nclauses, nv0 = p->nvars, ni0 = p->ninlines,
+		  nx0 = p->nxlators;
 	char *d;
 
 	lex_init(&ps.lx, name, src);
@@ -2015,8 +2020,13 @@ void dt_compile(struct prog *p, const struct dt_env *env, const char *name,
 			break;
 		/* tok is '}' of the clause just read; its end is our position */
 	}
-	/* declarations alone are a program (a library); nothing at all is not */
-	if (!p->nclauses && !p->nvars && !p->ninlines && !p->nxlators && !ndecls)
+	/*
+	 * Declarations alone are a program (a library); nothing at all is not,
+	 * whatever texts came before: an empty script compiled again after
+	 * the D library (whose inlines are the program's) is still empty.
+	 */
+	if (p->nclauses == nc0 && p->nvars == nv0 && p->ninlines == ni0 &&
+	    p->nxlators == nx0 && !ndecls)
 		dt_cerrt(&ps.lx, DT_D_EMPTY, ps.lx.line, ps.lx.col,
 			 "empty D program translation unit");
 }

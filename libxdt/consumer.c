@@ -129,7 +129,7 @@ static int list_one(struct xdt_hdl *h, int fd, const struct xdt_probedesc *m,
 	__u32 cap = 1024, i;
 
 	q.flags = verbose ? XDT_PQ_REFUSED : 0;
-	if (dt_uprobes_make(fd, m, h->errmsg, sizeof(h->errmsg)) < 0) {
+	if (dt_uprobes_make(fd, m, "", h->errmsg, sizeof(h->errmsg)) < 0) {
 		fprintf(stderr, "dtrace: failed to match %s:%s:%s:%s: %s\n",
 			m->prov, m->mod, m->func, m->name, h->errmsg);
 		h->errmsg[0] = 0;
@@ -374,6 +374,30 @@ static int dev_ioctl(struct xdt_hdl *h, unsigned long cmd, void *arg)
 	return ioctl(h->fd, cmd, arg);
 }
 
+/*
+ * -F: the record after the one at hand in this buffer, which decides
+ * whether a return unindents (print.c print_flow): the next one that is
+ * neither abandoned by a fault nor an ERROR record's.
+ */
+static void flow_next(struct xdt_hdl *h, size_t size, size_t off)
+{
+	struct xdt_rechdr hd;
+	const struct xdt_eprobe *ep = NULL;
+
+	while (off + sizeof(hd) <= size) {
+		memcpy(&hd, h->buf + off, sizeof(hd));
+		if (hd.size < sizeof(hd) || off + hd.size > size)
+			break;
+		if (hd.epid && hd.epid != UINT32_MAX) {
+			ep = ep_find(h, hd.epid);
+			break;
+		}
+		off += (hd.size + 7) & ~7u;
+	}
+	h->pr.flow.next_epid = ep ? ep->epid : 0;
+	h->pr.flow.next_probe = ep ? ep->probe : 0;
+}
+
 static int drain_cpu(struct xdt_hdl *h, const struct xdt_consumer *c, int cpu)
 {
 	struct xdt_bufsnap s;
@@ -414,6 +438,9 @@ static int drain_cpu(struct xdt_hdl *h, const struct xdt_consumer *c, int cpu)
 			   hd.size >= h->p.clauses[ep->clause].recsize) {
 			struct xdt_record r = { cpu, ep, (int)ep->clause,
 						h->buf + off, hd.size };
+
+			if (h->pr.flow.on)
+				flow_next(h, s.size, off + ((hd.size + 7) & ~7u));
 
 			stop = (c && c->record ? c->record : print_rec)(h, &r,
 							c ? c->arg : NULL);
@@ -495,10 +522,13 @@ static int go(xdt_hdl_t *h)
 	/* the pid provider's probes are made now, in the live process */
 	for (i = 0; !h->vm && i < p->nclauses; i++) {
 		const struct xdt_probedesc *d = &p->clauses[i].desc;
+		char where[48];
 
 		if (i && !memcmp(d, &p->clauses[i - 1].desc, sizeof(*d)))
 			continue;
-		if (dt_uprobes_make(h->fd, d, h->errmsg, sizeof(h->errmsg)) < 0) {
+		snprintf(where, sizeof(where), "line %d:%d: ", p->clauses[i].line,
+			 p->clauses[i].col);
+		if (dt_uprobes_make(h->fd, d, where, h->errmsg, sizeof(h->errmsg)) < 0) {
 			char why[sizeof(h->errmsg) / 2];
 			int src = p->clauses[i].src;
 
@@ -525,9 +555,20 @@ static int go(xdt_hdl_t *h)
 				    (int)sizeof(en.err), en.err);
 		return HERR(h, "failed to enable '%s': %s", p->srcdesc[0], strerror(errno));
 	}
-	if (en.unmatched >= 0 && en.unmatched < p->nclauses) {
+	/* -Z: a clause that matched nothing is simply not enabled (DTrace's
+	   DTRACE_C_ZDEFS); the kernel bound the others */
+	if (en.unmatched >= 0 && en.unmatched < p->nclauses && !h->zdefs) {
 		const struct xdt_probedesc *d = &p->clauses[en.unmatched].desc;
 		int src = p->clauses[en.unmatched].src;
+		/* DTrace's compile error D_PDESC_ZERO: under errtags its tag
+		   and the description's place, as xdt's compile errors have
+		   them (xdt finds it when the kernel matches) */
+		char tag[64] = "";
+
+		if (dt_errtags)
+			snprintf(tag, sizeof(tag), "[D_PDESC_ZERO] line %d:%d: ",
+				 p->clauses[en.unmatched].line,
+				 p->clauses[en.unmatched].col);
 
 		/*
 		 * A script is named by its file, as DTrace does: its whole
@@ -535,16 +576,11 @@ static int go(xdt_hdl_t *h)
 		 * (seen with a 250-clause kinst script).
 		 */
 		if (p->srcfile[src])
-			return HERR(h, "failed to compile script %s: probe description %s:%s:%s:%s does not match any probes",
-				    p->srcdesc[src], d->prov, d->mod, d->func, d->name);
-		return HERR(h, "invalid probe specifier %s: probe description %s:%s:%s:%s does not match any probes",
-			    p->srctext[src], d->prov, d->mod, d->func, d->name);
+			return HERR(h, "failed to compile script %s: %sprobe description %s:%s:%s:%s does not match any probes",
+				    p->srcdesc[src], tag, d->prov, d->mod, d->func, d->name);
+		return HERR(h, "invalid probe specifier %s: %sprobe description %s:%s:%s:%s does not match any probes",
+			    p->srctext[src], tag, d->prov, d->mod, d->func, d->name);
 	}
-	/* dtrace(1)'s notice()s: -q or the quiet option silences them */
-	for (i = 0; i < p->nsrc && !h->o.quiet; i++)
-		fprintf(stderr, "dtrace: %s '%s' matched %u probe%s\n",
-			p->srcfile[i] ? "script" : "description", p->srcdesc[i],
-			en.nprobes, en.nprobes == 1 ? "" : "s");
 	for (;;) {
 		h->eps = xrealloc(h->eps, cap * sizeof(*h->eps));
 		eq.cap = cap;
@@ -558,6 +594,21 @@ static int go(xdt_hdl_t *h)
 	}
 	h->neps = eq.count;
 	qsort(h->eps, h->neps, sizeof(*h->eps), ep_cmp);
+	/*
+	 * dtrace(1)'s notice()s, one per -n/-s, each with the enabled probes
+	 * its own clauses made (DTrace's dpi_matches: -Z's zero included);
+	 * -q or the quiet option silences them.
+	 */
+	for (i = 0; i < p->nsrc && !h->o.quiet; i++) {
+		unsigned n = 0;
+
+		for (__u32 k = 0; k < h->neps; k++)
+			n += h->eps[k].clause < (unsigned)p->nclauses &&
+			     p->clauses[h->eps[k].clause].src == i;
+		fprintf(stderr, "dtrace: %s '%s' matched %u probe%s\n",
+			p->srcfile[i] ? "script" : "description", p->srcdesc[i],
+			n, n == 1 ? "" : "s");
+	}
 	h->ncpus = h->vm ? 1 : (int)sysconf(_SC_NPROCESSORS_CONF);
 	if (h->ncpus < 1)
 		h->ncpus = 1;

@@ -23,10 +23,12 @@ void *prog_blob(const struct prog *p, size_t *size);
 pid_t dt_uproc_pid(const struct xdt_probedesc *d);
 /*
  * Make what @d names in its process through /dev/xdt's @fd (nothing when
- * @d is not a pid provider's): 0, or -1 with why in @err.
+ * @d is not a pid provider's): 0, or -1 with why in @err, which -x errtags
+ * starts with DTrace's tag and @where ("line 3:1: ", the description's
+ * place, or "").
  */
-int dt_uprobes_make(int fd, const struct xdt_probedesc *d, char *err,
-		    size_t errlen);
+int dt_uprobes_make(int fd, const struct xdt_probedesc *d, const char *where,
+		    char *err, size_t errlen);
 /* Read @pid's objects and symbols now, for dt_usym_format() later. */
 void dt_usyms_load(pid_t pid);
 /* A user address of @pid as DTrace prints it: mod`func+0x1c, or 0x... */
@@ -106,6 +108,7 @@ struct xdt_hdl {
 	int nlibdirs;
 	char *syslibdir;
 	int nolibs;
+	int zdefs;		/* -Z: a description may match no probe */
 	char unimplemented[DT_NOPTIONS];	/* options named, not acted on */
 	/* running (consumer.c) */
 	int fd, ncpus, running, stopped;

@@ -30,6 +30,16 @@ struct dt_print {
 		int none;	/* not sorted: as the snapshot has them */
 	} sort;			/* sorting: agg.c's; drawing: print.c's */
 	int json;		/* -x oformat=json (docs/json.md) */
+	/*
+	 * -F / -x flowindent (DTrace's dt_flowindent): the indentation, the
+	 * last record's EPID and probe, and the record after this one in its
+	 * buffer (0: none), which a return looks at before unindenting.
+	 */
+	struct dt_flow {
+		int on, indent;
+		__u32 last_epid, last_probe;
+		__u32 next_epid, next_probe;
+	} flow;
 };
 
 /* ---- print.c: DTrace's text, the walkers' text sinks --------------------- */

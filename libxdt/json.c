@@ -200,6 +200,8 @@ static int json_agg_entry(void *ctx, const struct dt_aggent *e)
 			jw_strn(w, NULL, kv->s, kv->len);
 		else if (kv->kind == XDT_VAL_STACK)
 			jw_stack(w, NULL, kv->pcs, kv->nframes);
+		else if (kv->uns)	/* a uint64_t past 2^63 stays positive */
+			jw_uint(w, NULL, (unsigned long long)kv->i);
 		else
 			jw_int(w, NULL, kv->i);
 	}
@@ -320,10 +322,10 @@ void json_record(struct dt_print *pr, const struct prog *p, int cl,
 				snprintf(hex + 2 * k, 3, "%02x", (unsigned char)v.s[k]);
 			jw_str(&w, NULL, hex);
 			free(hex);
+		} else if (v.uns) {
+			/* as its D type: a uint64_t past 2^63 is not negative */
+			jw_uint(&w, NULL, (unsigned long long)v.i);
 		} else {
-			/* (zero-extended from fewer than 8 bytes, an unsigned
-			   value is below 2^63; a uint64_t past it is written
-			   negative, as it always was) */
 			jw_int(&w, NULL, v.i);
 		}
 	}

@@ -96,11 +96,11 @@ static const struct { const char *name; enum optkind kind; int implemented; } op
 	{ "switchrate", OPT_RATE, 1 }, { "strsize", OPT_SIZE, 1 },
 	{ "dynvarsize", OPT_SIZE, 1 }, { "cleanrate", OPT_RATE, 1 },
 	{ "errtags", OPT_FLAG, 1 }, { "defaultargs", OPT_FLAG, 1 },
-	{ "stackframes", OPT_COUNT, 1 }, { "zdefs", OPT_FLAG, 0 },
+	{ "stackframes", OPT_COUNT, 1 }, { "zdefs", OPT_FLAG, 1 },
 	{ "aggrate", OPT_RATE, 1 }, { "aggsize", OPT_SIZE, 1 },
 	{ "bufpolicy", OPT_ANY, 1 }, { "bufresize", OPT_ANY, 1 },
 	{ "cpu", OPT_COUNT, 0 }, { "destructive", OPT_FLAG, 1 },
-	{ "flowindent", OPT_FLAG, 0 }, { "grabanon", OPT_FLAG, 0 },
+	{ "flowindent", OPT_FLAG, 1 }, { "grabanon", OPT_FLAG, 0 },
 	{ "jstackframes", OPT_COUNT, 0 }, { "jstackstrsize", OPT_SIZE, 0 },
 	{ "nspec", OPT_COUNT, 1 }, { "specsize", OPT_SIZE, 1 },
 	{ "stackindent", OPT_COUNT, 0 }, { "statusrate", OPT_RATE, 1 },
@@ -305,6 +305,10 @@ static void opt_apply(const char *name, const char *val, unsigned long long n,
 		c->syslibdir = val ? xstrdup(val) : NULL;
 	} else if (!strcmp(name, "nolibs")) {
 		c->nolibs = (int)n;
+	} else if (!strcmp(name, "zdefs")) {	/* -Z */
+		c->zdefs = (int)n;
+	} else if (!strcmp(name, "flowindent")) {	/* -F */
+		c->pr.flow.on = (int)n;
 	} else if (!strcmp(name, "errtags")) {
 		dt_errtags = (int)n;
 	} else if (!strcmp(name, "defaultargs")) {
@@ -526,6 +530,11 @@ void xdt_close(xdt_hdl_t *h)
 	free(h->blob);
 	/* the compiled program's trees are the process's until exit */
 	free(h);
+}
+
+const char *xdt_version(void)
+{
+	return DT_VERS_STRING;
 }
 
 const char *xdt_errmsg(const xdt_hdl_t *h)

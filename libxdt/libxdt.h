@@ -77,6 +77,8 @@ enum { XDT_WORK_OKAY = 0, XDT_WORK_DONE = 1, XDT_WORK_ERROR = -1 };
 
 xdt_hdl_t *xdt_open(void);
 void xdt_close(xdt_hdl_t *h);
+/* The D language version, as DTrace's dtrace -V names it: "Sun D 1.13" */
+const char *xdt_version(void);
 /* The last error of a call that returned -1 (not compile errors). */
 const char *xdt_errmsg(const xdt_hdl_t *h);
 

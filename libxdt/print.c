@@ -431,11 +431,66 @@ void print_stack(const __u64 *pcs, unsigned nframes, FILE *fp)
 
 void print_header(struct dt_print *pr)
 {
-	/* with the records, in -o's file (DTrace's oprintf to g_ofp) */
-	if (!pr->quiet && !pr->header_done)
+	/* with the records, in -o's file (DTrace's oprintf to g_ofp); the
+	   flowindent header even under -q, as dtrace(1)'s chew() prints it */
+	if (!pr->header_done && pr->flow.on)
+		fprintf(pr->orig ? pr->orig : stdout, "%3s %-41s\n", "CPU",
+			"FUNCTION");
+	else if (!pr->quiet && !pr->header_done)
 		fprintf(pr->orig ? pr->orig : stdout, "%3s %6s %32s\n", "CPU", "ID",
 			"FUNCTION:NAME");
 	pr->header_done = 1;
+}
+
+/*
+ * -F: DTrace's flow indentation (dt_consume.c dt_flowindent, dtrace.c
+ * chew).  A probe named "entry" or "*-entry" indents what follows by two
+ * and prints " -> func", one named "return" or "*-return" unindents and
+ * prints " <- func" (" => "/" <= " for syscall); anything else prints
+ * "| func:name" at the current depth.  DTrace's heuristics against
+ * several clauses of one probe: an entry right after another EPID of the
+ * same probe does not indent again, and a return followed (in the same
+ * buffer) by another EPID of the same probe does not unindent yet.  One
+ * depth for the whole run, across CPUs, as DTrace keeps it.
+ */
+static void print_flow(struct dt_print *pr, const struct xdt_eprobe *ep,
+		       int cpu, FILE *fp)
+{
+	static const char *const e_str[2] = { " -> ", " => " };
+	static const char *const r_str[2] = { " <- ", " <= " };
+	struct dt_flow *f = &pr->flow;
+	const char *n = ep->desc.name, *str = "| ";
+	size_t len = strlen(n);
+	int sys = !strcmp(ep->desc.prov, "syscall"), flow = 0;	/* 1 entry, -1 return */
+	char name[XDT_FUNCNAMELEN + XDT_NAMELEN + 8 + 256];
+
+	if (len >= 5 && !strcmp(n + len - 5, "entry") &&
+	    (len == 5 || n[len - 6] == '-'))
+		flow = 1;
+	else if (len >= 6 && !strcmp(n + len - 6, "return") &&
+		 (len == 6 || n[len - 7] == '-'))
+		flow = -1;
+	if (flow == 1 && f->last_epid && ep->epid != f->last_epid &&
+	    ep->probe == f->last_probe)
+		flow = 0;
+	if (flow == -1 && f->next_epid && f->next_epid != ep->epid &&
+	    f->next_probe == ep->probe)
+		flow = 0;
+	if (flow)
+		str = flow > 0 ? e_str[sys] : r_str[sys];
+	if (flow < 0 && f->indent > 0)
+		f->indent -= 2;
+	if (flow)
+		snprintf(name, sizeof(name), "%*s%s%s", f->indent, "", str,
+			 ep->desc.func);
+	else
+		snprintf(name, sizeof(name), "%*s%s%s:%s", f->indent, "", str,
+			 ep->desc.func, ep->desc.name);
+	fprintf(fp, "%3d %-41s ", cpu, name);
+	if (flow > 0)
+		f->indent += 2;
+	f->last_epid = ep->epid;
+	f->last_probe = ep->probe;
 }
 
 /*
@@ -555,7 +610,9 @@ void print_record(struct dt_print *pr, const struct prog *p, int cl,
 	}
 	text_open(&t, pr, p);
 	print_header(pr);
-	if (!pr->quiet) {
+	if (pr->flow.on) {
+		print_flow(pr, ep, cpu, t.fp);
+	} else if (!pr->quiet) {
 		snprintf(fn, sizeof(fn), "%s:%s", ep->desc.func, ep->desc.name);
 		fprintf(t.fp, "%3d %6u %32s ", cpu, ep->probe, fn);
 	}

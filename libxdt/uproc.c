@@ -805,8 +805,38 @@ static long elf_usdt(struct funcs_ctx *c)
 	return notes < 0 ? -1 : mine;
 }
 
-int dt_uprobes_make(int fd, const struct xdt_probedesc *d, char *err,
-		    size_t errlen)
+/*
+ * -x errtags: DTrace's tag for each way a pid probe description fails
+ * (illumos dt_pid.c), put before the message.  The kernel's refusal of
+ * an offset is told apart by what providers/pid.c says (its others are
+ * DTrace's "failed to create probe"), as is flush()'s own.  A module or function that is not
+ * there is no pid error in DTrace: its description then matches nothing.
+ */
+static const struct { const char *says; int tag; } note_tags[] = {
+	{ "past the function's end", DT_D_PROC_OFF },
+	{ "not an instruction boundary", DT_D_PROC_ALIGN },
+	{ "needs xdt.ko", DT_D_PROC_NODEV },	/* flush(): no pid provider */
+};
+
+static void utag(char *err, size_t len, int tag, const char *where)
+{
+	char *msg = dt_errtags ? strdup(err) : NULL;
+
+	if (msg)	/* (without memory, the message goes untagged) */
+		snprintf(err, len, "[%s] %s%s", dt_errtag_name(tag), where, msg);
+	free(msg);
+}
+
+static int note_tag(const char *note)
+{
+	for (size_t i = 0; i < sizeof(note_tags) / sizeof(note_tags[0]); i++)
+		if (strstr(note, note_tags[i].says))
+			return note_tags[i].tag;
+	return DT_D_PROC_CREATEFAIL;
+}
+
+int dt_uprobes_make(int fd, const struct xdt_probedesc *d, const char *where,
+		    char *err, size_t errlen)
 {
 	struct ubatch b = { .fd = fd, .err = err, .errlen = errlen };
 	struct uobj *objs = NULL;
@@ -823,6 +853,7 @@ int dt_uprobes_make(int fd, const struct xdt_probedesc *d, char *err,
 		snprintf(err, errlen, "%s:%s:%s:%s: a pid provider probe is "
 			 "entry, return or an instruction offset in hex",
 			 d->prov, d->mod, d->func, d->name);
+		utag(err, errlen, DT_D_PROC_NAME, where);
 		return -1;
 	}
 	if (read_maps(b.pid, &objs, &nobj, err, errlen) < 0) {
@@ -832,6 +863,7 @@ int dt_uprobes_make(int fd, const struct xdt_probedesc *d, char *err,
 		 */
 		if (errno == EACCES)
 			ask(&b);
+		utag(err, errlen, DT_D_PROC_GRAB, where);
 		return -1;
 	}
 	for (i = 0; i < nobj; i++) {
@@ -857,8 +889,10 @@ int dt_uprobes_make(int fd, const struct xdt_probedesc *d, char *err,
 		if (c.failed)
 			goto out;
 	}
-	if (flush(&b) < 0)
+	if (flush(&b) < 0) {
+		utag(err, errlen, note_tag(err), where);
 		goto out;
+	}
 	dt_usyms_load(b.pid);	/* ustack()'s names, while it lives */
 	ret = 0;
 	/* one probe named exactly that the kernel would not make: say why */
@@ -866,6 +900,7 @@ int dt_uprobes_make(int fd, const struct xdt_probedesc *d, char *err,
 	    !is_glob(d->name) && !usdt) {
 		ret = -!!snprintf(err, errlen, "%s:%s:%s:%s: %s", d->prov,
 				  d->mod, d->func, d->name, b.note);
+		utag(err, errlen, note_tag(b.note), where);
 		goto out;
 	}
 	if (!mods)
@@ -877,6 +912,8 @@ int dt_uprobes_make(int fd, const struct xdt_probedesc *d, char *err,
 				  "in the matching module%s (stripped?)",
 				  d->prov, d->mod, d->func, d->name,
 				  mods > 1 ? "s" : "");
+	if (ret < 0)
+		utag(err, errlen, DT_D_PDESC_ZERO, where);
 out:
 	free(b.v);
 	free(objs);

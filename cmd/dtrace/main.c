@@ -55,12 +55,17 @@ static char *sdup(const char *s)
 static void usage(void)
 {
 	fprintf(stderr,
-		"Usage: dtrace [-eGhSlqvw] [-n program] [-s script] [-c cmd] [-p pid]\n"
-		"\t[-o output] [-P provider] [-m module] [-f function] [-x opt=val] [args ...]\n"
+		"Usage: dtrace [-eFGhSlqvVwZ] [-b bufsz] [-n program] [-s script] [-c cmd]\n"
+		"\t[-p pid] [-o output] [-P provider] [-m module] [-f function]\n"
+		"\t[-x opt[=val]] [args ...]\n"
 		"\t-n  enable the probes described by program (repeatable)\n"
 		"\t-s  enable the probes of a D script file\n"
 		"\t-l  list probes (filtered by -n -P -m -f); -v shows refusals\n"
 		"\t-e  compile only; -S show the DIF; -q quiet\n"
+		"\t-b  set trace buffer size (-x bufsize=SIZE[k|m|g|t])\n"
+		"\t-F  coalesce trace output by function (-x flowindent)\n"
+		"\t-Z  permit probe descriptions that match zero probes (-x zdefs)\n"
+		"\t-V  report the D language version xdt implements\n"
 		"\t-h  write a C header for the script's USDT providers (-o names it)\n"
 		"\t-G  accepted: xdt's USDT probes need no object file (see -h)\n"
 		"\t-w  allow destructive actions; -o append traced data to output\n"
@@ -71,6 +76,22 @@ static void usage(void)
 		"\t-C  run the C preprocessor (mcpp) first; -D -U -I -H pass to it\n"
 		"\t-L  add a D library directory (searched before " "/usr/lib/xdt" ")\n");
 	exit(2);
+}
+
+/*
+ * An option flag as DTrace's dtrace(1) reports a bad one: "failed to set
+ * -b 1q: Invalid value for specified option" (the reason is the library's,
+ * after its own "failed to set -x bufsize=1q: ").
+ */
+static void setopt_flag(xdt_hdl_t *h, char flag, const char *opt, const char *val)
+{
+	const char *why;
+
+	if (xdt_setopt(h, opt, val) == 0)
+		return;
+	why = strrchr(xdt_errmsg(h), ':');
+	fatal("failed to set -%c%s%s: %s", flag, val ? " " : "", val ? val : "",
+	      why ? why + 2 : xdt_errmsg(h));
 }
 
 /* A whole file, NUL-terminated. */
@@ -369,7 +390,7 @@ int main(int argc, char **argv)
 	/* at most one per argument: no limit but the command line's */
 	struct dsrc *src = zalloc(argc * sizeof(*src));
 	int nsrc = 0, list = 0, verbose = 0, compile_only = 0, showdif = 0, c, i;
-	int header = 0, objgen = 0;
+	int header = 0, objgen = 0, version = 0;
 	char **cppargs = zalloc(argc * sizeof(*cppargs));
 	int ncpp = 0, cpp = 0;
 	struct xdt_cerror err;
@@ -377,7 +398,7 @@ int main(int argc, char **argv)
 	if (!h)
 		fatal("cannot open a handle: %s", strerror(errno));
 	memset(&lmatch, 0, sizeof(lmatch));
-	while ((c = getopt(argc, argv, "+n:s:lvqwo:c:p:eSx:P:m:f:hGCD:U:I:HL:")) != -1) {
+	while ((c = getopt(argc, argv, "+n:s:lvqwo:c:p:eSx:P:m:f:hGCD:U:I:HL:b:FVZ")) != -1) {
 		switch (c) {
 		case 'n':
 		case 's':
@@ -388,6 +409,11 @@ int main(int argc, char **argv)
 		case 'v': verbose = 1; break;
 		case 'q': xdt_setopt(h, "quiet", NULL); break;
 		case 'w': xdt_setopt(h, "destructive", NULL); break;
+		/* DTrace's short forms of options (its dtrace.c: the same setopt) */
+		case 'b': setopt_flag(h, 'b', "bufsize", optarg); break;
+		case 'F': setopt_flag(h, 'F', "flowindent", NULL); break;
+		case 'Z': setopt_flag(h, 'Z', "zdefs", NULL); break;
+		case 'V': version = 1; break;
 		case 'o': ofile = optarg; break;
 		case 'e': compile_only = 1; break;
 		case 'h': header = 1; break;
@@ -436,6 +462,17 @@ int main(int argc, char **argv)
 		case 'f': snprintf(lmatch.func, sizeof(lmatch.func), "%s", optarg); break;
 		default: usage();
 		}
+	}
+	/* -V is a mode of its own, as DTrace's -l, -G and -h are */
+	if (version && (list || objgen || header)) {
+		fprintf(stderr, "dtrace: only one of the [-GhlV] options can be "
+			"specified at a time\n");
+		return 2;
+	}
+	if (version) {
+		/* DTrace's format: the program name and the D API version */
+		printf("dtrace: %s\n", xdt_version());
+		return fflush(stdout) ? 1 : 0;
 	}
 	xdt_set_macros(h, argv + optind, argc - optind);
 	xdt_set_cpp(h, cpp, cppargs, ncpp);

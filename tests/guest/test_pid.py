@@ -207,20 +207,35 @@ def test_probes_go_with_the_process(ut):
     assert f"pid{pid} " not in r.stdout, r.stdout
 
 
-@pytest.mark.parametrize("desc,why", [
-    ("pid999999:::entry", "failed to grab pid 999999: No such process"),
-    ("pid$target:nosuch::entry", "has no module matching 'nosuch'"),
-    ("pid$target::no_such_function:entry", "does not match any probes"),
-    ("pid$target::ut_leaf:1", "0x1 is not an instruction boundary"),
-    ("pid$target::ut_leaf:fff0", "0xfff0 is past the function's end"),
+# The tag is DTrace's for the same failure under -x errtags (illumos
+# dt_pid.c); a module or function that is not there is no pid error in
+# DTrace, the description just matches nothing (D_PDESC_ZERO).
+@pytest.mark.parametrize("desc,why,tag", [
+    ("pid999999:::entry", "failed to grab pid 999999: No such process",
+     "D_PROC_GRAB"),
+    ("pid$target:nosuch::entry", "has no module matching 'nosuch'",
+     "D_PDESC_ZERO"),
+    ("pid$target::no_such_function:entry", "does not match any probes",
+     "D_PDESC_ZERO"),
+    ("pid$target::ut_leaf:1", "0x1 is not an instruction boundary",
+     "D_PROC_ALIGN"),
+    ("pid$target::ut_leaf:fff0", "0xfff0 is past the function's end",
+     "D_PROC_OFF"),
     ("pid$target::ut_leaf:nosuch", "a pid provider probe is entry, return "
-     "or an instruction offset in hex"),
+     "or an instruction offset in hex", "D_PROC_NAME"),
 ])
-def test_bad_descriptions_are_clear_errors(ut, desc, why):
+def test_bad_descriptions_are_clear_errors(ut, desc, why, tag):
     r = dtrace(ut, "-n", f"{desc} {{ @ = count(); }}", "-c", f"{UT} calls 1")
     assert r.code == 1, r
     assert why in r.stderr, r.stderr
+    assert "[D_" not in r.stderr, r.stderr
     assert "sum " not in r.stdout, "the command ran: " + r.stdout
+    r = dtrace(ut, "-x", "errtags", "-n", f"{desc} {{ @ = count(); }}",
+               "-c", f"{UT} calls 1")
+    assert r.code == 1, r
+    # where the description is, as DTrace's dt_pid_error() says it
+    assert re.search(rf": \[{tag}\] line 1:1: ", r.stderr), r.stderr
+    assert why in r.stderr, r.stderr
 
 
 def test_stripped_binary_says_so(ut, isa):
@@ -233,6 +248,10 @@ def test_stripped_binary_says_so(ut, isa):
     assert r.code == 1, r
     assert "no symbol table in the matching module (stripped?)" in r.stderr, \
         r.stderr
+    r = dtrace(ut, "-x", "errtags", "-n",
+               "pid$target::ut_leaf:entry { @ = count(); }",
+               "-c", "/tmp/xdt-ustripped calls 1")
+    assert r.code == 1 and ": [D_PDESC_ZERO] line 1:1: " in r.stderr, r.stderr
 
 
 def test_another_users_process_is_refused(ut, runas):

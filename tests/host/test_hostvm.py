@@ -20,6 +20,7 @@ import os
 import re
 import shlex
 import subprocess
+import sys
 
 import pytest
 
@@ -197,3 +198,197 @@ def test_output_that_cannot_be_written_is_an_error(dtrace):
     r = subprocess.run([dtrace, "-x", "hostvm", "-q", "-n", prog],
                        capture_output=True, text=True, timeout=60)
     assert (r.returncode, r.stdout) == (0, "x\ndone\n\n"), r
+
+
+
+def _dlib(tmp_path):
+    """A D library directory as the guests' /usr/lib/xdt has it, less the
+    files that need kernel types: the constants make generates
+    (host-dlib: from the build machine's uapi headers) and dlib/unistd.d."""
+    from test_compiler import _build
+    gen = os.path.dirname(_build("host-dlib", os.path.join("dlib", "signal.d")))
+    d = tmp_path / "lib"
+    d.mkdir()
+    for f in glob.glob(os.path.join(gen, "*.d")) + [
+            os.path.join(TOP, "dlib", "unistd.d")]:
+        with open(f) as src:
+            (d / os.path.basename(f)).write_text(src.read())
+    return str(d)
+
+
+def test_d_library_constants(dtrace, tmp_path):
+    """DTrace's D library names (signal.d, errno.d, unistd.d, io.d's O_*,
+    procfs.d's si_code values) with Linux's values; without the library
+    they are unknown names, as before."""
+    prog = ('BEGIN { printf("%d %d %d %d %d %d %d %d %d|", SIGHUP, SIGINT, '
+            'SIGKILL, SIGUSR1, SIGSEGV, SIGTERM, SIGCHLD, SIGPOLL, SIGRTMIN); '
+            'printf("%d %d %d %d %d %d %d|", EPERM, ENOENT, EAGAIN, '
+            'EWOULDBLOCK, EINVAL, ENOSYS, ETIMEDOUT); '
+            'printf("%d %d %d %d|", O_RDONLY, O_WRONLY, O_RDWR, O_CREAT | O_EXCL); '
+            'printf("%d %d %d %d\\n", SI_USER, SI_QUEUE, CLD_EXITED, SEGV_MAPERR); '
+            'exit(0); }')
+    r = subprocess.run([dtrace, "-x", "hostvm", "-q", "-L", _dlib(tmp_path),
+                        "-n", prog], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    # Linux's uapi values (asm-generic/signal.h, errno-base.h, errno.h,
+    # fcntl.h, siginfo.h), the same on the three lab ISAs
+    assert r.stdout == ("1 2 9 10 11 15 17 29 32|1 2 11 11 22 38 110|"
+                        "0 1 2 192|0 -1 1 1\n\n"), r.stdout
+    r = subprocess.run([dtrace, "-x", "hostvm", "-q", "-n", "BEGIN { trace(SIGINT); }"],
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 1 and "failed to resolve SIGINT" in r.stderr, r.stderr
+
+
+def test_fault_constants(dtrace, tmp_path):
+    """unistd.d's DTRACEFLT_* are the numbers ERROR's arg4 carries: each
+    name against a fault of that kind, and the file against the one
+    table xdt numbers its faults by (core/uapi/xdt.h)."""
+    d = tmp_path / "f.d"
+    d.write_text('BEGIN { x = 0; y = 1 / x; } BEGIN { trace(*(int *)8); } '
+                 'ERROR { printf("%d %d %d\\n", arg4, arg4 == DTRACEFLT_DIVZERO, '
+                 'arg4 == DTRACEFLT_BADADDR); }\n')
+    r = subprocess.run([dtrace, "-x", "hostvm", "-q", "-L", _dlib(tmp_path),
+                        "-s", str(d)], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout == "4 1 0\n1 0 1\n\n", (r.stdout, r.stderr)
+    with open(os.path.join(TOP, "core", "uapi", "xdt.h")) as f:
+        enum = dict(re.findall(r"XDT_FAULT_(\w+) = (\d+)", f.read()))
+    with open(os.path.join(TOP, "dlib", "unistd.d")) as f:
+        lib = dict(re.findall(r"inline int DTRACEFLT_(\w+) = (\d+);", f.read()))
+    enum["UNKNOWN"] = enum.pop("NONE")      # DTrace's name for 0
+    assert lib == enum
+
+
+@pytest.mark.parametrize("isa", xdtvm.ISAS)
+def test_d_library_constants_per_isa(tmp_path, isa):
+    """Each ISA's constants come from its own compiler's uapi headers:
+    signal and errno numbers are asm-generic's on all three lab ISAs, and
+    open(2) flags are not (arm64 has its own asm/fcntl.h)."""
+    cc = xdtvm.ISAS[isa]["cross"] + "gcc"
+    r = subprocess.run([sys.executable, os.path.join(TOP, "tools", "xdt-dconsts.py"),
+                        "--cc", cc, "--isa", isa, str(tmp_path)],
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+
+    def consts(name):
+        with open(tmp_path / name) as f:
+            return dict(re.findall(r"inline int (\w+) = (-?\d+);", f.read()))
+    sig, err, fcntl = consts("signal.d"), consts("errno.d"), consts("fcntl.d")
+    assert (sig["SIGINT"], sig["SIGKILL"], sig["SIGUSR1"], sig["SIGSTKFLT"],
+            sig["SIGSYS"], sig["SIGRTMIN"]) == ("2", "9", "10", "16", "31", "32")
+    assert (err["EPERM"], err["EAGAIN"], err["EDEADLOCK"], err["EHWPOISON"]) == \
+        ("1", "11", "35", "133")
+    assert len(err) > 130 and "SIGSTKSZ" not in sig
+    assert fcntl["O_DIRECTORY"] == ("16384" if isa == "aarch64" else "65536")
+
+
+def _dt(dtrace, *args):
+    return subprocess.run([dtrace, *args], capture_output=True, text=True,
+                          timeout=60)
+
+
+def test_flag_V(dtrace):
+    """-V: the D version in DTrace's format (dtrace.c: "%s: %s\\n" of
+    _dtrace_version), the one -C's __SUNW_D_VERSION encodes; a mode of its
+    own, as in DTrace."""
+    r = _dt(dtrace, "-V")
+    assert (r.returncode, r.stdout, r.stderr) == (0, "dtrace: Sun D 1.13\n", "")
+    r = _dt(dtrace, "-V", "-l")
+    assert r.returncode == 2
+    assert r.stderr == ("dtrace: only one of the [-GhlV] options can be "
+                        "specified at a time\n"), r.stderr
+
+
+def test_flag_Z(dtrace, tmp_path):
+    """-Z (-x zdefs, #pragma D option zdefs): a description that matches
+    no probe is not enabled instead of failing the run; the others run,
+    and each description says how many probes it matched."""
+    prog = ["-n", "fbt::nosuch:entry { trace(1); }", "-n", "BEGIN { trace(2); }"]
+    r = _dt(dtrace, "-x", "hostvm", *prog)
+    assert r.returncode == 1 and r.stdout == ""
+    assert "probe description fbt::nosuch:entry does not match any probes" \
+        in r.stderr, r.stderr
+    for z in (["-Z"], ["-x", "zdefs"]):
+        r = _dt(dtrace, "-x", "hostvm", *z, *prog)
+        assert r.returncode == 0, r.stderr
+        assert r.stdout == ("CPU     ID                    FUNCTION:NAME\n"
+                            "  0      1                           :BEGIN"
+                            "         2\n\n"), r.stdout
+        assert r.stderr == ("dtrace: description 'fbt::nosuch:entry ' matched 0 probes\n"
+                            "dtrace: description 'BEGIN ' matched 1 probe\n"), r.stderr
+    d = tmp_path / "z.d"
+    d.write_text("#pragma D option zdefs\n#pragma D option quiet\n"
+                 "fbt::nosuch:entry { trace(1); }\nBEGIN { trace(2); }\n")
+    r = _dt(dtrace, "-x", "hostvm", "-s", str(d))
+    assert (r.returncode, r.stdout, r.stderr) == (0, "2\n", ""), r
+    # nothing matched at all: DTrace's -Z still traces (until interrupted,
+    # or, in the host VM, until its BEGIN is over)
+    r = _dt(dtrace, "-x", "hostvm", "-Z", "-q", "-n", "fbt::nosuch:entry { trace(1); }")
+    assert (r.returncode, r.stdout, r.stderr) == (0, "\n", ""), r
+
+
+def test_flag_b(dtrace):
+    """-b SIZE is -x bufsize=SIZE, suffixes and all: a clause's record
+    that does not fit is refused the same way by both."""
+    prog = "BEGIN { " + " ".join(f"trace({i});" for i in range(100)) + " }"
+    small = [_dt(dtrace, "-x", "hostvm", "-q", *f, "-n", prog)
+             for f in (["-b", "512"], ["-x", "bufsize=512"])]
+    for r in small:
+        assert r.returncode == 1
+        assert r.stderr == ("dtrace: could not enable tracing: Enabling "
+                            "exceeds size of buffer\n"), r.stderr
+    r = _dt(dtrace, "-x", "hostvm", "-q", "-b", "1k", "-n", prog)
+    assert r.returncode == 0 and r.stdout == "".join(map(str, range(100))) + "\n", r
+    r = _dt(dtrace, "-b", "1q", "-n", "BEGIN")
+    assert r.returncode == 1
+    assert r.stderr == ("dtrace: failed to set -b 1q: Invalid value for "
+                        "specified option\n"), r.stderr
+
+
+def test_flag_F_other_probes(dtrace):
+    """-F's layout for probes that are neither entry nor return: DTrace's
+    "CPU FUNCTION" header and "| func:name" at the current depth, the
+    header even under -q (dtrace.c chew()).  Entry and return: the guests'
+    fbt (tests/guest/test_dtrace_guest.py)."""
+    r = _dt(dtrace, "-x", "hostvm", "-F", "-n", "BEGIN { trace(1); } END { trace(2); }")
+    assert r.returncode == 0, r.stderr
+    assert r.stdout == ("CPU FUNCTION                                 \n"
+                        "  0 | :BEGIN                                          1\n"
+                        "  0 | :END                                            2\n"
+                        "\n"), r.stdout
+    r = _dt(dtrace, "-x", "hostvm", "-F", "-q", "-n", 'BEGIN { printf("x\\n"); }')
+    assert r.stdout == ("CPU FUNCTION                                 \n"
+                        "  0 | :BEGIN                                  x\n\n"), r.stdout
+
+
+def test_errtags_pdesc_zero(dtrace, tmp_path):
+    """A description matching no probe is DTrace's compile error
+    D_PDESC_ZERO; xdt finds it at enabling, and tags it there too under
+    -x errtags, with the description's place (the suite's dtest.pl wants
+    ": [D_PDESC_ZERO] line N:" of its err.D_PDESC_ZERO.* tests)."""
+    want = "probe description fbt::nosuch:entry does not match any probes\n"
+    r = _dt(dtrace, "-x", "hostvm", "-x", "errtags", "-n", "fbt::nosuch:entry { }")
+    assert r.returncode == 1
+    assert r.stderr == ("dtrace: invalid probe specifier fbt::nosuch:entry { }: "
+                        "[D_PDESC_ZERO] line 1:1: " + want), r.stderr
+    d = tmp_path / "z.d"
+    d.write_text("#pragma D option errtags\nfbt::nosuch:entry { }\n")
+    r = _dt(dtrace, "-x", "hostvm", "-s", str(d))
+    assert r.returncode == 1
+    assert r.stderr == (f"dtrace: failed to compile script {d}: "
+                        "[D_PDESC_ZERO] line 2:1: " + want), r.stderr
+    r = _dt(dtrace, "-x", "hostvm", "-n", "fbt::nosuch:entry { }")
+    assert r.stderr == ("dtrace: invalid probe specifier fbt::nosuch:entry { }: "
+                        + want), r.stderr
+
+
+def test_empty_script_after_the_library(dtrace, tmp_path):
+    """An empty script is D_EMPTY even when the D library was compiled
+    for its second attempt: the library's inlines are not the script's
+    (it once ran as "no probes specified", where the guests' library is)."""
+    d = tmp_path / "empty.d"
+    d.write_text("/* nothing */\n")
+    r = _dt(dtrace, "-x", "hostvm", "-x", "errtags", "-L", _dlib(tmp_path), "-s", str(d))
+    assert r.returncode == 1
+    assert r.stderr.startswith(f"dtrace: failed to compile script {d}: [D_EMPTY] "
+                               "line 2:1: empty D program translation unit\n"), r.stderr
