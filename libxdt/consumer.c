@@ -655,7 +655,10 @@ static int work(xdt_hdl_t *h, const struct xdt_consumer *c)
 	/* the host VM's BEGIN has run by now: its records are all there */
 	if (h->vm || now - h->lastdrain_ns >= h->o.switchrate_us * 1000LL) {
 		h->lastdrain_ns = now;
-		agg_snap(h, 0, c);
+		/* forced: printa() in what drain() reads must see totals at
+		   least as new as its record, even when the snapshot at
+		   aggrate came a moment ago */
+		agg_snap(h, 1, c);
 		if (drain(h, c))
 			return XDT_WORK_DONE;
 	} else {
