@@ -544,6 +544,17 @@ class VM:
             self.kill()
             raise
         self.boot_seconds = time.monotonic() - t0
+        # A guest that gave up on a vCPU (the kernel waits 1 s for each
+        # secondary to come up; a starved vCPU thread can miss that) is not
+        # the machine asked for: every SMP test on it would judge one CPU.
+        with self._console_lock:
+            lost = re.search(rb"CPU\d+: failed to (come online|start)",
+                             self._console)
+        if lost:
+            tail = self.console_tail()
+            self.kill()
+            raise XdtError(f"{self.isa}: the guest booted without a vCPU "
+                           f"({lost.group(0).decode()})\n{tail}")
         return self
 
     def vcpu_pcs(self):
@@ -553,8 +564,12 @@ class VM:
                 self.proc.poll() is not None:
             return "(no gdbstub or no QEMU)"
         try:
+            # arch/<dir>/isa.toml [gdb] hang: the ISA's own registers
+            # that say where a hart is (trap cause, page table, ...).
+            extra = FACTS[self.isa].get("gdb", {}).get("hang", [])
             return gdb_batch(self.gdb_port, [
-                "thread apply all x/i $pc", "thread apply all bt 8"],
+                "thread apply all x/i $pc", "thread apply all bt 8",
+                *(f"thread apply all {c}" for c in extra)],
                 timeout=60, vmlinux=vmlinux(self.isa)).strip()
         except Exception as e:  # noqa: BLE001 (evidence, best effort)
             return f"(gdb: {e})"
