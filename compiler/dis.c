@@ -187,12 +187,14 @@ void dis_prog(FILE *fp, const struct prog *p)
 				x->kind < sizeof(actnames) / sizeof(actnames[0]) &&
 				actnames[x->kind] ? actnames[x->kind] : "?", x->difo);
 			if (x->kind == XDT_ACT_AGGKEY && x->arg0 == XDT_KEY_STACK)
-				fprintf(fp, " stack(%u)", x->arg1);
+				fprintf(fp, " stack(%u)", XDT_KEY_WORDS(x->arg1));
 			else if (x->kind == XDT_ACT_AGGKEY && x->arg0 == XDT_KEY_USTACK)
-				fprintf(fp, " ustack(%u)", x->arg1 - 1);
+				fprintf(fp, " ustack(%u)", XDT_KEY_WORDS(x->arg1) - 1);
 			else if (x->kind == XDT_ACT_AGGKEY)
 				fprintf(fp, " %s", x->arg0 == XDT_KEY_STRING ? "string" :
 					x->arg0 == XDT_KEY_INT ? "int" : "?");
+			if (x->kind == XDT_ACT_AGGKEY && x->arg1 >> 16)
+				fprintf(fp, " in %u words", XDT_KEY_SLOT(x->arg1));
 			if (x->kind == XDT_ACT_STACK)
 				fprintf(fp, " %u %s", x->arg0 - x->arg1,
 					x->arg1 ? "user frames" : "frames");

@@ -180,7 +180,8 @@ struct dt_env {
 	long long ids[8];	/* $ppid $uid $gid $euid $egid $pgid $sid */
 	const char *name0;	/* $0: the script's name */
 	int defaultargs;	/* -x defaultargs: unset $N are 0 / "" */
-	unsigned dynvarsize, cleanrate, stackframes, ustackframes;
+	unsigned dynvarsize, cleanrate, stackframes, ustackframes,
+		 jstackframes;
 	unsigned strsize;
 };
 
@@ -188,6 +189,7 @@ struct prog;
 void dt_compile(struct prog *p, const struct dt_env *env, const char *name,
 		const char *src);
 void prog_layout(struct prog *p);	/* record offsets of every clause */
+void agg_stack_slots(struct prog *p);	/* lower.c: mixed stack keys */
 void dis_prog(FILE *fp, const struct prog *p);
 const char *aggfunc_name(int f);
 /* A stable probe's argument types (uapi/stable.h), ';'-separated, or 0. */
@@ -342,6 +344,8 @@ struct agg {
 	unsigned keyframes[DT_MAXKEYS];	/* DT_TYPE_STACK: frames; an integer:
 					   its size (1, 2, 4, 8), from the
 					   first use */
+	/* a stack position whose uses differ: keyframes is the deepest's */
+	unsigned char keymixed[DT_MAXKEYS];
 	__u64 arg;		/* lquantize/llquantize parameters (XDT_LQ_ARG) */
 	/*
 	 * Sized keys: a use whose integer keys' sizes differ from the first
@@ -444,5 +448,12 @@ int pf_format(FILE *fp, const struct pformat *pf, const struct pfval *v, int nv,
 
 /* ---- from the consumer (libxdt/ksyms.c): %k's symbol names ------------- */
 void ksyms_format(__u64 pc, char *buf, size_t cap);
+/*
+ * (libxdt/print.c) Frame @i of a stack value of @nwords words at @pcs
+ * (unaligned): a kernel stack()'s, or a ustack()'s (XDT_USTACK_TAG | pid
+ * first).  Its text at @buf; 0 past the last frame.
+ */
+int dt_frame_format(const void *pcs, unsigned nwords, unsigned i, char *buf,
+		    size_t len);
 
 #endif

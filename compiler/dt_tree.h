@@ -14,6 +14,7 @@
 #define DT_MAXARGS	16	/* printf() arguments */
 #define DT_STACKFRAMES	20	/* stack()'s default depth, DTrace's stackframes */
 #define DT_USTACKFRAMES	20	/* ustack()'s, DTrace's ustackframes */
+#define DT_JSTACKFRAMES	50	/* jstack()'s, DTrace's jstackframes */
 
 enum nkind {
 	N_INT, N_STR, N_IDENT, N_VAR, N_DVAR, N_ARGS, N_UREGS, N_BIN, N_UN, N_AND,

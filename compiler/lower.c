@@ -293,7 +293,8 @@ static unsigned stack_frames(struct lower *L, struct token t, struct node **av, 
  * room for a helper's frame strings (jstack): no helper annotates frames
  * here, so it is checked and not used.
  */
-static unsigned ustack_words(struct lower *L, struct node **av, int n)
+static unsigned ustack_words(struct lower *L, struct node **av, int n,
+			     int java)
 {
 	struct lexer *lx = &L->ps->lx;
 	struct node *e;
@@ -308,6 +309,9 @@ static unsigned ustack_words(struct lower *L, struct node **av, int n)
 			dt_cerrt(lx, DT_D_USTACK_STRSIZE, e->line, e->col,
 				 "ustack( ) string size must be a non-negative integral constant expression");
 	}
+	if (n == 0 && java)
+		return 1 + (L->ps->env->jstackframes ? L->ps->env->jstackframes :
+			    DT_JSTACKFRAMES);
 	if (n == 0)
 		return 1 + (L->ps->env->ustackframes ? L->ps->env->ustackframes :
 			    DT_USTACKFRAMES);
@@ -557,6 +561,57 @@ static void quant_mismatch(struct lower *L, struct stmt *s, int f, __u64 o,
 	}
 }
 
+/* stack() and ustack(): words of frames, one kind of key (DTrace's "stack") */
+static int is_stackkey(int k)
+{
+	return k == DT_TYPE_STACK || k == DT_TYPE_USTACK;
+}
+
+/*
+ * Once a program's texts are all lowered: the stack keys of an
+ * aggregation whose uses differ in a position (stack(5) and stack(20),
+ * stack() and ustack()) all get the deepest one's slot, zero-padded
+ * (XDT_KEY_STACKARG), so that every entry's key has one length.  Run after
+ * each text (a later one may deepen a slot); idempotent.  A clause's k-th
+ * stack key before an aggregating action is its aggregation's k-th stack
+ * position: the types of a position agree across uses (lower_agg()).
+ */
+void agg_stack_slots(struct prog *p)
+{
+	for (int c = 0; c < p->nclauses; c++) {
+		const struct clause *cl = &p->clauses[c];
+		int pend[DT_MAXKEYS * 2], np = 0;
+
+		for (int a = 0; a < cl->nactions; a++) {
+			struct xdt_action *x = &p->acts[cl->action0 + a];
+			const struct agg *ag;
+			int k = 0;
+
+			if (x->kind == XDT_ACT_AGGKEY &&
+			    (x->arg0 == XDT_KEY_STACK || x->arg0 == XDT_KEY_USTACK)) {
+				if (np < DT_MAXKEYS * 2)
+					pend[np++] = cl->action0 + a;
+				continue;
+			}
+			if (x->kind != XDT_ACT_AGG)
+				continue;
+			ag = &p->aggs[x->arg0];
+			for (int i = 0; i < ag->nkeys && k < np; i++) {
+				struct xdt_action *y;
+
+				if (!is_stackkey(ag->keytype[i]))
+					continue;
+				y = &p->acts[pend[k++]];
+				y->arg1 = XDT_KEY_STACKARG(XDT_KEY_WORDS(y->arg1),
+							   ag->keymixed[i] ?
+							   ag->keyframes[i] :
+							   XDT_KEY_WORDS(y->arg1));
+			}
+			np = 0;
+		}
+	}
+}
+
 static const char *keyname(int k)
 {
 	return k == XDT_TYPE_STRING ? "string" : k == DT_TYPE_STACK ? "stack" :
@@ -594,9 +649,10 @@ static void lower_agg(struct lower *L, struct stmt *s)
 						 k->s, k->nargs);
 				ktype[i] = DT_TYPE_USYM;
 				kframes[i] = 2;
-			} else if (k->s[0] == 'u') {
+			} else if (k->s[0] == 'u' || k->s[0] == 'j') {
 				ktype[i] = DT_TYPE_USTACK;
-				kframes[i] = ustack_words(L, k->args, k->nargs);
+				kframes[i] = ustack_words(L, k->args, k->nargs,
+							  k->s[0] == 'j');
 			} else {
 				ktype[i] = DT_TYPE_STACK;
 				kframes[i] = stack_frames(L, st, k->args, k->nargs);
@@ -679,17 +735,25 @@ static void lower_agg(struct lower *L, struct stmt *s)
 				 "@%s: key count mismatch: %d before, %d here",
 				 at.s, ag->nkeys, nkeys);
 		for (i = 0; i < nkeys; i++)
-			if (ag->keytype[i] != ktype[i])
+			if (is_stackkey(ag->keytype[i]) && is_stackkey(ktype[i])) {
+				/*
+				 * stack(n) and ustack(m) of any depths share
+				 * a key position (all are DTrace's "stack"
+				 * type): the position gets the deepest use's
+				 * slot (agg_stack_slots()) and a ustack() in
+				 * it makes the consumer ready for user symbols.
+				 */
+				if (ag->keytype[i] != ktype[i] ||
+				    ag->keyframes[i] != kframes[i])
+					ag->keymixed[i] = 1;
+				if (kframes[i] > ag->keyframes[i])
+					ag->keyframes[i] = kframes[i];
+				if (ktype[i] == DT_TYPE_USTACK)
+					ag->keytype[i] = DT_TYPE_USTACK;
+			} else if (ag->keytype[i] != ktype[i])
 				dt_cerrt(lx, DT_D_AGG_REDEF, keys[i]->line, keys[i]->col,
 					 "@%s: key #%d type mismatch: %s before, %s here",
 					 at.s, i + 1, keyname(ag->keytype[i]), keyname(ktype[i]));
-			else if (DT_IS_STACK(ktype[i]) && ag->keyframes[i] != kframes[i])
-				dt_cerrt(lx, DT_D_AGG_REDEF, keys[i]->line, keys[i]->col,
-					 "@%s: key #%d type mismatch: %s(%u) before, %s(%u) here",
-					 at.s, i + 1, keyname(ktype[i]),
-					 ag->keyframes[i] - (ktype[i] == DT_TYPE_USTACK),
-					 keyname(ktype[i]),
-					 kframes[i] - (ktype[i] == DT_TYPE_USTACK));
 	}
 	for (i = 0; i < nkeys; i++) {
 		if (ktype[i] == DT_TYPE_USYM) {
@@ -1076,8 +1140,9 @@ static void lower_usym(struct lower *L, struct stmt *s, const struct d_action *a
 static void lower_stack(struct lower *L, struct stmt *s, const struct d_action *a)
 {
 	struct clause *c;
-	int user = a->name[0] == 'u';
-	unsigned nf = user ? ustack_words(L, s->args, s->nargs) :
+	int user = a->name[0] == 'u' || a->name[0] == 'j';
+	unsigned nf = user ? ustack_words(L, s->args, s->nargs,
+					  a->name[0] == 'j') :
 			     stack_frames(L, s->tok, s->args, s->nargs);
 
 	add_out(L, OUT_STACK, NULL, 1);
@@ -1142,7 +1207,12 @@ static const struct d_action d_actions[] = {
 	{ "usym", 1, 1, 0, 0, SK_DREC, 0, lower_usym },
 	{ "umod", 1, 1, 0, 0, SK_DREC, 0, lower_usym },
 	{ "uaddr", 1, 1, 0, 0, SK_DREC, 0, lower_usym },
-	{ "jstack", 0, 2, 0, 0, SK_DREC, 0, NULL },
+	/*
+	 * jstack(): ustack() with DTrace's 50 frames by default.  No JVM
+	 * helper annotates frames here, so a Java process's stack shows the
+	 * JVM's native frames, as DTrace's does without a helper.
+	 */
+	{ "jstack", 0, 2, 0, 0, SK_DREC, 0, lower_stack },
 	{ "pcap", 2, 2, 0, 0, SK_DREC, 0, NULL },
 };
 

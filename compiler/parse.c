@@ -1433,6 +1433,7 @@ static struct stmt *agg_stmt(struct parser *ps)
 					 "too many aggregation keys");
 			s->keys = xrealloc(s->keys, (s->nkeys + 1) * sizeof(*s->keys));
 			if ((is_ident(ps, "stack") || is_ident(ps, "ustack") ||
+			     is_ident(ps, "jstack") ||
 			     is_ident(ps, "ufunc") || is_ident(ps, "usym") ||
 			     is_ident(ps, "umod") || is_ident(ps, "uaddr")) &&
 			    lex_peek(&ps->lx).t == T_LPAR) {

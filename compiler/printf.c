@@ -298,13 +298,9 @@ static void pr_stack(FILE *fp, char *f, const struct pfdesc *d, const struct pfv
 		indent = -d->rwidth;
 	cfmt(f, "", d->cconv);
 	fputc('\n', fp);
-	for (unsigned i = 0; i < v->size; i++) {
-		__u64 pc;
-
-		memcpy(&pc, (const char *)v->p + 8 * i, sizeof(pc));
-		if (!pc)
-			break;
-		ksyms_format(pc, sym, sizeof(sym));
+	/* either kind of stack: a ustack()'s first word names its process */
+	for (unsigned i = 0; dt_frame_format(v->p, v->size, i, sym, sizeof(sym));
+	     i++) {
 		fprintf(fp, "%*s", indent, "");
 		fprintf(fp, f, sym);
 		fputc('\n', fp);

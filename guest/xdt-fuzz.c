@@ -600,6 +600,28 @@ static void gen_clause(int fbt)
 		} else if (k < 9) {
 			a->kind = XDT_ACT_STRING;
 			a->difo = gen_difo(1);
+		} else if (k == 9 && chance(40)) {
+			/*
+			 * An aggregation key: an integer, a string, or a
+			 * stack of either kind whose slot (XDT_KEY_STACKARG)
+			 * is mostly valid, sometimes deeper or shallower than
+			 * its words or past the limit.
+			 */
+			a->kind = XDT_ACT_AGGKEY;
+			a->arg0 = chance(90) ? below(4) : rnd();
+			if (a->arg0 == XDT_KEY_STACK || a->arg0 == XDT_KEY_USTACK) {
+				unsigned w = chance(90) ? 1 + below(XDT_MAXSTACK + 1) :
+						 below(0x10000);
+				unsigned s = chance(50) ? w : chance(80) ?
+					     w + below(XDT_MAXSTACK + 2 - w % 64) :
+					     below(0x10000);
+
+				a->arg1 = chance(95) ? XDT_KEY_STACKARG(w, s) : rnd();
+				a->difo = -1;
+			} else {
+				a->arg1 = chance(95) ? 0 : rnd();
+				a->difo = gen_difo(a->arg0 == XDT_KEY_STRING);
+			}
 		} else {
 			/* sum, lquantize or llquantize (g.agg), maybe
 			   with an increment */
@@ -621,7 +643,10 @@ static void gen_clause(int fbt)
 			}
 			a->difo = gen_difo(0);
 		}
-		if (a->difo < 0)
+		/* a stack key has no DIF object (-1 is not a failure there) */
+		if (a->difo < 0 && !(a->kind == XDT_ACT_AGGKEY &&
+				     (a->arg0 == XDT_KEY_STACK ||
+				      a->arg0 == XDT_KEY_USTACK)))
 			break;
 		g.na++;
 		c->nactions++;
@@ -677,13 +702,15 @@ static void mutate(void)
 			if (g.na) {
 				struct xdt_action *a = &g.a[below(g.na)];
 
-				switch (below(3)) {
+				switch (below(4)) {
 				/* not STOP, BREAKPOINT, PANIC: they would stop
 				   the fuzzer, wait for a debugger, panic */
 				case 0: a->kind = chance(90) ? below(XDT_ACT_RAISE + 1) :
 						  XDT_NACTS + below(3); break;
 				case 1: a->difo = below(g.nd + 2) - 1; break;
-				default: a->arg0 = below(4); break;
+				case 2: a->arg0 = below(4); break;
+				/* a stack key's words and slot, among others */
+				default: a->arg1 ^= 1u << below(32); break;
 				}
 			}
 			break;

@@ -846,8 +846,12 @@ void agg_decode(const struct prog *p, const struct dt_aggent *e,
 			kv->len = strnlen(kv->s, p->strsize);
 			off += (p->strsize + 7) & ~7u;
 		} else if (DT_IS_STACK(ag->keytype[k])) {
+			__u64 w0;
+
 			kv->kind = XDT_VAL_STACK;
-			kv->type = ag->keytype[k] == DT_TYPE_USTACK ? "ustack" : "stack";
+			/* a position may hold both kinds: the first word tells */
+			memcpy(&w0, e->key + off, 8);
+			kv->type = XDT_IS_USTACK(w0) ? "ustack" : "stack";
 			kv->pcs = e->key + off;
 			kv->nframes = ag->keyframes[k];
 			off += 8 * ag->keyframes[k];

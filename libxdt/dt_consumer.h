@@ -37,13 +37,6 @@ void dt_usym_format(pid_t pid, uint64_t pc, char *buf, size_t len);
 void dt_usym_form(pid_t pid, uint64_t pc, int form, char *buf, size_t len);
 /* The address ufunc()/usym()/umod() keys aggregate @pc under. */
 uint64_t dt_usym_base(pid_t pid, uint64_t pc, int form);
-/*
- * Frame @i of a stack value of @nwords words at @pcs (unaligned): a
- * kernel stack()'s, or a ustack()'s (XDT_USTACK_TAG | pid first).  Its
- * text at @buf; 0 past the last frame.
- */
-int dt_frame_format(const void *pcs, unsigned nwords, unsigned i, char *buf,
-		    size_t len);
 
 /* ---- consumer.c, libxdt.c: the handle ----------------------------------- */
 struct dt_opts {

@@ -101,7 +101,7 @@ static const struct { const char *name; enum optkind kind; int implemented; } op
 	{ "bufpolicy", OPT_ANY, 1 }, { "bufresize", OPT_ANY, 1 },
 	{ "cpu", OPT_COUNT, 0 }, { "destructive", OPT_FLAG, 1 },
 	{ "flowindent", OPT_FLAG, 1 }, { "grabanon", OPT_FLAG, 0 },
-	{ "jstackframes", OPT_COUNT, 0 }, { "jstackstrsize", OPT_SIZE, 0 },
+	{ "jstackframes", OPT_COUNT, 1 }, { "jstackstrsize", OPT_SIZE, 0 },
 	{ "nspec", OPT_COUNT, 1 }, { "specsize", OPT_SIZE, 1 },
 	{ "stackindent", OPT_COUNT, 0 }, { "statusrate", OPT_RATE, 1 },
 	{ "ustackframes", OPT_COUNT, 1 }, { "aggsortkey", OPT_FLAG, 1 },
@@ -387,6 +387,9 @@ static void opt_apply(const char *name, const char *val, unsigned long long n,
 	} else if (!strcmp(name, "ustackframes")) {
 		if (n >= 1 && n <= XDT_MAXSTACK)
 			c->env.ustackframes = (unsigned)n;
+	} else if (!strcmp(name, "jstackframes")) {
+		if (n >= 1 && n <= XDT_MAXSTACK)
+			c->env.jstackframes = (unsigned)n;
 	}
 }
 
@@ -683,6 +686,7 @@ static int compile_once(xdt_hdl_t *h, const char *src, const char *name,
 		h->p.srcfile[h->p.nsrc - 1] = 1;
 	}
 	prog_layout(&h->p);
+	agg_stack_slots(&h->p);
 	h->p.bufsize = h->bufsize_set ? (unsigned)h->o.bufsize : 0;
 	h->p.dynvarsize = h->env.dynvarsize;
 	h->p.aggsize = h->aggsize;

@@ -1,1 +1,1 @@
-BEGIN { jstack(); }
+BEGIN { pcap(0, 0); }

@@ -193,9 +193,13 @@ static int __xdt_probe run_clause(struct xdt_cpu *c, struct xdt_scpu *sc,
 				keylen += 8;
 			} else if (a->arg0 == XDT_KEY_STACK ||
 				   a->arg0 == XDT_KEY_USTACK) {
-				stack(ctx, (u64 *)(key + keylen), a->arg1,
+				u32 w = XDT_KEY_WORDS(a->arg1);
+				u32 slot = XDT_KEY_SLOT(a->arg1);
+
+				stack(ctx, (u64 *)(key + keylen), w,
 				      a->arg0 == XDT_KEY_USTACK);
-				keylen += a->arg1 * 8;
+				memset(key + keylen + 8 * w, 0, 8 * (slot - w));
+				keylen += slot * 8;
 			} else {
 				memset(key + keylen, 0, ALIGN(st->strsize, 8));
 				f = (int)-xdt_readstr(&m, key + keylen, v,

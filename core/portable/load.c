@@ -210,12 +210,25 @@ static int load_action(struct xdt_state *st, struct xdt_enable *req,
 		if (a->arg0 > XDT_KEY_USTACK)
 			return EERR("clause %u action %u: bad key type", i, j);
 		if ((a->arg0 == XDT_KEY_STACK &&
-		     (a->arg1 < 1 || a->arg1 > XDT_MAXSTACK)) ||
+		     (XDT_KEY_WORDS(a->arg1) < 1 ||
+		      XDT_KEY_WORDS(a->arg1) > XDT_MAXSTACK)) ||
 		    (a->arg0 == XDT_KEY_USTACK &&
-		     (a->arg1 < 2 || a->arg1 > XDT_MAXSTACK + 1)))
+		     (XDT_KEY_WORDS(a->arg1) < 2 ||
+		      XDT_KEY_WORDS(a->arg1) > XDT_MAXSTACK + 1)))
 			return EERR("clause %u action %u: stack key of %u "
-				    "words (1 to %u frames)", i, j, a->arg1,
-				    XDT_MAXSTACK);
+				    "words (1 to %u frames)", i, j,
+				    XDT_KEY_WORDS(a->arg1), XDT_MAXSTACK);
+		if ((a->arg0 == XDT_KEY_STACK || a->arg0 == XDT_KEY_USTACK) &&
+		    (XDT_KEY_SLOT(a->arg1) < XDT_KEY_WORDS(a->arg1) ||
+		     XDT_KEY_SLOT(a->arg1) > XDT_MAXSTACK + 1))
+			return EERR("clause %u action %u: stack key slot of %u "
+				    "words for %u (at most %u)", i, j,
+				    XDT_KEY_SLOT(a->arg1),
+				    XDT_KEY_WORDS(a->arg1), XDT_MAXSTACK + 1);
+		if (a->arg0 != XDT_KEY_STACK && a->arg0 != XDT_KEY_USTACK &&
+		    a->arg1)
+			return EERR("clause %u action %u: key argument %u",
+				    i, j, a->arg1);
 		if (a->arg0 != XDT_KEY_STACK && a->arg0 != XDT_KEY_USTACK &&
 		    a->difo < 0)
 			return EERR("clause %u action %u: no value", i, j);

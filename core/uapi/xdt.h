@@ -344,6 +344,19 @@ enum xdt_key_kind {
 	XDT_KEY_USTACK = 3,		/* arg1 words (XDT_USTACK_TAG | pid,
 					   then frames), 8 bytes each; no DIF */
 };
+/*
+ * A stack key's arg1: the words it records (low 16 bits) and the words its
+ * key slot holds (high 16 bits; 0 = the same), zero-padded.  One
+ * aggregation's uses may put stack(5), stack(20) and ustack() in one key
+ * position, as DTrace allows; the compiler gives them all the largest
+ * one's slot, so that every entry's key has one length and each stack
+ * still tells its kind by its first word.
+ */
+#define XDT_KEY_WORDS(arg1)	((arg1) & 0xffff)
+#define XDT_KEY_SLOT(arg1)	((arg1) >> 16 ? (arg1) >> 16 : (arg1) & 0xffff)
+#define XDT_KEY_STACKARG(words, slot) \
+	((__u32)(words) | ((__u32)(slot) == (__u32)(words) ? 0 : \
+			   (__u32)(slot) << 16))
 
 struct xdt_action {
 	__u32 kind;

@@ -1,2 +1,0 @@
-BEGIN { @s[stack(5)] = count(); }
-END { @s[ustack(5)] = count(); }
