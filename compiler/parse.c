@@ -988,12 +988,25 @@ static struct node *assign_expr(struct parser *ps)
 	return n;
 }
 
+/*
+ * expression: assignment-expressions joined by C's comma operator, the
+ * loosest of all (dt_grammar.y's `expression`).  Argument lists, keys,
+ * initializers and inline bodies take one assignment-expression, so a
+ * comma there still separates; only a parenthesized one, a statement, a
+ * predicate or ?:'s middle operand sees the operator.
+ */
 static struct node *expr(struct parser *ps)
 {
 	struct node *e = assign_expr(ps);
 
-	while (TOK(ps).t == T_COMMA && !ps->in_pred && 0) {
-		/* D has no comma operator outside argument lists */
+	while (TOK(ps).t == T_COMMA) {
+		struct token t = TOK(ps);
+		struct node *n = node_new(N_COMMA, t.line, t.col);
+
+		lex_next(&ps->lx);
+		n->a = e;
+		n->b = assign_expr(ps);
+		e = n;
 	}
 	return e;
 }
@@ -1529,6 +1542,11 @@ static struct stmt *statement(struct parser *ps)
 		lex_next(&ps->lx);
 		s->args = a->aggargs ? printf_args(ps, &s->nargs) :
 			  arglist(ps, &s->nargs, T_RPAR);
+		/* `trace(1), x = 2;`: DTrace parses an expression whose
+		   comma has an action for an operand */
+		if (TOK(ps).t == T_COMMA)
+			dt_cerrt(&ps->lx, DT_D_OP_ACT, TOK(ps).line, TOK(ps).col,
+				 "operator , operands cannot be actions");
 	} else {
 		s = stmt_new(S_EXPR, t);
 		s->e = expr(ps);

@@ -1377,6 +1377,23 @@ static struct node *sem_stringof(struct prog *p, struct lexer *lx, struct node *
 	return n;
 }
 
+/*
+ * a, b: a for its effects, then b, whose type and value it has (K&R
+ * A7.18).  An action is no operand (DTrace's D_OP_ACT), nor is it
+ * constant: dt_cook_op2 folds no comma.
+ */
+static struct node *sem_comma(struct prog *p, struct lexer *lx, struct node *n)
+{
+	n->a = sem(p, lx, n->a);
+	n->b = sem(p, lx, n->b);
+	if ((n->a->k == N_CALL && n->a->var == -2) ||
+	    (n->b->k == N_CALL && n->b->var == -2))
+		dt_cerrt(lx, DT_D_OP_ACT, n->line, n->col,
+			 "operator , operands cannot be actions");
+	n->t = n->b->t;
+	return n;
+}
+
 /* The semantic pass over one node kind: its type, its rewrites, its errors. */
 static struct node *(*const sem_kind[])(struct prog *, struct lexer *,
 					 struct node *) = {
@@ -1402,6 +1419,7 @@ static struct node *(*const sem_kind[])(struct prog *, struct lexer *,
 	[N_OFFSETOF] = sem_offsetof,
 	[N_XLATE] = sem_xlate,
 	[N_STRINGOF] = sem_stringof,
+	[N_COMMA] = sem_comma,
 };
 
 static struct node *sem(struct prog *p, struct lexer *lx, struct node *n)

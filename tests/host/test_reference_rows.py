@@ -1,0 +1,31 @@
+"""Rows of docs/d-language.md's reference checklist (issue 35), each a
+program and what DTrace does with it: compile errors with DTrace's tag
+(-x errtags) and message, values on the host VM.  No guest needed.
+"""
+import subprocess
+
+import pytest
+
+from test_compiler import dtrace  # noqa: F401 (fixture)
+
+pytestmark = pytest.mark.host
+
+
+def _run(dtrace, *args):
+    return subprocess.run([dtrace] + list(args), capture_output=True, text=True)
+
+
+# (program, tag, message): what `dtrace -x errtags -e -n PROGRAM` refuses
+ERRORS = [
+    # the comma operator: actions are no operands (dt_cook_op2)
+    ("BEGIN { x = (trace(1), 2); }", "D_OP_ACT", "operator , operands cannot be actions"),
+    ("BEGIN { x = 1, trace(2); }", "D_OP_ACT", "operator , operands cannot be actions"),
+    ("BEGIN { trace(1), x = 2; }", "D_OP_ACT", "operator , operands cannot be actions"),
+]
+
+
+@pytest.mark.parametrize("prog,tag,msg", ERRORS, ids=[p for p, _, _ in ERRORS])
+def test_refused(dtrace, prog, tag, msg):
+    r = _run(dtrace, "-x", "errtags", "-e", "-n", prog)
+    assert r.returncode == 1, r.stderr
+    assert f"[{tag}]" in r.stderr and msg in r.stderr, r.stderr
