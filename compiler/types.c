@@ -173,6 +173,12 @@ void types_init(unsigned strsize)
 	dt_uint = find("unsigned int", TK_VOID);
 	dt_long = find("long", TK_VOID);
 	dt_ulong = find("unsigned long", TK_VOID);
+	/*
+	 * C99's _Bool: one of DTrace's intrinsic types (dt_open.c), a name
+	 * and not a keyword there too; an unsigned byte, which a cast
+	 * narrows like any other (DTrace's typecast does not make it 0 or 1).
+	 */
+	bind("_Bool", TK_VOID, tnew(TK_INT, "_Bool", 1, 0));
 	dt_void = tnew(TK_VOID, "void", 0, 0);
 	bind("void", TK_VOID, dt_void);
 	bind("float", TK_VOID, tnew(TK_FLOAT, "float", 4, 1));
