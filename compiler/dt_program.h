@@ -232,6 +232,8 @@ struct dtype {
 	struct denum *ecs;     int necs;
 	struct dtype *ptr;		/* cached pointer-to-this */
 	struct dtype *real;		/* typedef: what it names (else self) */
+	unsigned dp;			/* where in @name a declarator goes
+					   (types.c, derive); 0: at its end */
 	unsigned btfid;			/* a kernel struct/union (btf.c): its
 					   BTF id; members come on demand */
 	void *btfsrc;			/* ... in which BTF (vmlinux's, a

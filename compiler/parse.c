@@ -401,16 +401,50 @@ static struct dtype *specifiers(struct parser *ps, int *storage, int must)
 	return t;
 }
 
-/*
- * A declarator over @base: '*'s, a name (or none, @abstract), array
- * dimensions; "(*name)" groups are not D's business and are refused.
- * An associative array's key list is left to the caller (it sees '[').
- */
-static struct dtype *declarator(struct parser *ps, struct dtype *base,
-				char **name, int *line, int *col, int abstract)
-{
-	struct dtype *t = base;
+static void prototype(struct parser *ps);
 
+/*
+ * Does the '(' at the current token group a declarator -- "(*p)",
+ * "(*)[4]", "(name)" -- rather than open a function's parameter list
+ * ("int (int)")?  @abstract: 0 a name is required, 1 none may be
+ * given, 2 either (a prototype's parameter).
+ */
+static int declarator_group(struct parser *ps, int abstract)
+{
+	struct token nx = lex_peek(&ps->lx);
+
+	if (nx.t == T_STAR || nx.t == T_LPAR || nx.t == T_LBRACK)
+		return 1;
+	if (nx.t != T_IDENT || abstract == 1)
+		return 0;
+	return abstract == 0 || !type_isword(unscoped(nx.s));
+}
+
+/* A declarator's suffixes: "(params)" (a function), then "[n]..." */
+static struct dtype *suffixes(struct parser *ps, struct dtype *t)
+{
+	if (TOK(ps).t == T_LPAR) {
+		prototype(ps);
+		t = type_func(t);
+	}
+	return dims(ps, t);
+}
+
+/*
+ * A declarator over @base (dt_grammar.y's declarator and
+ * abstract_declarator): '*'s, then a name (or none, @abstract) or a
+ * parenthesized declarator, then its suffixes.  The parentheses bind
+ * the inner declarator looser than the suffixes after them: in
+ * "int (*fp)(int)" fp is a pointer to what the suffixes make of int, a
+ * function; in "int (*p)[4]" a pointer to an array.  So the group is
+ * read twice: skipped to find the suffixes and the type they make, then
+ * parsed over that type.  At the top (@depth 0) a plain name's suffixes
+ * are left to the caller, which tells "[n]" from an associative array's
+ * "[type]" and a prototype from a variable.
+ */
+static struct dtype *declarator_(struct parser *ps, struct dtype *t, char **name,
+				 int *line, int *col, int abstract, int depth)
+{
 	while (TOK(ps).t == T_STAR) {
 		t = type_ptr(t);
 		lex_next(&ps->lx);
@@ -421,13 +455,43 @@ static struct dtype *declarator(struct parser *ps, struct dtype *base,
 	*line = TOK(ps).line;
 	*col = TOK(ps).col;
 	*name = NULL;
-	if (TOK(ps).t == T_IDENT && !abstract) {
+	if (TOK(ps).t == T_LPAR && declarator_group(ps, abstract)) {
+		struct lexer group = ps->lx, after;
+		int nest = 0;
+
+		if (depth == 16)
+			dt_cerrt(&ps->lx, DT_D_SYNTAX, TOK(ps).line, TOK(ps).col,
+				 "declarator nested too deeply");
+		do {	/* to the matching ')' */
+			if (TOK(ps).t == T_EOF)
+				syntax(ps);
+			nest += TOK(ps).t == T_LPAR || TOK(ps).t == T_LBRACK;
+			nest -= TOK(ps).t == T_RPAR || TOK(ps).t == T_RBRACK;
+			lex_next(&ps->lx);
+		} while (nest);
+		t = suffixes(ps, t);
+		after = ps->lx;
+		ps->lx = group;
+		lex_next(&ps->lx);
+		t = declarator_(ps, t, name, line, col, abstract, depth + 1);
+		expect(ps, T_RPAR);
+		ps->lx = after;
+		return t;
+	}
+	if (TOK(ps).t == T_IDENT && abstract != 1 &&
+	    (abstract == 0 || !type_isword(unscoped(TOK(ps).s)))) {
 		*name = TOK(ps).s;
 		lex_next(&ps->lx);
 	} else if (!abstract && TOK(ps).t != T_COLON) {
 		syntax(ps);
 	}
-	return t;
+	return depth ? suffixes(ps, t) : t;
+}
+
+static struct dtype *declarator(struct parser *ps, struct dtype *base,
+				char **name, int *line, int *col, int abstract)
+{
+	return declarator_(ps, base, name, line, col, abstract, 0);
 }
 
 /* "[n]" dimensions after a name, innermost last (C order). */
@@ -473,7 +537,7 @@ static struct dtype *type_name_(struct parser *ps)
 	t = specifiers(ps, NULL, 1);
 	ps->in_typename--;
 	t = declarator(ps, t, &name, &line, &col, 1);
-	return dims(ps, t);
+	return suffixes(ps, t);		/* "int [4]", "int (int)" */
 }
 
 /* Does a type name start here (after a '(')? */
@@ -1273,7 +1337,7 @@ static void prototype(struct parser *ps)
 			n++;
 		} else {
 			t = specifiers(ps, NULL, 1);
-			t = declarator(ps, t, &name, &line, &col, TOK(ps).t != T_IDENT);
+			t = declarator(ps, t, &name, &line, &col, 2);
 			if (TOK(ps).t == T_LBRACK) {
 				struct lexer save = ps->lx;
 
@@ -1350,6 +1414,13 @@ static void declaration(struct parser *ps)
 				continue;
 			}
 			break;
+		}
+		/* "int (f)(int);", a prototype too (and no object either) */
+		if (t->real->k == TK_FUNC && sc != SC_TYPEDEF) {
+			if (TOK(ps).t != T_COMMA)
+				break;
+			lex_next(&ps->lx);
+			continue;
 		}
 		/* "[type, ...]": associative; "[n]": a scalar array */
 		if (TOK(ps).t == T_LBRACK) {

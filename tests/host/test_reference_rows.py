@@ -21,6 +21,9 @@ ERRORS = [
     ("BEGIN { x = (trace(1), 2); }", "D_OP_ACT", "operator , operands cannot be actions"),
     ("BEGIN { x = 1, trace(2); }", "D_OP_ACT", "operator , operands cannot be actions"),
     ("BEGIN { trace(1), x = 2; }", "D_OP_ACT", "operator , operands cannot be actions"),
+    # a function type has no size
+    ("BEGIN { trace(sizeof (int (int))); }", "D_SIZEOF_TYPE",
+     "cannot apply sizeof to an expression of type int ()"),
 ]
 
 
