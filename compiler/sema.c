@@ -462,6 +462,20 @@ static struct node *int_node(struct node *at, long long v, struct dtype *t)
 	return n;
 }
 
+/*
+ * A struct or union known only by its tag ("struct f;", or a kernel
+ * type the BTF lacks): no operator that needs its layout applies, at
+ * compile time (DTrace's D_OP_INCOMPLETE), rather than a load of an
+ * unknown size failing the enabling.
+ */
+static _Noreturn void incomplete(struct lexer *lx, const struct node *n,
+				 const char *op, const struct dtype *t)
+{
+	dt_cerrt(lx, DT_D_OP_INCOMPLETE, n->line, n->col,
+		 "operator %s cannot be applied to a forward declaration: "
+		 "no %s definition is available", op, t->name);
+}
+
 /* p[i] for a pointer or array p: *(p + i) */
 static struct node *subscript(struct prog *p, struct lexer *lx, struct node *n)
 {
@@ -499,6 +513,10 @@ static struct node *subscript(struct prog *p, struct lexer *lx, struct node *n)
 	if (d->t->real->k == TK_VOID)
 		dt_cerrt(lx, DT_D_DEREF_VOID, n->line, n->col,
 			 "cannot dereference a pointer to void");
+	/* E1[E2] is *(E1 + E2) to DTrace, so its message names '*' */
+	if ((d->t->real->k == TK_STRUCT || d->t->real->k == TK_UNION) &&
+	    !type_defined(d->t->real))
+		incomplete(lx, n, "*", d->t->real);
 	return d;
 }
 
@@ -544,8 +562,7 @@ static struct node *member(struct prog *p, struct lexer *lx, struct node *n)
 			 n->op == T_ARROW ? " pointer to a non-struct/union" : " non-struct/union",
 			 type_str(n->op == T_ARROW ? b->t->real->base : b->t));
 	if (!type_defined(st))
-		dt_cerrt(lx, DT_D_DECL_INCOMPLETE, n->line, n->col,
-			 "%s is an incomplete type", st->name);
+		incomplete(lx, n, tokstr(n->op), st);
 	m = type_member(st, n->s);
 	if (!m)
 		dt_cerrt(lx, DT_D_TYPE_MEMBER, n->line, n->col,
@@ -1195,14 +1212,23 @@ static struct node *sem_cast(struct prog *p, struct lexer *lx, struct node *n)
 
 static struct node *sem_deref(struct prog *p, struct lexer *lx, struct node *n)
 {
+	struct dtype *to;
+
 	n->a = sem(p, lx, n->a);
 	if (n->a->t->real->k != TK_PTR && n->a->t->real->k != TK_ARRAY)
 		dt_cerrt(lx, DT_D_DEREF_NONPTR, n->line, n->col,
 			 "operator * requires a pointer operand, e.g. *(int *)addr");
 	n->t = n->a->t->real->base;
-	if (n->t->real->k == TK_VOID)
+	to = n->t->real;
+	if (to->k == TK_VOID)
 		dt_cerrt(lx, DT_D_DEREF_VOID, n->line, n->col,
 			 "cannot dereference a pointer to void");
+	if (to->k == TK_FUNC)
+		dt_cerrt(lx, DT_D_DEREF_FUNC, n->line, n->col,
+			 "cannot dereference pointer to function");
+	/* nothing to load: the size is unknown, so is every member */
+	if ((to->k == TK_STRUCT || to->k == TK_UNION) && !type_defined(to))
+		incomplete(lx, n, "*", to);
 	return n;
 }
 

@@ -24,6 +24,17 @@ ERRORS = [
     # a function type has no size
     ("BEGIN { trace(sizeof (int (int))); }", "D_SIZEOF_TYPE",
      "cannot apply sizeof to an expression of type int ()"),
+    # a struct known only by its tag: no operator needing its layout
+    ("struct f; struct f *p; BEGIN { x = *p; }", "D_OP_INCOMPLETE",
+     "operator * cannot be applied to a forward declaration: no struct f definition is available"),
+    ("struct f; struct f *p; BEGIN { x = p[1]; }", "D_OP_INCOMPLETE",
+     "operator * cannot be applied to a forward declaration: no struct f definition is available"),
+    ("union u; union u *p; BEGIN { x = p->a; }", "D_OP_INCOMPLETE",
+     "operator -> cannot be applied to a forward declaration: no union u definition is available"),
+    ("struct f; struct f *p; BEGIN { x = sizeof (*p); }", "D_OP_INCOMPLETE", "operator *"),
+    ("struct f; BEGIN { x = sizeof (struct f); }", "D_SIZEOF_TYPE",
+     "cannot apply sizeof to an expression of type struct f"),
+    ("int (*fp)(int); BEGIN { x = *fp; }", "D_DEREF_FUNC", "cannot dereference pointer to function"),
 ]
 
 
