@@ -1136,7 +1136,46 @@ static void inline_decl(struct parser *ps, struct dtype *t)
 	struct prog *p = ps->p;
 
 	t = declarator(ps, t, &name, &line, &col, 0);
-	t = dims(ps, t);
+	in = xzalloc(sizeof(*in));
+	if (TOK(ps).t == T_LBRACK) {
+		/*
+		 * An inline associative array: "[type name, ...]", its
+		 * parameters (dt_node_inline's tuple signature); DTrace has
+		 * no inline scalar arrays.
+		 */
+		struct token lb = TOK(ps);
+		struct lexer save = ps->lx;
+
+		lex_next(&ps->lx);
+		if (TOK(ps).t == T_RBRACK)
+			dt_cerrt(&ps->lx, DT_D_DECL_ARRNULL, lb.line, lb.col,
+				 "inline declaration requires array tuple signature: %s",
+				 name);
+		if (!starts_type(ps)) {
+			ps->lx = save;
+			dt_cerrt(&ps->lx, DT_D_DECL_ARRNULL, lb.line, lb.col,
+				 "inline declaration cannot be of scalar array type: %s",
+				 name);
+		}
+		for (;;) {
+			struct dtype *pt = specifiers(ps, NULL, 1);
+			char *pn;
+			int pl, pc;
+
+			if (in->nparams == DT_MAXKEYS)
+				dt_cerrt(&ps->lx, DT_D_DECL_ARRSUB, TOK(ps).line, TOK(ps).col,
+					 "too many array key types");
+			pt = suffixes(ps, declarator(ps, pt, &pn, &pl, &pc, 2));
+			in->ptypes = xrealloc(in->ptypes, (in->nparams + 1) * sizeof(*in->ptypes));
+			in->pnames = xrealloc(in->pnames, (in->nparams + 1) * sizeof(*in->pnames));
+			in->ptypes[in->nparams] = pt;
+			in->pnames[in->nparams++] = pn;
+			if (TOK(ps).t != T_COMMA)
+				break;
+			lex_next(&ps->lx);
+		}
+		expect(ps, T_RBRACK);
+	}
 	for (int i = 0; i < p->ninlines; i++)
 		if (!strcmp(p->inlines[i]->name, name))
 			dt_cerrt(&ps->lx, DT_D_DECL_IDRED, line, col,
@@ -1145,15 +1184,19 @@ static void inline_decl(struct parser *ps, struct dtype *t)
 		dt_cerrt(&ps->lx, DT_D_DECL_IDRED, line, col,
 			 "identifier redeclared: %s", name);
 	expect(ps, T_ASSIGN);
-	e = sema_expr(p, &ps->lx, assign_expr(ps));
+	in->name = name;
+	if (in->nparams) {
+		in->body = assign_expr(ps);
+		e = sema_inline_body(p, &ps->lx, in, NULL);
+	} else {
+		e = sema_expr(p, &ps->lx, assign_expr(ps));
+	}
 	if (!(type_is_scalar(t) && type_is_scalar(e->t)) &&
 	    !(type_is_strlike(t) && type_is_strlike(e->t)) &&
 	    !type_compat(t, e->t))
 		dt_cerrt(&ps->lx, DT_D_OP_INCOMPAT, e->line, e->col,
 			 "inline %s definition uses incompatible types: \"%s\" = \"%s\"",
 			 name, type_str(t), type_str(e->t));
-	in = xzalloc(sizeof(*in));
-	in->name = name;
 	in->t = t;
 	in->e = e;
 	p->inlines = xrealloc(p->inlines, (p->ninlines + 1) * sizeof(*p->inlines));

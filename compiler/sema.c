@@ -321,6 +321,79 @@ static struct node *xlate_member(struct prog *p, struct lexer *lx, struct dxlato
 	return e;
 }
 
+struct node *sema_inline_body(struct prog *p, struct lexer *lx,
+			      const struct dinline *in, struct node **args)
+{
+	int base = nbinds;
+	struct node *e;
+
+	if (nbinds + in->nparams > (int)(sizeof(binds) / sizeof(binds[0])))
+		dt_cerrt(lx, DT_D_IDENT_UNDEF, in->body->line, in->body->col,
+			 "inlines nest too deeply: %s", in->name);
+	for (int i = 0; i < in->nparams; i++) {
+		struct node *v = args ? args[i] : NULL;
+
+		if (!in->pnames[i])
+			continue;
+		if (!v) {
+			/*
+			 * A stand-in: typed, never constant (an N_INT would
+			 * fold `10 / x` to a division by zero), never run.
+			 */
+			v = node_new(N_VAR, in->body->line, in->body->col);
+			v->t = in->ptypes[i];
+		}
+		binds[nbinds].name = in->pnames[i];
+		binds[nbinds++].val = v;
+	}
+	e = sem(p, lx, node_clone(in->body));
+	nbinds = base;
+	return e;
+}
+
+/*
+ * name[args] of an inline associative array: its body, typed over the
+ * arguments, each checked against its parameter as a key is against its
+ * array's prototype (dt_idcook_sign's messages).
+ */
+static struct node *inline_index(struct prog *p, struct lexer *lx, struct node *n,
+				 const struct dinline *in)
+{
+	struct node *e, *c;
+
+	if (n->nargs != in->nparams)
+		dt_cerrt(lx, DT_D_PROTO_LEN, n->line, n->col,
+			 "%s[ ] prototype mismatch: %d arg%s passed, %d expected",
+			 in->name, n->nargs, n->nargs == 1 ? "" : "s", in->nparams);
+	for (int i = 0; i < n->nargs; i++) {
+		struct node *a = n->args[i] = sem(p, lx, n->args[i]);
+		struct dtype *pt = in->ptypes[i];
+
+		act_check(lx, a, DT_D_ACT_SPEC);
+		if (!(type_is_scalar(pt) && type_is_scalar(a->t)) &&
+		    !(type_is_strlike(pt) && type_is_strlike(a->t)) &&
+		    !type_compat(pt, a->t))
+			dt_cerrt(lx, DT_D_PROTO_ARG, a->line, a->col,
+				 "%s[ ] argument #%d is incompatible with prototype:\n"
+				 "\tprototype: %s\n\t argument: %s", in->name, i + 1,
+				 type_str(pt), type_str(a->t));
+		if (type_is_int(pt) && !type_compat(pt, a->t)) {
+			/* the argument as its parameter's type, as a call */
+			c = node_new(N_CAST, a->line, a->col);
+			c->ct = c->t = pt;
+			c->a = a;
+			n->args[i] = c;
+		}
+	}
+	e = sema_inline_body(p, lx, in, n->args);
+	if (type_compat(in->t, e->t) || !type_is_int(in->t))
+		return e;
+	c = node_new(N_CAST, n->line, n->col);
+	c->ct = c->t = in->t;
+	c->a = e;
+	return c;
+}
+
 void sema_xlator_check(struct prog *p, struct lexer *lx, struct dxlator *x)
 {
 	struct dtype *o = x->out->real;
@@ -951,6 +1024,11 @@ static struct node *resolve_ident(struct prog *p, struct lexer *lx, struct node 
 			struct dinline *in = p->inlines[i];
 			struct node *c;
 
+			if (in->nparams)
+				dt_cerrt(lx, DT_D_IDENT_BADREF, n->line, n->col,
+					 "%s is an inline associative array: use %s[key]",
+					 n->s, n->s);
+
 			if (type_compat(in->t, in->e->t) || !type_is_int(in->t))
 				return in->e;
 			c = node_new(N_CAST, n->line, n->col);
@@ -1098,6 +1176,11 @@ static struct node *sem_index(struct prog *p, struct lexer *lx, struct node *n)
 		n->t = dt_uint64;
 		return n;
 	}
+	if (n->a->k == N_IDENT && !var_lookup(p, XDT_VAR_GLOBAL, n->a->s))
+		for (int i = 0; i < p->ninlines; i++)
+			if (p->inlines[i]->nparams &&
+			    !strcmp(p->inlines[i]->name, n->a->s))
+				return inline_index(p, lx, n, p->inlines[i]);
 	if (n->a->k == N_IDENT || n->a->k == N_SELF) {
 		v = array_of(p, n->a);
 		if (v && v->array) {

@@ -35,6 +35,16 @@ ERRORS = [
     ("struct f; BEGIN { x = sizeof (struct f); }", "D_SIZEOF_TYPE",
      "cannot apply sizeof to an expression of type struct f"),
     ("int (*fp)(int); BEGIN { x = *fp; }", "D_DEREF_FUNC", "cannot dereference pointer to function"),
+    # inline associative arrays (dt_node_inline, dt_idcook_sign)
+    ("inline int a[4] = 1;", "D_DECL_ARRNULL", "inline declaration cannot be of scalar array type: a"),
+    ("inline int a[] = 1;", "D_DECL_ARRNULL", "inline declaration requires array tuple signature: a"),
+    ("inline int sq[int x] = x * x; BEGIN { trace(sq); }", "D_IDENT_BADREF",
+     "sq is an inline associative array: use sq[key]"),
+    ("inline int sq[int x] = x * x; BEGIN { trace(sq[1, 2]); }", "D_PROTO_LEN",
+     "sq[ ] prototype mismatch: 2 args passed, 1 expected"),
+    ('inline int sq[int x] = x * x; BEGIN { trace(sq["a"]); }', "D_PROTO_ARG",
+     "sq[ ] argument #1 is incompatible with prototype:\n\tprototype: int\n\t argument: string"),
+    ("inline int r[int x] = r[x];", "D_IDENT_UNDEF", "failed to resolve r"),
 ]
 
 
