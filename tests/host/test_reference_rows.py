@@ -53,3 +53,20 @@ def test_refused(dtrace, prog, tag, msg):
     r = _run(dtrace, "-x", "errtags", "-e", "-n", prog)
     assert r.returncode == 1, r.stderr
     assert f"[{tag}]" in r.stderr and msg in r.stderr, r.stderr
+
+
+def test_flags_P_m_f_enable(dtrace):
+    """dtrace -P/-m/-f outside -l: each a program like -n's, the given
+    parts ending at the provider, module or function field (DTrace's
+    probe specs), compiled in order with -n."""
+    r = _run(dtrace, "-x", "hostvm", "-q", "-P", 'dtrace { printf("%s\\n", probename); }',
+             "-n", "BEGIN { exit(0); }")
+    assert r.returncode == 0 and r.stdout == "BEGIN\nEND\n\n", (r.stdout, r.stderr)
+    for flag, arg, desc in [("-P", "syscall", "syscall:::"),
+                            ("-m", "vmlinux", ":vmlinux::"),
+                            ("-f", "vmlinux:vfs_read", ":vmlinux:vfs_read:"),
+                            ("-f", "fbt:vmlinux:vfs_read", "fbt:vmlinux:vfs_read:")]:
+        r = _run(dtrace, "-S", "-e", flag, arg)
+        assert r.returncode == 0 and f"CLAUSE 0 {desc} " in r.stdout, (flag, r.stdout, r.stderr)
+    r = _run(dtrace, "-e", "-m", "a:b:c")
+    assert r.returncode != 0 and "too many components" in r.stderr, r.stderr
