@@ -636,6 +636,9 @@ static int expr(struct cg *g, struct node *n)
 		return r;
 	case N_STRINGOF:
 		return expr(g, n->a);
+	case N_COMMA:
+		rfree(g, expr(g, n->a));	/* for its effects only */
+		return expr(g, n->b);
 	case N_XLATE: {
 		/*
 		 * A whole translated struct: in zeroed scratch, each member the

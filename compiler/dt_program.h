@@ -97,6 +97,7 @@ char *xstrdup(const char *s);
 	X(D_OP_BFIELD) X(D_OP_DYN) X(D_OP_ACT) X(D_ADDROF_VAR) \
 	X(D_ADDROF_LVAL) X(D_ADDROF_BITFIELD) X(D_CAST) X(D_SIZEOF_TYPE) \
 	X(D_SIZEOF_BITFIELD) X(D_OFFSETOF_TYPE) X(D_OFFSETOF_BITFIELD) \
+	X(D_OP_INCOMPLETE) X(D_DEREF_FUNC) \
 	X(D_DEREF_NONPTR) X(D_DEREF_VOID) X(D_ARR_BADREF) X(D_ARR_LOCAL) \
 	X(D_KEY_TYPE) X(D_PROTO_LEN) X(D_PROTO_ARG) X(D_FUNC_UNDEF) \
 	X(D_FUNC_IDENT) X(D_ACT_SPEC) X(D_AGG_FUNC) X(D_AGG_REDEF) \
@@ -234,6 +235,8 @@ struct dtype {
 	struct denum *ecs;     int necs;
 	struct dtype *ptr;		/* cached pointer-to-this */
 	struct dtype *real;		/* typedef: what it names (else self) */
+	unsigned dp;			/* where in @name a declarator goes
+					   (types.c, derive); 0: at its end */
 	unsigned btfid;			/* a kernel struct/union (btf.c): its
 					   BTF id; members come on demand */
 	void *btfsrc;			/* ... in which BTF (vmlinux's, a

@@ -63,11 +63,20 @@ struct dxlator {
 	int line, col;
 };
 
-/* An inline: a named, typed expression substituted where it is used. */
+/*
+ * An inline: a named, typed expression substituted where it is used.
+ * An inline associative array (`inline int sq[int x] = x * x;`) keeps
+ * its body as parsed too: each use name[args] types a copy of it with
+ * each parameter bound to its argument, as a translator's members are.
+ */
 struct dinline {
 	char *name;
 	struct dtype *t;
 	struct node *e;
+	int nparams;
+	struct dtype **ptypes;
+	char **pnames;		/* a name, or NULL (unnamed: unused) */
+	struct node *body;	/* nparams: the untyped body */
 };
 
 /* parse.c: the constructor; sema.c: a deep copy */
@@ -85,6 +94,10 @@ struct dvar *var_declare(struct prog *p, struct lexer *lx, int scope,
 			 struct dtype **keyt, int line, int col);
 int sema_constval(struct node *n, long long *v);
 void sema_xlator_check(struct prog *p, struct lexer *lx, struct dxlator *x);
+/* An inline array's body typed with its parameters bound to @args
+   (typed), or to stand-ins of their types (!args: the definition). */
+struct node *sema_inline_body(struct prog *p, struct lexer *lx,
+			      const struct dinline *in, struct node **args);
 int sema_reserved(const char *name);	/* a built-in variable or function */
 
 /*

@@ -18,6 +18,7 @@ struct dtype *type_new(enum tkind k, const char *name, unsigned size, int sgn);
 int type_defined(struct dtype *t);	/* complete (a kernel struct: now) */
 struct dtype *type_ptr(struct dtype *t);
 struct dtype *type_array(struct dtype *t, unsigned n);
+struct dtype *type_func(struct dtype *ret);	/* a function returning ret */
 struct dtype *type_typedef(const char *name, struct dtype *t);
 struct dtype *type_int(unsigned size, int sgn);
 int type_combine(const char **words, int n, struct dtype **out);

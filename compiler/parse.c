@@ -401,16 +401,50 @@ static struct dtype *specifiers(struct parser *ps, int *storage, int must)
 	return t;
 }
 
-/*
- * A declarator over @base: '*'s, a name (or none, @abstract), array
- * dimensions; "(*name)" groups are not D's business and are refused.
- * An associative array's key list is left to the caller (it sees '[').
- */
-static struct dtype *declarator(struct parser *ps, struct dtype *base,
-				char **name, int *line, int *col, int abstract)
-{
-	struct dtype *t = base;
+static void prototype(struct parser *ps);
 
+/*
+ * Does the '(' at the current token group a declarator -- "(*p)",
+ * "(*)[4]", "(name)" -- rather than open a function's parameter list
+ * ("int (int)")?  @abstract: 0 a name is required, 1 none may be
+ * given, 2 either (a prototype's parameter).
+ */
+static int declarator_group(struct parser *ps, int abstract)
+{
+	struct token nx = lex_peek(&ps->lx);
+
+	if (nx.t == T_STAR || nx.t == T_LPAR || nx.t == T_LBRACK)
+		return 1;
+	if (nx.t != T_IDENT || abstract == 1)
+		return 0;
+	return abstract == 0 || !type_isword(unscoped(nx.s));
+}
+
+/* A declarator's suffixes: "(params)" (a function), then "[n]..." */
+static struct dtype *suffixes(struct parser *ps, struct dtype *t)
+{
+	if (TOK(ps).t == T_LPAR) {
+		prototype(ps);
+		t = type_func(t);
+	}
+	return dims(ps, t);
+}
+
+/*
+ * A declarator over @base (dt_grammar.y's declarator and
+ * abstract_declarator): '*'s, then a name (or none, @abstract) or a
+ * parenthesized declarator, then its suffixes.  The parentheses bind
+ * the inner declarator looser than the suffixes after them: in
+ * "int (*fp)(int)" fp is a pointer to what the suffixes make of int, a
+ * function; in "int (*p)[4]" a pointer to an array.  So the group is
+ * read twice: skipped to find the suffixes and the type they make, then
+ * parsed over that type.  At the top (@depth 0) a plain name's suffixes
+ * are left to the caller, which tells "[n]" from an associative array's
+ * "[type]" and a prototype from a variable.
+ */
+static struct dtype *declarator_(struct parser *ps, struct dtype *t, char **name,
+				 int *line, int *col, int abstract, int depth)
+{
 	while (TOK(ps).t == T_STAR) {
 		t = type_ptr(t);
 		lex_next(&ps->lx);
@@ -421,13 +455,43 @@ static struct dtype *declarator(struct parser *ps, struct dtype *base,
 	*line = TOK(ps).line;
 	*col = TOK(ps).col;
 	*name = NULL;
-	if (TOK(ps).t == T_IDENT && !abstract) {
+	if (TOK(ps).t == T_LPAR && declarator_group(ps, abstract)) {
+		struct lexer group = ps->lx, after;
+		int nest = 0;
+
+		if (depth == 16)
+			dt_cerrt(&ps->lx, DT_D_SYNTAX, TOK(ps).line, TOK(ps).col,
+				 "declarator nested too deeply");
+		do {	/* to the matching ')' */
+			if (TOK(ps).t == T_EOF)
+				syntax(ps);
+			nest += TOK(ps).t == T_LPAR || TOK(ps).t == T_LBRACK;
+			nest -= TOK(ps).t == T_RPAR || TOK(ps).t == T_RBRACK;
+			lex_next(&ps->lx);
+		} while (nest);
+		t = suffixes(ps, t);
+		after = ps->lx;
+		ps->lx = group;
+		lex_next(&ps->lx);
+		t = declarator_(ps, t, name, line, col, abstract, depth + 1);
+		expect(ps, T_RPAR);
+		ps->lx = after;
+		return t;
+	}
+	if (TOK(ps).t == T_IDENT && abstract != 1 &&
+	    (abstract == 0 || !type_isword(unscoped(TOK(ps).s)))) {
 		*name = TOK(ps).s;
 		lex_next(&ps->lx);
 	} else if (!abstract && TOK(ps).t != T_COLON) {
 		syntax(ps);
 	}
-	return t;
+	return depth ? suffixes(ps, t) : t;
+}
+
+static struct dtype *declarator(struct parser *ps, struct dtype *base,
+				char **name, int *line, int *col, int abstract)
+{
+	return declarator_(ps, base, name, line, col, abstract, 0);
 }
 
 /* "[n]" dimensions after a name, innermost last (C order). */
@@ -473,7 +537,7 @@ static struct dtype *type_name_(struct parser *ps)
 	t = specifiers(ps, NULL, 1);
 	ps->in_typename--;
 	t = declarator(ps, t, &name, &line, &col, 1);
-	return dims(ps, t);
+	return suffixes(ps, t);		/* "int [4]", "int (int)" */
 }
 
 /* Does a type name start here (after a '(')? */
@@ -988,12 +1052,25 @@ static struct node *assign_expr(struct parser *ps)
 	return n;
 }
 
+/*
+ * expression: assignment-expressions joined by C's comma operator, the
+ * loosest of all (dt_grammar.y's `expression`).  Argument lists, keys,
+ * initializers and inline bodies take one assignment-expression, so a
+ * comma there still separates; only a parenthesized one, a statement, a
+ * predicate or ?:'s middle operand sees the operator.
+ */
 static struct node *expr(struct parser *ps)
 {
 	struct node *e = assign_expr(ps);
 
-	while (TOK(ps).t == T_COMMA && !ps->in_pred && 0) {
-		/* D has no comma operator outside argument lists */
+	while (TOK(ps).t == T_COMMA) {
+		struct token t = TOK(ps);
+		struct node *n = node_new(N_COMMA, t.line, t.col);
+
+		lex_next(&ps->lx);
+		n->a = e;
+		n->b = assign_expr(ps);
+		e = n;
 	}
 	return e;
 }
@@ -1059,7 +1136,46 @@ static void inline_decl(struct parser *ps, struct dtype *t)
 	struct prog *p = ps->p;
 
 	t = declarator(ps, t, &name, &line, &col, 0);
-	t = dims(ps, t);
+	in = xzalloc(sizeof(*in));
+	if (TOK(ps).t == T_LBRACK) {
+		/*
+		 * An inline associative array: "[type name, ...]", its
+		 * parameters (dt_node_inline's tuple signature); DTrace has
+		 * no inline scalar arrays.
+		 */
+		struct token lb = TOK(ps);
+		struct lexer save = ps->lx;
+
+		lex_next(&ps->lx);
+		if (TOK(ps).t == T_RBRACK)
+			dt_cerrt(&ps->lx, DT_D_DECL_ARRNULL, lb.line, lb.col,
+				 "inline declaration requires array tuple signature: %s",
+				 name);
+		if (!starts_type(ps)) {
+			ps->lx = save;
+			dt_cerrt(&ps->lx, DT_D_DECL_ARRNULL, lb.line, lb.col,
+				 "inline declaration cannot be of scalar array type: %s",
+				 name);
+		}
+		for (;;) {
+			struct dtype *pt = specifiers(ps, NULL, 1);
+			char *pn;
+			int pl, pc;
+
+			if (in->nparams == DT_MAXKEYS)
+				dt_cerrt(&ps->lx, DT_D_DECL_ARRSUB, TOK(ps).line, TOK(ps).col,
+					 "too many array key types");
+			pt = suffixes(ps, declarator(ps, pt, &pn, &pl, &pc, 2));
+			in->ptypes = xrealloc(in->ptypes, (in->nparams + 1) * sizeof(*in->ptypes));
+			in->pnames = xrealloc(in->pnames, (in->nparams + 1) * sizeof(*in->pnames));
+			in->ptypes[in->nparams] = pt;
+			in->pnames[in->nparams++] = pn;
+			if (TOK(ps).t != T_COMMA)
+				break;
+			lex_next(&ps->lx);
+		}
+		expect(ps, T_RBRACK);
+	}
 	for (int i = 0; i < p->ninlines; i++)
 		if (!strcmp(p->inlines[i]->name, name))
 			dt_cerrt(&ps->lx, DT_D_DECL_IDRED, line, col,
@@ -1068,15 +1184,19 @@ static void inline_decl(struct parser *ps, struct dtype *t)
 		dt_cerrt(&ps->lx, DT_D_DECL_IDRED, line, col,
 			 "identifier redeclared: %s", name);
 	expect(ps, T_ASSIGN);
-	e = sema_expr(p, &ps->lx, assign_expr(ps));
+	in->name = name;
+	if (in->nparams) {
+		in->body = assign_expr(ps);
+		e = sema_inline_body(p, &ps->lx, in, NULL);
+	} else {
+		e = sema_expr(p, &ps->lx, assign_expr(ps));
+	}
 	if (!(type_is_scalar(t) && type_is_scalar(e->t)) &&
 	    !(type_is_strlike(t) && type_is_strlike(e->t)) &&
 	    !type_compat(t, e->t))
 		dt_cerrt(&ps->lx, DT_D_OP_INCOMPAT, e->line, e->col,
 			 "inline %s definition uses incompatible types: \"%s\" = \"%s\"",
 			 name, type_str(t), type_str(e->t));
-	in = xzalloc(sizeof(*in));
-	in->name = name;
 	in->t = t;
 	in->e = e;
 	p->inlines = xrealloc(p->inlines, (p->ninlines + 1) * sizeof(*p->inlines));
@@ -1260,7 +1380,7 @@ static void prototype(struct parser *ps)
 			n++;
 		} else {
 			t = specifiers(ps, NULL, 1);
-			t = declarator(ps, t, &name, &line, &col, TOK(ps).t != T_IDENT);
+			t = declarator(ps, t, &name, &line, &col, 2);
 			if (TOK(ps).t == T_LBRACK) {
 				struct lexer save = ps->lx;
 
@@ -1337,6 +1457,13 @@ static void declaration(struct parser *ps)
 				continue;
 			}
 			break;
+		}
+		/* "int (f)(int);", a prototype too (and no object either) */
+		if (t->real->k == TK_FUNC && sc != SC_TYPEDEF) {
+			if (TOK(ps).t != T_COMMA)
+				break;
+			lex_next(&ps->lx);
+			continue;
 		}
 		/* "[type, ...]": associative; "[n]": a scalar array */
 		if (TOK(ps).t == T_LBRACK) {
@@ -1530,6 +1657,11 @@ static struct stmt *statement(struct parser *ps)
 		lex_next(&ps->lx);
 		s->args = a->aggargs ? printf_args(ps, &s->nargs) :
 			  arglist(ps, &s->nargs, T_RPAR);
+		/* `trace(1), x = 2;`: DTrace parses an expression whose
+		   comma has an action for an operand */
+		if (TOK(ps).t == T_COMMA)
+			dt_cerrt(&ps->lx, DT_D_OP_ACT, TOK(ps).line, TOK(ps).col,
+				 "operator , operands cannot be actions");
 	} else {
 		s = stmt_new(S_EXPR, t);
 		s->e = expr(ps);

@@ -321,6 +321,79 @@ static struct node *xlate_member(struct prog *p, struct lexer *lx, struct dxlato
 	return e;
 }
 
+struct node *sema_inline_body(struct prog *p, struct lexer *lx,
+			      const struct dinline *in, struct node **args)
+{
+	int base = nbinds;
+	struct node *e;
+
+	if (nbinds + in->nparams > (int)(sizeof(binds) / sizeof(binds[0])))
+		dt_cerrt(lx, DT_D_IDENT_UNDEF, in->body->line, in->body->col,
+			 "inlines nest too deeply: %s", in->name);
+	for (int i = 0; i < in->nparams; i++) {
+		struct node *v = args ? args[i] : NULL;
+
+		if (!in->pnames[i])
+			continue;
+		if (!v) {
+			/*
+			 * A stand-in: typed, never constant (an N_INT would
+			 * fold `10 / x` to a division by zero), never run.
+			 */
+			v = node_new(N_VAR, in->body->line, in->body->col);
+			v->t = in->ptypes[i];
+		}
+		binds[nbinds].name = in->pnames[i];
+		binds[nbinds++].val = v;
+	}
+	e = sem(p, lx, node_clone(in->body));
+	nbinds = base;
+	return e;
+}
+
+/*
+ * name[args] of an inline associative array: its body, typed over the
+ * arguments, each checked against its parameter as a key is against its
+ * array's prototype (dt_idcook_sign's messages).
+ */
+static struct node *inline_index(struct prog *p, struct lexer *lx, struct node *n,
+				 const struct dinline *in)
+{
+	struct node *e, *c;
+
+	if (n->nargs != in->nparams)
+		dt_cerrt(lx, DT_D_PROTO_LEN, n->line, n->col,
+			 "%s[ ] prototype mismatch: %d arg%s passed, %d expected",
+			 in->name, n->nargs, n->nargs == 1 ? "" : "s", in->nparams);
+	for (int i = 0; i < n->nargs; i++) {
+		struct node *a = n->args[i] = sem(p, lx, n->args[i]);
+		struct dtype *pt = in->ptypes[i];
+
+		act_check(lx, a, DT_D_ACT_SPEC);
+		if (!(type_is_scalar(pt) && type_is_scalar(a->t)) &&
+		    !(type_is_strlike(pt) && type_is_strlike(a->t)) &&
+		    !type_compat(pt, a->t))
+			dt_cerrt(lx, DT_D_PROTO_ARG, a->line, a->col,
+				 "%s[ ] argument #%d is incompatible with prototype:\n"
+				 "\tprototype: %s\n\t argument: %s", in->name, i + 1,
+				 type_str(pt), type_str(a->t));
+		if (type_is_int(pt) && !type_compat(pt, a->t)) {
+			/* the argument as its parameter's type, as a call */
+			c = node_new(N_CAST, a->line, a->col);
+			c->ct = c->t = pt;
+			c->a = a;
+			n->args[i] = c;
+		}
+	}
+	e = sema_inline_body(p, lx, in, n->args);
+	if (type_compat(in->t, e->t) || !type_is_int(in->t))
+		return e;
+	c = node_new(N_CAST, n->line, n->col);
+	c->ct = c->t = in->t;
+	c->a = e;
+	return c;
+}
+
 void sema_xlator_check(struct prog *p, struct lexer *lx, struct dxlator *x)
 {
 	struct dtype *o = x->out->real;
@@ -462,6 +535,20 @@ static struct node *int_node(struct node *at, long long v, struct dtype *t)
 	return n;
 }
 
+/*
+ * A struct or union known only by its tag ("struct f;", or a kernel
+ * type the BTF lacks): no operator that needs its layout applies, at
+ * compile time (DTrace's D_OP_INCOMPLETE), rather than a load of an
+ * unknown size failing the enabling.
+ */
+static _Noreturn void incomplete(struct lexer *lx, const struct node *n,
+				 const char *op, const struct dtype *t)
+{
+	dt_cerrt(lx, DT_D_OP_INCOMPLETE, n->line, n->col,
+		 "operator %s cannot be applied to a forward declaration: "
+		 "no %s definition is available", op, t->name);
+}
+
 /* p[i] for a pointer or array p: *(p + i) */
 static struct node *subscript(struct prog *p, struct lexer *lx, struct node *n)
 {
@@ -499,6 +586,10 @@ static struct node *subscript(struct prog *p, struct lexer *lx, struct node *n)
 	if (d->t->real->k == TK_VOID)
 		dt_cerrt(lx, DT_D_DEREF_VOID, n->line, n->col,
 			 "cannot dereference a pointer to void");
+	/* E1[E2] is *(E1 + E2) to DTrace, so its message names '*' */
+	if ((d->t->real->k == TK_STRUCT || d->t->real->k == TK_UNION) &&
+	    !type_defined(d->t->real))
+		incomplete(lx, n, "*", d->t->real);
 	return d;
 }
 
@@ -544,8 +635,7 @@ static struct node *member(struct prog *p, struct lexer *lx, struct node *n)
 			 n->op == T_ARROW ? " pointer to a non-struct/union" : " non-struct/union",
 			 type_str(n->op == T_ARROW ? b->t->real->base : b->t));
 	if (!type_defined(st))
-		dt_cerrt(lx, DT_D_DECL_INCOMPLETE, n->line, n->col,
-			 "%s is an incomplete type", st->name);
+		incomplete(lx, n, tokstr(n->op), st);
 	m = type_member(st, n->s);
 	if (!m)
 		dt_cerrt(lx, DT_D_TYPE_MEMBER, n->line, n->col,
@@ -934,6 +1024,11 @@ static struct node *resolve_ident(struct prog *p, struct lexer *lx, struct node 
 			struct dinline *in = p->inlines[i];
 			struct node *c;
 
+			if (in->nparams)
+				dt_cerrt(lx, DT_D_IDENT_BADREF, n->line, n->col,
+					 "%s is an inline associative array: use %s[key]",
+					 n->s, n->s);
+
 			if (type_compat(in->t, in->e->t) || !type_is_int(in->t))
 				return in->e;
 			c = node_new(N_CAST, n->line, n->col);
@@ -1081,6 +1176,11 @@ static struct node *sem_index(struct prog *p, struct lexer *lx, struct node *n)
 		n->t = dt_uint64;
 		return n;
 	}
+	if (n->a->k == N_IDENT && !var_lookup(p, XDT_VAR_GLOBAL, n->a->s))
+		for (int i = 0; i < p->ninlines; i++)
+			if (p->inlines[i]->nparams &&
+			    !strcmp(p->inlines[i]->name, n->a->s))
+				return inline_index(p, lx, n, p->inlines[i]);
 	if (n->a->k == N_IDENT || n->a->k == N_SELF) {
 		v = array_of(p, n->a);
 		if (v && v->array) {
@@ -1195,14 +1295,23 @@ static struct node *sem_cast(struct prog *p, struct lexer *lx, struct node *n)
 
 static struct node *sem_deref(struct prog *p, struct lexer *lx, struct node *n)
 {
+	struct dtype *to;
+
 	n->a = sem(p, lx, n->a);
 	if (n->a->t->real->k != TK_PTR && n->a->t->real->k != TK_ARRAY)
 		dt_cerrt(lx, DT_D_DEREF_NONPTR, n->line, n->col,
 			 "operator * requires a pointer operand, e.g. *(int *)addr");
 	n->t = n->a->t->real->base;
-	if (n->t->real->k == TK_VOID)
+	to = n->t->real;
+	if (to->k == TK_VOID)
 		dt_cerrt(lx, DT_D_DEREF_VOID, n->line, n->col,
 			 "cannot dereference a pointer to void");
+	if (to->k == TK_FUNC)
+		dt_cerrt(lx, DT_D_DEREF_FUNC, n->line, n->col,
+			 "cannot dereference pointer to function");
+	/* nothing to load: the size is unknown, so is every member */
+	if ((to->k == TK_STRUCT || to->k == TK_UNION) && !type_defined(to))
+		incomplete(lx, n, "*", to);
 	return n;
 }
 
@@ -1377,6 +1486,23 @@ static struct node *sem_stringof(struct prog *p, struct lexer *lx, struct node *
 	return n;
 }
 
+/*
+ * a, b: a for its effects, then b, whose type and value it has (K&R
+ * A7.18).  An action is no operand (DTrace's D_OP_ACT), nor is it
+ * constant: dt_cook_op2 folds no comma.
+ */
+static struct node *sem_comma(struct prog *p, struct lexer *lx, struct node *n)
+{
+	n->a = sem(p, lx, n->a);
+	n->b = sem(p, lx, n->b);
+	if ((n->a->k == N_CALL && n->a->var == -2) ||
+	    (n->b->k == N_CALL && n->b->var == -2))
+		dt_cerrt(lx, DT_D_OP_ACT, n->line, n->col,
+			 "operator , operands cannot be actions");
+	n->t = n->b->t;
+	return n;
+}
+
 /* The semantic pass over one node kind: its type, its rewrites, its errors. */
 static struct node *(*const sem_kind[])(struct prog *, struct lexer *,
 					 struct node *) = {
@@ -1402,6 +1528,7 @@ static struct node *(*const sem_kind[])(struct prog *, struct lexer *,
 	[N_OFFSETOF] = sem_offsetof,
 	[N_XLATE] = sem_xlate,
 	[N_STRINGOF] = sem_stringof,
+	[N_COMMA] = sem_comma,
 };
 
 static struct node *sem(struct prog *p, struct lexer *lx, struct node *n)

@@ -173,6 +173,12 @@ void types_init(unsigned strsize)
 	dt_uint = find("unsigned int", TK_VOID);
 	dt_long = find("long", TK_VOID);
 	dt_ulong = find("unsigned long", TK_VOID);
+	/*
+	 * C99's _Bool: one of DTrace's intrinsic types (dt_open.c), a name
+	 * and not a keyword there too; an unsigned byte, which a cast
+	 * narrows like any other (DTrace's typecast does not make it 0 or 1).
+	 */
+	bind("_Bool", TK_VOID, tnew(TK_INT, "_Bool", 1, 0));
 	dt_void = tnew(TK_VOID, "void", 0, 0);
 	bind("void", TK_VOID, dt_void);
 	bind("float", TK_VOID, tnew(TK_FLOAT, "float", 4, 1));
@@ -247,30 +253,77 @@ struct dtype *type_tagged(enum tkind k, const char *tag, int create)
 	return t;
 }
 
+/*
+ * C's name of a derived type, as libctf's ctf_type_name writes it (what
+ * DTrace prints): the new declarator goes where a name would go in
+ * @t's name -- its declarator point, the end of a base or typedef name,
+ * else just inside the innermost "(*" -- so a pointer to an array is
+ * "int (*)[4]", an array of pointers "int *[4]", an array of arrays
+ * "int [2][3]", a function "int ()" and a pointer to one "int (*)()".
+ */
+static size_t dpoint(const struct dtype *t)
+{
+	return t->dp ? t->dp : strlen(t->name);
+}
+
+static struct dtype *derive(struct dtype *t, enum tkind k, unsigned size,
+			    const char *decl)
+{
+	size_t at = dpoint(t), n;
+	const char *rest = t->name + at;
+	char prev = at ? t->name[at - 1] : ' ';
+	int bare = prev == '*' || prev == '(' || prev == ' ';
+	/* a suffix (array, function) binds tighter than '*': parenthesize */
+	int paren = k == TK_PTR && t->real == t &&
+		    (t->k == TK_ARRAY || t->k == TK_FUNC);
+	struct dtype *d;
+	char *buf;
+
+	if (*rest == ' ')
+		rest++;		/* "int [3]" under "[2]": "int [2][3]" */
+	n = at + strlen(decl) + strlen(rest) + 8;
+	buf = xzalloc(n);
+	snprintf(buf, n, "%.*s%s%s%s%s%s", (int)at, t->name, bare ? "" : " ",
+		 paren ? "(" : "", decl, paren ? ")" : "", rest);
+	d = tnew(k, buf, size, 0);
+	free(buf);
+	/* the next declarator goes after a '*', before a suffix */
+	d->dp = at + (bare ? 0 : 1) + (paren ? 1 : 0) + (k == TK_PTR ? 1 : 0);
+	d->base = t;
+	return d;
+}
+
 struct dtype *type_ptr(struct dtype *t)
 {
-	char buf[300];
-
 	if (t->ptr)
 		return t->ptr;
-	snprintf(buf, sizeof(buf), "%s%s*", t->name,
-		 t->name[strlen(t->name) - 1] == '*' ? "" : " ");
-	t->ptr = tnew(TK_PTR, buf, 8, 0);
-	t->ptr->base = t;
+	t->ptr = derive(t, TK_PTR, 8, "*");
 	return t->ptr;
 }
 
 struct dtype *type_array(struct dtype *t, unsigned n)
 {
-	char buf[300];
+	char dim[16];
 	struct dtype *a;
 
-	snprintf(buf, sizeof(buf), "%s [%u]", t->name, n);
-	a = tnew(TK_ARRAY, buf, t->real->size * n, 0);
+	snprintf(dim, sizeof(dim), "[%u]", n);
+	a = derive(t, TK_ARRAY, t->real->size * n, dim);
 	a->align = t->real->align;
-	a->base = t;
 	a->nelem = n;
 	return a;
+}
+
+/*
+ * A function returning @ret: D declares them (prototypes, pointers to
+ * them) but never calls one, so the parameters are not kept -- as
+ * ctf_type_name prints "()" whatever they are.
+ */
+struct dtype *type_func(struct dtype *ret)
+{
+	struct dtype *f = derive(ret, TK_FUNC, 0, "()");
+
+	f->align = 1;
+	return f;
 }
 
 struct dtype *type_typedef(const char *name, struct dtype *t)
@@ -279,6 +332,7 @@ struct dtype *type_typedef(const char *name, struct dtype *t)
 
 	*d = *t->real;
 	d->name = xstrdup(name);
+	d->dp = 0;
 	d->real = t->real;
 	d->ptr = NULL;
 	bind(name, TK_VOID, d);

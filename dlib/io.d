@@ -113,3 +113,14 @@ translator fileinfo_t < struct file *F > {
 	fi_mount = F == NULL ? "<none>" : stringof(F->f_inode->i_sb->s_id);
 	fi_oflags = F == NULL ? 0 : F->f_flags;
 };
+
+/*
+ * fds[fd]: the firing thread's open file fd, translated (illumos io.d's
+ * inline associative array); an fd the process does not have is a NULL
+ * file, "<none>".  The table is read with ordinary checked loads, so a
+ * table the process swaps underneath us faults into ERROR, never the
+ * kernel.
+ */
+inline fileinfo_t fds[int fd] = xlate <fileinfo_t> (
+    fd >= 0 && fd < curthread->files->fdt->max_fds ?
+    curthread->files->fdt->fd[fd] : NULL);

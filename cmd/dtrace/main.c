@@ -60,6 +60,7 @@ static void usage(void)
 		"\t[-x opt[=val]] [args ...]\n"
 		"\t-n  enable the probes described by program (repeatable)\n"
 		"\t-s  enable the probes of a D script file\n"
+		"\t-P -m -f  enable a provider's, module's, function's probes (as -n)\n"
 		"\t-l  list probes (filtered by -n -P -m -f); -v shows refusals\n"
 		"\t-e  compile only; -S show the DIF; -q quiet\n"
 		"\t-b  set trace buffer size (-x bufsize=SIZE[k|m|g|t])\n"
@@ -344,7 +345,36 @@ static int run(xdt_hdl_t *h, struct targets *o)
 struct dsrc {
 	int file;		/* -s */
 	const char *s;
+	int spec;		/* -P -m -f: the description field it ends at */
 };
+
+/*
+ * -P provider, -m [provider:]module, -f [[provider:]module:]function: a
+ * probe description whose last part is that field (DTrace's probe
+ * specs), with a clause after it or not, as -n takes one.  Outside -l
+ * each is a program like -n's: the description written out in full
+ * ("syscall:::" for -P syscall), the rest of the text after it.
+ */
+static const char *spec_program(const char *arg, int field)
+{
+	size_t dlen = strcspn(arg, " \t\n{/"), n = strlen(arg) + 8;
+	int colons = 0;
+	char *p = zalloc(n), *o = p;
+
+	for (size_t i = 0; i < dlen; i++)
+		colons += arg[i] == ':';
+	if (colons > field)
+		fatal("invalid probe specifier %.*s: too many components",
+		      (int)dlen, arg);
+	for (int i = 0; i < field - colons; i++)
+		*o++ = ':';
+	memcpy(o, arg, dlen);
+	o += dlen;
+	for (int i = field; i < 3; i++)
+		*o++ = ':';
+	strcpy(o, arg + dlen);
+	return p;
+}
 
 static int write_header(xdt_hdl_t *h, const char *ofile,
 			const struct dsrc *src, int nsrc)
@@ -457,9 +487,15 @@ int main(int argc, char **argv)
 		case 'H':
 			cppargs[ncpp++] = "-H";
 			break;
-		case 'P': snprintf(lmatch.prov, sizeof(lmatch.prov), "%s", optarg); break;
-		case 'm': snprintf(lmatch.mod, sizeof(lmatch.mod), "%s", optarg); break;
-		case 'f': snprintf(lmatch.func, sizeof(lmatch.func), "%s", optarg); break;
+		case 'P': case 'm': case 'f':
+			/* -l filters by them; else each is a program (in
+			   order with -n and -s, as DTrace compiles them) */
+			snprintf(c == 'P' ? lmatch.prov : c == 'm' ? lmatch.mod :
+				 lmatch.func, sizeof(lmatch.prov), "%s", optarg);
+			src[nsrc].spec = c == 'P' ? 0 : c == 'm' ? 1 : 2;
+			src[nsrc].s = spec_program(optarg, src[nsrc].spec);
+			src[nsrc++].spec++;
+			break;
 		default: usage();
 		}
 	}
@@ -495,17 +531,21 @@ int main(int argc, char **argv)
 			hold(o->child, &o->child_gate, 1, cmd);
 			o->target = o->child;
 		}
+		int nld = 0;
+
 		for (int i = 0; i < nsrc; i++) {
 			if (src[i].file)
 				fatal("-l lists probe descriptions (-n, -P, -m, -f), "
 					 "not programs (-s)");
-			ld[i] = lmatch;
-			desc_fill(&ld[i], src[i].s);
-			desc_macros(&ld[i], o->target);
+			if (src[i].spec)
+				continue;	/* in lmatch */
+			ld[nld] = lmatch;
+			desc_fill(&ld[nld], src[i].s);
+			desc_macros(&ld[nld++], o->target);
 		}
-		if (!nsrc)
-			ld[nsrc++] = lmatch;
-		r = xdt_list_probes(h, ld, nsrc, verbose);
+		if (!nld)
+			ld[nld++] = lmatch;
+		r = xdt_list_probes(h, ld, nld, verbose);
 		if (o->child > 0) {
 			kill(o->child, SIGKILL);
 			waitpid(o->child, NULL, 0);

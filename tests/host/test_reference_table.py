@@ -82,9 +82,9 @@ def code_tables():
                    glob.glob(os.path.join(TOP, "dlib", "*.d")))
     y = {}
     # args[], uregs[], self, this: the compiler's own names (sema.c);
-    # curpsinfo & co.: inlines of the D library
+    # curpsinfo & co.: inlines of the D library (fds[]: an inline array)
     y["vars"] = t["vars"] | {"args", "uregs", "self", "this"} | set(
-        re.findall(r"^inline\s+[\w\s]+?\**\s*(\w+)\s*=", dlib, re.M))
+        re.findall(r"^inline\s+[\w\s]+?\**\s*(\w+)\s*(?:\[[^\]]*\])?\s*=", dlib, re.M))
     # alloca is an operator of the compiler's (sema.c), not a CALL
     y["subrs"] = t["subrs"] | {"alloca"}
     y["aggs"] = t["aggs"]
