@@ -62,7 +62,8 @@ static struct dtype *builtin_type(int v)
 	case DIF_VAR_EPID: case DIF_VAR_ID: return dt_uint;
 	case DIF_VAR_CALLER: return type_named("uintptr_t");
 	case DIF_VAR_UCALLER: return dt_uint64;
-	case DIF_VAR_STACKDEPTH: case DIF_VAR_USTACKDEPTH: return dt_uint;
+	case DIF_VAR_STACKDEPTH: case DIF_VAR_USTACKDEPTH: case DIF_VAR_IPL:
+		return dt_uint;
 	case DIF_VAR_CURTHREAD: {
 		/* the kernel's task, typed when its BTF is there */
 		struct dtype *t = type_tagged(TK_STRUCT, "task_struct", 0);

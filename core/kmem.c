@@ -144,6 +144,33 @@ long __xdt_probe xdt_strcpy_nofault(char *dst, unsigned long src, u32 max)
 	return max;
 }
 
+/*
+ * ipl, in Linux's terms: what the CPU was serving when the probe fired,
+ * from preempt_count() -- 0 a task (softirqs merely disabled included),
+ * 1 a softirq, 2 a hardware interrupt, 3 an NMI.  DTrace's ipl is the
+ * interrupt priority level of illumos (0-15), which Linux does not have;
+ * the order is kept.  Where the ISA's exception entry counts a
+ * kernel-mode breakpoint as an NMI (x86_64: exc_int3 ->
+ * irqentry_nmi_enter), a firing from one of xdt's own breakpoints takes
+ * that level off again (XDT_TRAP_NMI_ENTRY), so that the breakpoint
+ * mechanism reads what ftrace and the trampolines read.
+ */
+static u64 __xdt_probe xdt_ipl(void)
+{
+	unsigned long pc = preempt_count();
+
+	if (XDT_TRAP_NMI_ENTRY && this_cpu_read(xdt_cpu.trapdepth) &&
+	    (pc & NMI_MASK))
+		pc -= NMI_OFFSET + HARDIRQ_OFFSET;
+	if (pc & NMI_MASK)
+		return 3;
+	if (pc & HARDIRQ_MASK)
+		return 2;
+	if (pc & SOFTIRQ_OFFSET)
+		return 1;
+	return 0;
+}
+
 /* A built-in variable (DIF_VAR_*) of the firing @m. */
 u64 __xdt_probe xdt_dif_var(u32 v, struct xdt_mstate *m)
 {
@@ -177,6 +204,8 @@ u64 __xdt_probe xdt_dif_var(u32 v, struct xdt_mstate *m)
 		return READ_ONCE(rcu_dereference_raw(t->real_parent)->tgid);
 	case DIF_VAR_UID:
 		return from_kuid(&init_user_ns, task_cred_xxx(t, uid));
+	case DIF_VAR_IPL:
+		return xdt_ipl();
 	case DIF_VAR_CPU:
 		return raw_smp_processor_id();
 	case DIF_VAR_TIMESTAMP:

@@ -59,6 +59,11 @@
  *   XDT_XOL_SLOT             bytes of one kinst trampoline slot (a power
  *                            of two, at least the longest instruction
  *                            plus the way back)
+ *   XDT_TRAP_NMI_ENTRY       1 when the kernel's entry code counts a
+ *                            kernel-mode breakpoint as an NMI in
+ *                            preempt_count (x86_64's exc_int3), which the
+ *                            `ipl` variable then takes off for a firing
+ *                            from xdt's own breakpoint; 0 otherwise
  *   XDT_XOL_FILL             the byte the slots' area is filled with
  *                            before any is written (a trap or an
  *                            undefined instruction, never run)

@@ -26,6 +26,9 @@ typedef u32 xdt_patchval_t;
  */
 #define XDT_UNALIGNED_LOADS	0
 
+/* A brk from EL1 leaves preempt_count as it was (arm64_enter_el1_dbg). */
+#define XDT_TRAP_NMI_ENTRY	0
+
 /* ftrace's assembly beyond the generic names (entry-ftrace.S's shared body and graph stub) */
 #define XDT_FTRACE_ARCH_CODE	"ftrace_common", "ftrace_stub_graph"
 #define XDT_PATCH_LEN(v)	4

@@ -24,6 +24,9 @@ typedef u32 xdt_patchval_t;
  */
 #define XDT_UNALIGNED_LOADS	0
 
+/* do_trap_break leaves preempt_count as it was (6.1). */
+#define XDT_TRAP_NMI_ENTRY	0
+
 /* ftrace's assembly beyond the generic names (mcount-dyn.S's labels and the mcount target) */
 #define XDT_FTRACE_ARCH_CODE	"_mcount", "ftrace_graph_regs_call", "ftrace_stub_graph"
 #define XDT_PATCH_LEN(v)	(((v) & 3) == 3 ? 4 : 2)

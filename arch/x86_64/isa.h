@@ -21,6 +21,13 @@ typedef u8 xdt_patchval_t;
  */
 #define XDT_UNALIGNED_LOADS	1
 
+/*
+ * exc_int3 enters a kernel-mode breakpoint as an NMI (irqentry_nmi_enter:
+ * NMI_OFFSET + HARDIRQ_OFFSET in preempt_count), which `ipl` takes off
+ * again for a firing from xdt's own breakpoint (core/kmem.c xdt_ipl).
+ */
+#define XDT_TRAP_NMI_ENTRY	1
+
 /* ftrace's assembly beyond the generic names (the fentry call target and the labels of ftrace_64.S) */
 #define XDT_FTRACE_ARCH_CODE	"__fentry__", "ftrace_epilogue", "ftrace_stub_graph"
 

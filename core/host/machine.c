@@ -254,6 +254,8 @@ u64 xdt_dif_var(u32 v, struct xdt_mstate *m)
 		return (u64)gettid();
 	case DIF_VAR_PPID:
 		return (u64)getppid();
+	case DIF_VAR_IPL:
+		return 0;	/* a process: never an interrupt */
 	case DIF_VAR_UID:
 		return (u64)getuid();
 	case DIF_VAR_CPU:

@@ -1,5 +1,6 @@
 """The dtrace CLI in a booted guest against xdt.ko: the first end-to-end
 slice (D -> DIF -> /dev/xdt -> fbt breakpoints -> records/aggregations)."""
+import collections
 import re
 import time
 
@@ -482,3 +483,26 @@ def test_caller_and_stackdepth_agree_with_stack(xdt):
     for caller, depth, st in blocks:
         fr = st.split()
         assert fr[0] == caller and int(depth) == len(fr), r.stdout
+
+
+def test_ipl_is_what_the_cpu_serves(xdt):
+    """ipl, Linux's meaning (docs/d-language.md): 0 in a task, 1 in a
+    softirq, 2 in a hardware interrupt -- whichever fbt mechanism fires
+    (x86_64's exc_int3 counts a kernel breakpoint as an NMI; xdt takes
+    that level off for its own)."""
+    for mode in ("breakpoint", "trampoline"):
+        r = dtrace(xdt, "-x", f"fbtmode={mode}", "-qn",
+                   'fbt::vfs_read:entry /pid == $target/ '
+                   '{ @[probefunc, ipl] = count(); } '
+                   'fbt::run_timer_softirq:entry '
+                   '{ @[probefunc, ipl] = count(); } '
+                   'profile-997 { @["profile", ipl] = count(); } '
+                   'END { printa("%s %u %@u\\n", @); }',
+                   "-c", script(xdt, "ipl", "sleep 2; exec wc -c "
+                                "/proc/version\n"))
+        assert r.ok, r
+        got = collections.defaultdict(set)
+        for fn, ipl, _ in re.findall(r"^(\S+) (\d+) (\d+)$", r.stdout, re.M):
+            got[fn].add(int(ipl))
+        assert got == {"vfs_read": {0}, "run_timer_softirq": {1},
+                       "profile": {2}}, (mode, r.stdout)
