@@ -54,6 +54,7 @@ static struct dtype *builtin_type(int v)
 	case DIF_VAR_PID: case DIF_VAR_PPID: return type_named("pid_t");
 	case DIF_VAR_TID: return type_named("id_t");
 	case DIF_VAR_UID: return type_named("uid_t");
+	case DIF_VAR_GID: return type_named("gid_t");
 	case DIF_VAR_CPU: return type_named("processorid_t");
 	case DIF_VAR_TIMESTAMP: case DIF_VAR_VTIMESTAMP:
 		return dt_uint64;

@@ -153,6 +153,7 @@ void types_init(unsigned strsize)
 		{ "zoneid_t", "int" }, { "taskid_t", "int" },
 		{ "projid_t", "int" }, { "major_t", "unsigned int" },
 		{ "minor_t", "unsigned int" }, { "psetid_t", "int" },
+		{ "chipid_t", "int" }, { "lgrp_id_t", "int" },
 	};
 	struct dtype *t;
 

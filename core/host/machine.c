@@ -256,6 +256,8 @@ u64 xdt_dif_var(u32 v, struct xdt_mstate *m)
 		return (u64)getppid();
 	case DIF_VAR_UID:
 		return (u64)getuid();
+	case DIF_VAR_GID:
+		return (u64)getgid();
 	case DIF_VAR_CPU:
 		return 0;
 	case DIF_VAR_TIMESTAMP:
