@@ -45,27 +45,48 @@ static unsigned long long parse_size(const char *v)
 	return *end ? 0 : n;
 }
 
-/* a rate or an interval -> microseconds between buffer reads; 0 on error */
+/*
+ * A rate option's suffixes, as DTrace's dt_opt_rate() takes them (either
+ * case): nanoseconds per unit, or 0 for a frequency (hz).  A number alone
+ * is nanoseconds, as DTrace's.
+ */
+static const struct { const char *name; unsigned long long ns; } rate_units[] = {
+	{ "ns", 1 }, { "nsec", 1 }, { "us", 1000 }, { "usec", 1000 },
+	{ "ms", 1000000 }, { "msec", 1000000 },
+	{ "s", 1000000000ULL }, { "sec", 1000000000ULL },
+	{ "m", 60 * 1000000000ULL }, { "min", 60 * 1000000000ULL },
+	{ "h", 3600 * 1000000000ULL }, { "hour", 3600 * 1000000000ULL },
+	{ "d", 86400 * 1000000000ULL }, { "day", 86400 * 1000000000ULL },
+	{ "hz", 0 }, { "", 1 },
+};
+
+/*
+ * A rate or an interval -> microseconds between buffer reads (at least
+ * 1); 0 on error.  An integer, as DTrace reads it (strtoull, base 0: no
+ * fractions); 0 is refused (xdt has no "as fast as it can").
+ */
 static long parse_rate(const char *v)
 {
+	unsigned long long n, ns;
 	char *end;
-	double n;
 
 	if (!isdigit((unsigned char)*v))
 		return 0;
-	n = strtod(v, &end);
-	if (n <= 0)
+	errno = 0;
+	n = strtoull(v, &end, 0);
+	if (errno || !n)
 		return 0;
-	if (!*end || !strcasecmp(end, "hz"))
-		return (long)(1e6 / n);
-	if (!strcmp(end, "s") || !strcmp(end, "sec"))
-		return (long)(n * 1e6);
-	if (!strcmp(end, "ms") || !strcmp(end, "msec"))
-		return (long)(n * 1e3);
-	if (!strcmp(end, "us") || !strcmp(end, "usec"))
-		return (long)n;
-	if (!strcmp(end, "ns") || !strcmp(end, "nsec"))
-		return n >= 1000 ? (long)(n / 1e3) : 1;
+	for (size_t i = 0; i < sizeof(rate_units) / sizeof(rate_units[0]); i++) {
+		if (strcasecmp(end, rate_units[i].name))
+			continue;
+		if (!rate_units[i].ns)
+			ns = 1000000000ULL / n;
+		else if (n > (unsigned long long)LONG_MAX / rate_units[i].ns)
+			return 0;
+		else
+			ns = n * rate_units[i].ns;
+		return ns < 1000 ? 1 : (long)(ns / 1000);
+	}
 	return 0;
 }
 

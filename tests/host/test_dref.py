@@ -62,6 +62,39 @@ def test_escapes_and_character_constants(dtrace):  # noqa: F811
         "6162 6162636465666768 ff 4", "[A,A-] [a?'\"\\] [\\q]"], r.stdout
 
 
+
+# -x values as DTrace's dt_options.c reads them: integers (base 0) with
+# an optional suffix, either case; rates in time units or hz (a number
+# alone is nanoseconds), sizes k m g t
+GOOD_VALUES = ["switchrate=10ns", "switchrate=10nsec", "switchrate=5us",
+               "switchrate=5usec", "switchrate=50ms", "switchrate=50MSEC",
+               "switchrate=1s", "switchrate=1sec", "switchrate=1m",
+               "switchrate=1min", "switchrate=1h", "switchrate=1hour",
+               "switchrate=1d", "switchrate=1day", "switchrate=10hz",
+               "switchrate=10Hz", "switchrate=1000", "switchrate=0x10ms",
+               "aggrate=2min", "statusrate=1hour", "cleanrate=3000hz",
+               "bufsize=4k", "bufsize=4K", "bufsize=2m", "bufsize=1g",
+               "bufsize=0x1000", "aggsize=1M", "strsize=64"]
+BAD_VALUES = ["switchrate=1.5s", "switchrate=.5s", "switchrate=1e3",
+              "switchrate=10 ms", "switchrate=1week", "switchrate=-1s",
+              "switchrate=0", "bufsize=1.5m", "bufsize=4kb", "bufsize=k",
+              "bufsize=-4k"]
+
+
+@pytest.mark.parametrize("opt", GOOD_VALUES)
+def test_option_values_taken(dtrace, opt):  # noqa: F811
+    r = subprocess.run([dtrace, "-x", opt, "-e", "-n", "BEGIN"],
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+
+
+@pytest.mark.parametrize("opt", BAD_VALUES)
+def test_option_values_refused(dtrace, opt):  # noqa: F811
+    r = subprocess.run([dtrace, "-x", opt, "-e", "-n", "BEGIN"],
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 1
+    assert f"failed to set -x {opt}: Invalid value" in r.stderr, r.stderr
+
 # (program, DTrace's tag, a piece of its message): -x errtags -e -s
 ERRORS = [
     ("BEGIN { x = ''; }", "D_CHR_NULL", "1:13: empty character constant"),
