@@ -77,7 +77,7 @@ static const char *directive(struct lexer *lx, size_t *n)
 
 /*
  * Control lines D reads without a preprocessor: line markers, #pragma,
- * #ident, and #! on the first line; anything else (#define, #include, an
+ * #ident, #error, and #! on the first line; anything else (#define, #include, an
  * indented directive) needs -C.  #pragma lines are pragma.c's.
  */
 static int control_ok(struct lexer *lx)
@@ -93,6 +93,8 @@ static int control_ok(struct lexer *lx)
 		return 1;
 	if (n == 6 && !strncmp(d, "pragma", 6))
 		return dt_pragma(lx, d + 6);
+	if (n == 5 && !strncmp(d, "error", 5))
+		return dt_pragma(lx, d);	/* D_PRAGERR, as "#pragma error" */
 	return 0;
 }
 

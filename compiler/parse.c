@@ -135,7 +135,12 @@ static void sou_body(struct parser *ps, struct dtype *t)
 		for (;;) {
 			char *name = NULL;
 			int line, col;
-			struct dtype *mt = declarator(ps, bt, &name, &line, &col, 0);
+			struct dtype *mt;
+
+			if (TOK(ps).t == T_SEMI || TOK(ps).t == T_COMMA)
+				dt_cerrt(&ps->lx, DT_D_DECL_MNAME, TOK(ps).line, TOK(ps).col,
+					 "member declaration requires a name");
+			mt = declarator(ps, bt, &name, &line, &col, 0);
 			struct dmember m = { name, mt, 0, 0, 0, 0, 0 };
 			unsigned msize, malign;
 
@@ -162,10 +167,12 @@ static void sou_body(struct parser *ps, struct dtype *t)
 				if (!type_is_int(mt))
 					dt_cerrt(&ps->lx, DT_D_DECL_BFTYPE, e->line, e->col,
 						 "bit-field %s must be of integral type", name ? name : "");
-				if (bits <= 0 || bits > (long long)ub)
+				if (bits <= 0)
 					dt_cerrt(&ps->lx, DT_D_DECL_BFCONST, e->line, e->col,
-						 "bit-field %s width %lld is invalid for %s",
-						 name ? name : "", bits, mt->name);
+						 "positive integral constant expression expected as bit-field size");
+				if (bits > (long long)ub)
+					dt_cerrt(&ps->lx, DT_D_DECL_BFSIZE, e->line, e->col,
+						 "bit-field too big for type: %s", name ? name : "");
 				/*
 				 * DTrace's layout (CTF's ctf_add_member_offset),
 				 * not a C compiler's: a bit-field is an integer of
@@ -390,6 +397,9 @@ static struct dtype *specifiers(struct parser *ps, int *storage, int must)
 		return NULL;
 	}
 	r = type_combine(words, nw, &t);
+	if (r == -6 && !ps->in_typename)
+		dt_cerrt(&ps->lx, DT_D_DECL_CHARATTR, line, col,
+			 "invalid type declaration: short and long may not be used with char type");
 	if (r < 0)
 		dt_cerrt(&ps->lx, r == -5 ? DT_D_DECL_COMBO :
 			 ps->in_typename ? DT_D_UNKNOWN :
@@ -1393,8 +1403,8 @@ static void declaration(struct parser *ps)
 					 "%s arrays may not be declared as %s variables",
 					 name, scope == XDT_VAR_LOCAL ? "local" : "thread-local");
 			if (sc == SC_STATIC || sc == SC_REGISTER)
-				dt_cerrt(&ps->lx, DT_D_DECL_CLASS, first.line, first.col,
-					 "invalid storage class for a D variable");
+				dt_cerrt(&ps->lx, DT_D_DECL_BADCLASS, first.line, first.col,
+					 "specified storage class not appropriate in D");
 			var_declare(ps->p, &ps->lx, scope, name, t, nkeys, keyt, line, col);
 		}
 		if (TOK(ps).t != T_COMMA)
@@ -1463,6 +1473,10 @@ static struct stmt *agg_stmt(struct parser *ps)
 			lex_next(&ps->lx);
 		}
 		expect(ps, T_RBRACK);
+		if (TOK(ps).t == T_LBRACK)
+			dt_cerrt(&ps->lx, DT_D_AGG_MDIM, s->tok.line, s->tok.col,
+				 "improper attempt to reference @%s as a multi-dimensional array",
+				 s->tok.s);
 	}
 	/* "@a;" names nothing DTrace knows; "@a[1];" has no effect */
 	if (TOK(ps).t == T_SEMI || TOK(ps).t == T_RBRACE) {
@@ -1474,8 +1488,10 @@ static struct stmt *agg_stmt(struct parser *ps)
 	}
 	expect(ps, T_ASSIGN);
 	s->ftok = TOK(ps);
-	if (TOK(ps).t != T_IDENT)
-		syntax(ps);
+	if (TOK(ps).t != T_IDENT || lex_peek(&ps->lx).t != T_LPAR)
+		dt_cerrt(&ps->lx, DT_D_AGG_FUNC, s->tok.line, s->tok.col,
+			 "@%s must be assigned the result of an aggregating function",
+			 s->tok.s);
 	lex_next(&ps->lx);
 	expect(ps, T_LPAR);
 	/* stack() as the value is a D expression context */
@@ -1484,6 +1500,26 @@ static struct stmt *agg_stmt(struct parser *ps)
 			 "tracing function stack( ) may not be called from a D expression (D program context required)");
 	s->args = arglist(ps, &s->nargs, T_RPAR);
 	return s;
+}
+
+/*
+ * trace() and print() of an aggregation, refused with DTrace's tags: an
+ * aggregation is no value (printa() prints one).
+ */
+static void no_agg_arg(struct parser *ps, const char *action)
+{
+	static const struct { const char *name; int tag; const char *hint; } acts[] = {
+		{ "trace", DT_D_TRACE_AGG, "" },
+		{ "print", DT_D_PRINT_AGG, " -- did you mean printa()?" },
+	};
+
+	if (TOK(ps).t != T_AGG)
+		return;
+	for (size_t i = 0; i < sizeof(acts) / sizeof(acts[0]); i++)
+		if (!strcmp(action, acts[i].name))
+			dt_cerrt(&ps->lx, acts[i].tag, TOK(ps).line, TOK(ps).col,
+				 "%s( ) may not be applied to an aggregation%s",
+				 action, acts[i].hint);
 }
 
 static struct stmt *statement(struct parser *ps)
@@ -1527,6 +1563,7 @@ static struct stmt *statement(struct parser *ps)
 		s = stmt_new(S_ACTION, t);
 		lex_next(&ps->lx);
 		lex_next(&ps->lx);
+		no_agg_arg(ps, a->name);
 		s->args = a->aggargs ? printf_args(ps, &s->nargs) :
 			  arglist(ps, &s->nargs, T_RPAR);
 	} else {
@@ -1927,8 +1964,8 @@ static void clause(struct parser *ps, int src)
 	if (pred) {
 		pred = sema_expr(ps->p, &ps->lx, pred);
 		if (!type_is_scalar(pred->t) && !type_is_strlike(pred->t))
-			dt_cerrt(&ps->lx, DT_D_OP_SCALAR, pred->line, pred->col,
-				 "predicate must be of scalar type");
+			dt_cerrt(&ps->lx, DT_D_PRED_SCALAR, pred->line, pred->col,
+				 "predicate result must be of scalar type");
 		pred->type = XDT_TYPE_INT;
 		L.pred = cg_difo(ps->p, &ps->lx, pred);
 	}

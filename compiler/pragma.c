@@ -40,8 +40,44 @@ static int attr_ok(const char *a)
 	return 1;
 }
 
+/*
+ * #pragma D error: DTrace's D_PRAGERR, its message the directive's
+ * identifiers and strings (quotes off), each followed by a space, as
+ * DTrace's dt_pragma_error() joins them.  @p is what follows "error".
+ */
+static _Noreturn void pragma_error(struct lexer *lx, const char *p)
+{
+	char msg[256] = "";
+	size_t n = 0;
+
+	while (*p && *p != '\n') {
+		const char *q = p + 1;
+
+		if (isspace((unsigned char)*p)) {
+			p++;
+			continue;
+		}
+		if (*p == '"') {
+			while (*q && *q != '"' && *q != '\n')
+				q += *q == '\\' && q[1] ? 2 : 1;
+			n += (size_t)snprintf(msg + n, n < sizeof(msg) ? sizeof(msg) - n : 0,
+					      "%.*s ", (int)(q - p - 1), p + 1);
+			p = *q == '"' ? q + 1 : q;
+			continue;
+		}
+		while (*q && !isspace((unsigned char)*q) && *q != '"')
+			q++;
+		if (isalpha((unsigned char)*p) || *p == '_')
+			n += (size_t)snprintf(msg + n, n < sizeof(msg) ? sizeof(msg) - n : 0,
+					      "%.*s ", (int)(q - p), p);
+		p = q;
+	}
+	dt_cerrt(lx, DT_D_PRAGERR, lx->line, lx->col, "#error: %s", msg);
+}
+
 int dt_pragma(struct lexer *lx, const char *p)
 {
+	const char *start = p;
 	char w[6][64] = { "" };
 	int nw = 0;
 
@@ -57,6 +93,9 @@ int dt_pragma(struct lexer *lx, const char *p)
 		snprintf(w[nw++], sizeof(w[0]), "%.*s", (int)k, p);
 		p += k;
 	}
+	/* #error, #pragma error and #pragma D error are all DTrace's */
+	if (!strcmp(w[0], "error"))
+		pragma_error(lx, strstr(start, "error") + 5);
 	if (nw == 0 || strcmp(w[0], "D"))
 		return 1;	/* not D's: ignored, as DTrace does */
 	if (!strcmp(w[1], "option") || !strcmp(w[1], "binding") ||
@@ -99,6 +138,8 @@ int dt_pragma(struct lexer *lx, const char *p)
 				 "invalid name in #pragma attributes: %s", w[3]);
 		return 1;
 	}
+	if (!strcmp(w[1], "error"))
+		pragma_error(lx, strstr(strchr(start, 'D') + 1, "error") + 5);
 	if (!strcmp(w[1], "depends_on")) {
 		if (nw < 4)
 			dt_cerrt(lx, DT_D_PRAGMA_MALFORM, lx->line, lx->col,

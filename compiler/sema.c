@@ -530,7 +530,7 @@ static struct node *member(struct prog *p, struct lexer *lx, struct node *n)
 				return e;
 			}
 		if (type_member(o, n->s))
-			dt_cerrt(lx, DT_D_XLATE_NONE, n->line, n->col,
+			dt_cerrt(lx, DT_D_XLATE_NOCONV, n->line, n->col,
 				 "translator does not define conversion for member: %s", n->s);
 	}
 	if (n->op == T_ARROW) {
@@ -1189,7 +1189,7 @@ static struct node *sem_cast(struct prog *p, struct lexer *lx, struct node *n)
 		n->t = to;
 		return n;
 	}
-	dt_cerrt(lx, DT_D_CAST, n->line, n->col,
+	dt_cerrt(lx, DT_D_CAST_INVAL, n->line, n->col,
 		 "invalid cast expression: \"%s\" to \"%s\"",
 		 type_str(from), type_str(to));
 }
