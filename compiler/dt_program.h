@@ -110,14 +110,14 @@ char *xstrdup(const char *s);
 	X(D_STACK_PROTO) X(D_TRACE_VOID) X(D_TRACE_DYN) X(D_TRACE_AGG) \
 	X(D_PRINT_AGG) X(D_AGG_MDIM) X(D_CHR_NL) \
 	X(D_CHR_NULL) X(D_CHR_OFLOW) X(D_STR_NL) X(D_INT_OFLOW) X(D_INT_DIGIT) \
-	X(D_MACRO_UNDEF) X(D_MACRO_UNUSED) X(D_PDESC_ZERO) X(D_PDESC_INVAL) \
+	X(D_MACRO_UNDEF) X(D_MACRO_UNUSED) X(D_MACRO_OFLOW) X(D_PDESC_ZERO) X(D_PDESC_INVAL) \
 	X(D_PRED_SCALAR) \
 	X(D_PRAGMA_INVAL) X(D_PRAGMA_UNUSED) X(D_PRAGMA_MALFORM) \
 	X(D_PRAGMA_OPTSET) X(D_PRAGMA_DEPEND) X(D_PRAGCTL_INVAL) X(D_PRAGERR) \
 	X(D_DIV_ZERO) X(D_XLATE_REDECL) \
 	X(D_XLATE_SOU) X(D_XLATE_MEMB) X(D_XLATE_NONE) X(D_XLATE_INCOMPAT) \
 	X(D_XLATE_NOCONV) \
-	X(D_ARGS_IDX) X(D_ARGS_MULTI) \
+	X(D_ARGS_IDX) X(D_ARGS_MULTI) X(D_ARGS_NONE) X(D_REGS_IDX) \
 	X(D_EMPTY) X(D_COMM_COMM) X(D_STRINGOF_TYPE) X(D_NOREG) X(D_CG_EXPR) \
 	X(D_TRACEMEM_SIZE) X(D_TRACEMEM_ADDR) X(D_TRACEMEM_DYNSIZE) \
 	X(D_TRACEMEM_ARGS) \
@@ -187,6 +187,8 @@ struct dt_env {
 	long long ids[8];	/* $ppid $uid $gid $euid $egid $pgid $sid */
 	const char *name0;	/* $0: the script's name */
 	int defaultargs;	/* -x defaultargs: unset $N are 0 / "" */
+	int argref;		/* -x argref (and the D library): the last
+				   macro argument may go unreferenced */
 	unsigned dynvarsize, cleanrate, stackframes, ustackframes;
 	unsigned strsize;
 };

@@ -25,6 +25,7 @@
  */
 #define _GNU_SOURCE
 #include <ctype.h>
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <setjmp.h>
@@ -512,6 +513,8 @@ static const char *macro(struct parser *ps, const char *name)
 	if (n < 1 || n > ps->env->nmacros)
 		dt_cerrt(&ps->lx, DT_D_MACRO_UNDEF, TOK(ps).line, TOK(ps).col,
 			 "macro argument %s is not defined", TOK(ps).s);
+	if (n > ps->maxmacro)
+		ps->maxmacro = n;
 	return ps->env->macros[n - 1];
 }
 
@@ -565,9 +568,19 @@ static struct node *macro_var(struct parser *ps)
 	}
 	if (isdigit((unsigned char)m[0])) {
 		const char *v = macro(ps, m);
+		const char *d = v + (*v == '-' || *v == '+');
 
-		n->ival = strtoll(v, &end, 0);
-		if ((!*v && !ps->env->defaultargs) || *end)
+		/* DTrace's: a sign, then strtoull() (0 .. 2^64-1) */
+		errno = 0;
+		n->ival = (long long)strtoull(d, &end, 0);
+		if (errno == ERANGE)
+			dt_cerrt(&ps->lx, DT_D_MACRO_OFLOW, t.line, t.col,
+				 "macro argument %s constant %s results in integer overflow",
+				 t.s, d);
+		if (*v == '-')
+			n->ival = (long long)(0ULL - (unsigned long long)n->ival);
+		if ((!*v && !ps->env->defaultargs) || *end ||
+		    (*v && !isdigit((unsigned char)*d)))
 			dt_cerrt(&ps->lx, DT_D_MACRO_UNDEF, t.line, t.col,
 				 "macro argument %s is not an integer (\"%s\"); use $%s for a string",
 				 t.s, v, t.s);
@@ -1617,6 +1630,8 @@ static void desc_macros(struct parser *ps, char *d, size_t cap, int line, int co
 				if (n < 1 || n > ps->env->nmacros)
 					dt_cerrt(&ps->lx, DT_D_MACRO_UNDEF, line, col,
 						 "macro argument $%d is not defined", n);
+				if (n > ps->maxmacro)
+					ps->maxmacro = n;
 				rep = ps->env->macros[n - 1], skip = 2;
 			}
 		}
@@ -1845,6 +1860,13 @@ void dt_argtypes(struct prog *p, struct lexer *lx, int aline, int acol)
 
 		desc_split(ps, descs[i], &pd, line, col);
 		memset(nt, 0, sizeof(nt));
+		/* BEGIN, END and ERROR have no args[] (DTrace: D_ARGS_IDX) */
+		if ((!strcmp(pd.prov, "dtrace") || !pd.prov[0]) &&
+		    (!strcmp(pd.name, "BEGIN") || !strcmp(pd.name, "END") ||
+		     !strcmp(pd.name, "ERROR"))) {
+			n = 0;
+			goto have;
+		}
 		if (!strpbrk(pd.prov, "*?[\\") && !strpbrk(pd.name, "*?[\\") &&
 		    (n = stable_argtypes(ps, &pd, nt, at, line, col)) >= 0)
 			goto have;
@@ -2066,4 +2088,9 @@ void dt_compile(struct prog *p, const struct dt_env *env, const char *name,
 	    p->nxlators == nx0 && !ndecls)
 		dt_cerrt(&ps.lx, DT_D_EMPTY, ps.lx.line, ps.lx.col,
 			 "empty D program translation unit");
+	/* DTrace checks the last argument only: one given for nothing */
+	if (env->nmacros && ps.maxmacro < env->nmacros && !env->argref)
+		dt_cerrt(&ps.lx, DT_D_MACRO_UNUSED, ps.lx.line, ps.lx.col,
+			 "extraneous argument '%s' ($%d is not referenced)",
+			 env->macros[env->nmacros - 1], env->nmacros);
 }

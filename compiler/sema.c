@@ -1023,6 +1023,9 @@ static struct node *sem_args(struct prog *p, struct lexer *lx, struct node *n)
 	if (n->nargs != 1)
 		dt_cerrt(lx, DT_D_ARR_BADREF, n->line, n->col,
 			 "args[ ] takes one subscript");
+	if (!p->argdesc)
+		dt_cerrt(lx, DT_D_ARGS_NONE, n->line, n->col,
+			 "args[ ] may not be referenced outside of a probe clause");
 	n->k = N_ARGS;
 	n->a = sem(p, lx, n->args[0]);
 	if (!type_is_int(n->a->t))
@@ -1061,6 +1064,7 @@ static struct node *sem_args(struct prog *p, struct lexer *lx, struct node *n)
 static struct node *sem_index(struct prog *p, struct lexer *lx, struct node *n)
 {
 	struct dvar *v;
+	long long idx;
 
 	no_local_array(p, lx, n);
 	if (n->a->k == N_IDENT && !strcmp(n->a->s, "args"))
@@ -1079,6 +1083,10 @@ static struct node *sem_index(struct prog *p, struct lexer *lx, struct node *n)
 		if (!type_is_int(n->a->t))
 			dt_cerrt(lx, DT_D_OP_INT, n->a->line, n->a->col,
 				 "uregs[ ] subscript must be an integer");
+		/* a negative constant, as DTrace: a large one faults at run time */
+		if (sema_constval(n->a, &idx) && idx < 0 && n->a->t->real->sgn)
+			dt_cerrt(lx, DT_D_REGS_IDX, n->a->line, n->a->col,
+				 "index %lld is out of range for array uregs", idx);
 		n->t = dt_uint64;
 		return n;
 	}

@@ -134,7 +134,7 @@ static const struct { const char *name; enum optkind kind; int implemented; } op
 	{ "encoding", OPT_ANY, 1 }, { "version", OPT_ANY, 0 },
 	{ "fbtmode", OPT_ANY, 1 },
 	{ "strip", OPT_FLAG, 0 }, { "amin", OPT_ANY, 0 },
-	{ "argref", OPT_FLAG, 0 }, { "core", OPT_ANY, 0 },
+	{ "argref", OPT_FLAG, 1 }, { "core", OPT_ANY, 0 },
 	{ "cpphdrs", OPT_FLAG, 0 }, { "cpppath", OPT_ANY, 0 },
 	{ "ctypes", OPT_ANY, 0 }, { "dtypes", OPT_ANY, 0 },
 	{ "evaltime", OPT_ANY, 0 }, { "iregs", OPT_COUNT, 0 },
@@ -334,6 +334,8 @@ static void opt_apply(const char *name, const char *val, unsigned long long n,
 		dt_errtags = (int)n;
 	} else if (!strcmp(name, "defaultargs")) {
 		c->env.defaultargs = (int)n;
+	} else if (!strcmp(name, "argref")) {
+		c->env.argref = (int)n;
 	} else if (!strcmp(name, "bufsize")) {
 		/*
 		 * More than the kernel gives one CPU (64 MiB): bufresize=auto
@@ -819,7 +821,12 @@ static int load_libs(xdt_hdl_t *h, struct xdt_cerror *err)
 			if (text) {
 				seen = xrealloc(seen, (nseen + 1) * sizeof(*seen));
 				seen[nseen++] = xstrdup(ents[k]->d_name);
+				int argref = h->env.argref;
+
+				/* the library references no $N */
+				h->env.argref = 1;
 				ret = compile_once(h, text, path, -1, 0, NULL, err);
+				h->env.argref = argref;
 				free(text);
 			}
 			free(ents[k]);

@@ -136,14 +136,41 @@ ERRORS = [
     ('#pragma D error "not on" this', "D_PRAGERR", "1:1: #error: not on this"),
     ('BEGIN { }\n#pragma error "no"', "D_PRAGERR", "2:1: #error: no"),
     ('BEGIN { }\n#error "no"', "D_PRAGERR", "2:1: #error: no"),
+    ("BEGIN { trace(args[0]); }", "D_ARGS_IDX", "1:20: index 0 is out of range for BEGIN args[ ]"),
+    ("dtrace:::END { trace(args[1]); }", "D_ARGS_IDX", "index 1 is out of range"),
+    ("inline int x = args[0];", "D_ARGS_NONE",
+     "1:20: args[ ] may not be referenced outside of a probe clause"),
+    ("BEGIN { trace(uregs[-1]); }", "D_REGS_IDX", "1:21: index -1 is out of range for array uregs"),
+    ("BEGIN { trace($1); }", "D_MACRO_UNUSED", "extraneous argument 'b' ($2 is not referenced)",
+     ["1", "b"]),
+    ("BEGIN { trace($1); }", "D_MACRO_OFLOW",
+     "macro argument $1 constant 99999999999999999999 results in integer overflow",
+     ["99999999999999999999"]),
 ]
 
 
-@pytest.mark.parametrize("prog,tag,msg", ERRORS, ids=[t for _, t, _ in ERRORS])
-def test_errtag(dtrace, tmp_path, prog, tag, msg):  # noqa: F811
+@pytest.mark.parametrize("row", ERRORS, ids=[r[1] for r in ERRORS])
+def test_errtag(dtrace, tmp_path, row):  # noqa: F811
+    """A row: the program, the tag, a piece of the message, and macro
+    arguments ($1 ...) if the row has them."""
+    prog, tag, msg = row[:3]
+    args = row[3] if len(row) > 3 else []
     d = tmp_path / "e.d"
     d.write_text(prog + "\n")
-    r = subprocess.run([dtrace, "-x", "errtags", "-e", "-s", str(d)],
+    r = subprocess.run([dtrace, "-x", "errtags", "-e", "-s", str(d), *args],
                        capture_output=True, text=True, timeout=60)
     assert r.returncode == 1, r.stderr
     assert f"[{tag}]" in r.stderr and msg in r.stderr, r.stderr
+
+
+def test_argref_lets_the_last_argument_go_unreferenced(dtrace):  # noqa: F811
+    """-x argref is DTrace's way past D_MACRO_UNUSED; the D library's
+    files, which reference no $N, are compiled as if under it."""
+    prog = "BEGIN { trace($1); }"
+    r = subprocess.run([dtrace, "-x", "argref", "-e", "-n", prog, "1", "2"],
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    r = subprocess.run([dtrace, "-L", DLIB, "-x", f"vmlinux={vmlinux('x86_64')}",
+                        "-e", "-n", "BEGIN { trace(curpsinfo->pr_pid + $1); }", "1"],
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
