@@ -121,7 +121,7 @@ char *xstrdup(const char *s);
 	X(D_EMPTY) X(D_COMM_COMM) X(D_STRINGOF_TYPE) X(D_NOREG) X(D_CG_EXPR) \
 	X(D_TRACEMEM_SIZE) X(D_TRACEMEM_ADDR) X(D_TRACEMEM_DYNSIZE) \
 	X(D_TRACEMEM_ARGS) \
-	X(D_PRINT_VOID) X(D_PRINTM_SIZE) X(D_PRINTM_ADDR) \
+	X(D_PRINT_VOID) X(D_PRINTM_SIZE) X(D_PRINTM_ADDR) X(D_FREOPEN_INVALID) \
 	X(D_LQUANT_BASETYPE) X(D_LQUANT_BASEVAL) X(D_LQUANT_LIMTYPE) \
 	X(D_LQUANT_LIMVAL) X(D_LQUANT_MISMATCH) X(D_LQUANT_STEPTYPE) \
 	X(D_LQUANT_STEPVAL) X(D_LQUANT_STEPLARGE) X(D_LQUANT_STEPSMALL) \
@@ -187,8 +187,9 @@ struct dt_env {
 	long long ids[8];	/* $ppid $uid $gid $euid $egid $pgid $sid */
 	const char *name0;	/* $0: the script's name */
 	int defaultargs;	/* -x defaultargs: unset $N are 0 / "" */
-	int argref;		/* -x argref (and the D library): the last
-				   macro argument may go unreferenced */
+	int argref;		/* -x argref: the last macro argument may go
+				   unreferenced */
+	int library;		/* compiling a D library file */
 	unsigned dynvarsize, cleanrate, stackframes, ustackframes;
 	unsigned strsize;
 };

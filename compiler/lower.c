@@ -375,6 +375,10 @@ static void lower_printf(struct lower *L, struct stmt *s, const struct d_action 
 			 "%s( ) argument #1 is incompatible with prototype:\n"
 			 "\tprototype: string constant\n\t argument: %s", t.s, what);
 	}
+	/* DTrace's freopen(".") is its own sentinel for freopen(""): refused */
+	if (!strcmp(t.s, "freopen") && !strcmp(av[0]->s, "."))
+		dt_cerrt(lx, DT_D_FREOPEN_INVALID, t.line, t.col,
+			 "freopen( ) argument #1 cannot be \".\"");
 	pf = pf_create(lx, av[0]->line, av[0]->col, av[0]->s);
 	pf_validate(lx, pf, &chk, t.s, 1, pa, n - 1, 1, av[0]->line, av[0]->col);
 	add_out(L, !strcmp(t.s, "system") ? OUT_SYSTEM :

@@ -2042,6 +2042,7 @@ void dt_compile(struct prog *p, const struct dt_env *env, const char *name,
 
 	lex_init(&ps.lx, name, src);
 	ps.lx.prog = p;
+	ps.lx.library = env->library;
 	if (!p->strsize) {
 		p->strsize = env->strsize;
 		types_init(env->strsize);
@@ -2089,7 +2090,8 @@ void dt_compile(struct prog *p, const struct dt_env *env, const char *name,
 		dt_cerrt(&ps.lx, DT_D_EMPTY, ps.lx.line, ps.lx.col,
 			 "empty D program translation unit");
 	/* DTrace checks the last argument only: one given for nothing */
-	if (env->nmacros && ps.maxmacro < env->nmacros && !env->argref)
+	if (env->nmacros && ps.maxmacro < env->nmacros && !env->argref &&
+	    !env->library)
 		dt_cerrt(&ps.lx, DT_D_MACRO_UNUSED, ps.lx.line, ps.lx.col,
 			 "extraneous argument '%s' ($%d is not referenced)",
 			 env->macros[env->nmacros - 1], env->nmacros);

@@ -10,6 +10,7 @@
 #include <ctype.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 #include "dt_tree.h"
 
 /* DTrace's attribute triple: name-stability/data-stability/class */
@@ -73,6 +74,49 @@ static _Noreturn void pragma_error(struct lexer *lx, const char *p)
 		p = q;
 	}
 	dt_cerrt(lx, DT_D_PRAGERR, lx->line, lx->col, "#error: %s", msg);
+}
+
+/*
+ * The providers xdt.ko has (providers/providers.c, and stable.c's three;
+ * tests/host/test_dref.py keeps the lists together): what "#pragma D
+ * depends_on provider" finds, with the USDT providers the program
+ * declares.  pid's probes come per process, so "pid" is not a provider.
+ */
+static const char *const xdt_providers[] = {
+	"dtrace", "fbt", "kinst", "profile", "syscall", "rawtp",
+	"proc", "sched", "io",
+};
+
+static int provider_known(const struct lexer *lx, const char *name)
+{
+	for (size_t i = 0; i < sizeof(xdt_providers) / sizeof(xdt_providers[0]); i++)
+		if (!strcmp(name, xdt_providers[i]))
+			return 1;
+	for (int i = 0; lx->prog && i < lx->prog->nproviders; i++)
+		if (!strcmp(lx->prog->providers[i].name, name))
+			return 1;
+	return 0;
+}
+
+/*
+ * "#pragma D depends_on library F", as DTrace: only a D library file may
+ * say it, and F is a file of that library's own directory (libxdt's
+ * load_libs compiles F first).
+ */
+static int depends_on_library(struct lexer *lx, const char *lib)
+{
+	const char *slash = strrchr(lx->name, '/');
+	char path[4096];
+
+	if (!lx->library)
+		dt_cerrt(lx, DT_D_PRAGMA_DEPEND, lx->line, lx->col,
+			 "main program may not explicitly depend on a library");
+	snprintf(path, sizeof(path), "%.*s%s", slash ? (int)(slash - lx->name + 1) : 0,
+		 lx->name, lib);
+	if (access(path, R_OK))
+		dt_cerrt(lx, DT_D_PRAGMA_DEPEND, lx->line, lx->col,
+			 "program requires library %s", lib);
+	return 1;
 }
 
 int dt_pragma(struct lexer *lx, const char *p)
@@ -145,9 +189,10 @@ int dt_pragma(struct lexer *lx, const char *p)
 			dt_cerrt(lx, DT_D_PRAGMA_MALFORM, lx->line, lx->col,
 				 "malformed #pragma depends_on");
 		if (!strcmp(w[2], "library"))
+			return depends_on_library(lx, w[3]);
+		if (!strcmp(w[2], "provider") && !provider_known(lx, w[3]))
 			dt_cerrt(lx, DT_D_PRAGMA_DEPEND, lx->line, lx->col,
-				 "failed to resolve dependency: library %s (xdt has no D libraries yet)",
-				 w[3]);
+				 "program requires provider %s", w[3]);
 		if (strcmp(w[2], "provider") && strcmp(w[2], "module"))
 			dt_cerrt(lx, DT_D_PRAGMA_INVAL, lx->line, lx->col,
 				 "invalid class %s specified by #pragma depends_on", w[2]);

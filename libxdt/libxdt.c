@@ -716,8 +716,9 @@ static int compile_once(xdt_hdl_t *h, const char *src, const char *name,
 /*
  * The D library: every *.d file of the -L directories, then of the system
  * directory (-x syslibdir, default XDT_LIBDIR, which the lab installs in
- * each guest), in name order, a name found twice taken from the first
- * directory -- DTrace's /usr/lib/dtrace.  Translators to the stable types
+ * each guest), in name order (a file after those its "#pragma D
+ * depends_on library" lines name), a name found twice taken from the
+ * first directory -- DTrace's /usr/lib/dtrace.  Translators to the stable types
  * (psinfo_t, bufinfo_t, ...) and their inlines (curpsinfo) live there.
  *
  * Loaded lazily: the library reads kernel types, and indexing BTF costs
@@ -767,11 +768,56 @@ static int d_file(const struct dirent *d)
 	return n > 2 && !strcmp(d->d_name + n - 2, ".d") && d->d_name[0] != '.';
 }
 
+/* One file of the D library, read, with its place in the load order. */
+struct libfile {
+	char *name, *path, *text;
+	int state;		/* 0 not yet compiled, 1 being compiled, 2 done */
+};
+
+static void lib_error(struct xdt_cerror *err, const char *where, const char *what)
+{
+	memset(err, 0, sizeof(*err));
+	err->tag = DT_D_SYNTAX;
+	err->tagname = dt_errtag_name(DT_D_SYNTAX);
+	snprintf(err->file, sizeof(err->file), "%.255s", where);
+	snprintf(err->msg, sizeof(err->msg), "%s: %s", what, strerror(errno));
+}
+
+/*
+ * Compile library file @i after the files it names in "#pragma D
+ * depends_on library F" lines, as DTrace orders its library; a cycle is
+ * broken where it closes, and a file the library lacks is the pragma's
+ * own error (pragma.c) when @i compiles.
+ */
+static int load_lib(xdt_hdl_t *h, struct libfile *f, int nf, int i,
+		    struct xdt_cerror *err)
+{
+	int ret;
+
+	if (f[i].state)
+		return 0;
+	f[i].state = 1;
+	for (const char *l = f[i].text; l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
+		char dep[256];
+
+		if (sscanf(l, " #pragma D depends_on library %255s", dep) != 1)
+			continue;
+		for (int k = 0; k < nf; k++)
+			if (!strcmp(f[k].name, dep) && load_lib(h, f, nf, k, err))
+				return -1;
+	}
+	h->env.library = 1;
+	ret = compile_once(h, f[i].text, f[i].path, -1, 0, NULL, err);
+	h->env.library = 0;
+	f[i].state = 2;
+	return ret;
+}
+
 static int load_libs(xdt_hdl_t *h, struct xdt_cerror *err)
 {
 	const char *dirs[9];
-	char **seen = NULL;
-	int nd = 0, nseen = 0, ret = 0;
+	struct libfile *f = NULL;
+	int nd = 0, nf = 0, ret = 0;
 
 	h->p.libloaded = 1;
 	for (int i = 0; i < h->nlibdirs; i++)
@@ -783,13 +829,7 @@ static int load_libs(xdt_hdl_t *h, struct xdt_cerror *err)
 
 		/* no such directory is no library; one unreadable is an error */
 		if (n < 0 && errno != ENOENT && errno != ENOTDIR) {
-			memset(err, 0, sizeof(*err));
-			err->tag = DT_D_SYNTAX;
-			err->tagname = dt_errtag_name(DT_D_SYNTAX);
-			snprintf(err->file, sizeof(err->file), "%.255s", dirs[i]);
-			snprintf(err->msg, sizeof(err->msg),
-				 "cannot read D library directory: %s",
-				 strerror(errno));
+			lib_error(err, dirs[i], "cannot read D library directory");
 			ret = -1;
 		}
 
@@ -798,8 +838,8 @@ static int load_libs(xdt_hdl_t *h, struct xdt_cerror *err)
 			int dup = 0;
 			char *text;
 
-			for (int s = 0; s < nseen; s++)
-				dup |= !strcmp(seen[s], ents[k]->d_name);
+			for (int s = 0; s < nf; s++)
+				dup |= !strcmp(f[s].name, ents[k]->d_name);
 			snprintf(path, sizeof(path), "%s/%s", dirs[i], ents[k]->d_name);
 			text = dup || ret ? NULL : dt_readfile(path);
 			if (!dup && !ret && !text) {
@@ -809,34 +849,28 @@ static int load_libs(xdt_hdl_t *h, struct xdt_cerror *err)
 				 * on without it would report its translators
 				 * and inlines as missing, far from the cause.
 				 */
-				memset(err, 0, sizeof(*err));
-				err->tag = DT_D_SYNTAX;
-				err->tagname = dt_errtag_name(DT_D_SYNTAX);
-				snprintf(err->file, sizeof(err->file), "%.255s", path);
-				snprintf(err->msg, sizeof(err->msg),
-					 "cannot read D library file: %s",
-					 strerror(errno));
+				lib_error(err, path, "cannot read D library file");
 				ret = -1;
 			}
 			if (text) {
-				seen = xrealloc(seen, (nseen + 1) * sizeof(*seen));
-				seen[nseen++] = xstrdup(ents[k]->d_name);
-				int argref = h->env.argref;
-
-				/* the library references no $N */
-				h->env.argref = 1;
-				ret = compile_once(h, text, path, -1, 0, NULL, err);
-				h->env.argref = argref;
-				free(text);
+				f = xrealloc(f, (nf + 1) * sizeof(*f));
+				f[nf++] = (struct libfile){ xstrdup(ents[k]->d_name),
+							    xstrdup(path), text, 0 };
 			}
 			free(ents[k]);
 		}
 		if (n >= 0)
 			free(ents);
 	}
-	for (int s = 0; s < nseen; s++)
-		free(seen[s]);
-	free(seen);
+	/* in name order, each after the files it depends on */
+	for (int i = 0; i < nf && !ret; i++)
+		ret = load_lib(h, f, nf, i, err);
+	for (int i = 0; i < nf; i++) {
+		free(f[i].name);
+		free(f[i].path);
+		free(f[i].text);
+	}
+	free(f);
 	return ret;
 }
 

@@ -9,6 +9,7 @@ running; no guest):
     ERRORS each: the program, the tag, a piece of the message.
 """
 import os
+import re
 import subprocess
 
 import pytest
@@ -141,6 +142,11 @@ ERRORS = [
     ("inline int x = args[0];", "D_ARGS_NONE",
      "1:20: args[ ] may not be referenced outside of a probe clause"),
     ("BEGIN { trace(uregs[-1]); }", "D_REGS_IDX", "1:21: index -1 is out of range for array uregs"),
+    ('BEGIN { freopen("."); }', "D_FREOPEN_INVALID", '1:9: freopen( ) argument #1 cannot be "."'),
+    ("#pragma D depends_on provider nosuch\nBEGIN { }", "D_PRAGMA_DEPEND",
+     "1:1: program requires provider nosuch"),
+    ("#pragma D depends_on library net.d\nBEGIN { }", "D_PRAGMA_DEPEND",
+     "main program may not explicitly depend on a library"),
     ("BEGIN { trace($1); }", "D_MACRO_UNUSED", "extraneous argument 'b' ($2 is not referenced)",
      ["1", "b"]),
     ("BEGIN { trace($1); }", "D_MACRO_OFLOW",
@@ -174,3 +180,40 @@ def test_argref_lets_the_last_argument_go_unreferenced(dtrace):  # noqa: F811
                         "-e", "-n", "BEGIN { trace(curpsinfo->pr_pid + $1); }", "1"],
                        capture_output=True, text=True, timeout=60)
     assert r.returncode == 0, r.stderr
+
+
+def test_depends_on(dtrace, tmp_path):  # noqa: F811
+    """depends_on provider finds xdt's providers and the program's own;
+    depends_on library, in a D library file, a file of its directory."""
+    for prog in ("#pragma D depends_on provider syscall\nBEGIN { exit(0); }",
+                 "provider p { probe q(); };\n#pragma D depends_on provider p\n"
+                 "BEGIN { exit(0); }"):
+        r = subprocess.run([dtrace, "-e", "-n", prog], capture_output=True,
+                           text=True, timeout=60)
+        assert r.returncode == 0, r.stderr
+    lib = tmp_path / "lib"
+    lib.mkdir()
+    (lib / "a.d").write_text("#pragma D depends_on library b.d\ninline int A = B + 1;\n")
+    (lib / "b.d").write_text("inline int B = 1;\n")
+    r = subprocess.run([dtrace, "-x", "hostvm", "-q", "-L", str(lib), "-n",
+                        'BEGIN { printf("%d\\n", A); exit(0); }'],
+                       capture_output=True, text=True, timeout=60)
+    assert (r.returncode, r.stdout.strip()) == (0, "2"), r.stderr
+    (lib / "b.d").unlink()
+    (lib / "c.d").write_text("inline int B = 1;\n")
+    r = subprocess.run([dtrace, "-x", "errtags", "-e", "-L", str(lib), "-n",
+                        "BEGIN { trace(A); }"], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 1
+    assert "[D_PRAGMA_DEPEND]" in r.stderr and "program requires library b.d" in r.stderr, r.stderr
+
+
+def test_provider_names_are_the_modules(dtrace):  # noqa: F811
+    """pragma.c's list of providers is the kernel module's."""
+    def read(*p):
+        with open(os.path.join(xdtvm.TOP, *p)) as f:
+            return f.read()
+    kernel = set(re.findall(r'\{ "(\w+)", xdt_\w+_init', read("providers", "providers.c")))
+    kernel |= set(re.findall(r'\.name = "(\w+)" \}', read("providers", "stable.c")))
+    kernel -= {"stable", "pid"}     # stable's three are its own; pid is per process
+    table = re.search(r"xdt_providers\[\] = \{(.*?)\};", read("compiler", "pragma.c"), re.S)
+    assert set(re.findall(r'"(\w+)"', table.group(1))) == kernel
