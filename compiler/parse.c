@@ -142,6 +142,10 @@ static void sou_body(struct parser *ps, struct dtype *t)
 				dt_cerrt(&ps->lx, DT_D_DECL_MNAME, TOK(ps).line, TOK(ps).col,
 					 "member declaration requires a name");
 			mt = declarator(ps, bt, &name, &line, &col, 0);
+			if (name && strchr(name, '`'))
+				dt_cerrt(&ps->lx, DT_D_DECL_SCOPE, line, col,
+					 "D scoping operator may not be used in a member name (%s)",
+					 name);
 			struct dmember m = { name, mt, 0, 0, 0, 0, 0 };
 			unsigned msize, malign;
 
@@ -1158,7 +1162,8 @@ static void translator_decl(struct parser *ps)
  * One probe's argument types: "(type, type ...)" or "()" or "(void)";
  * each type may be followed by a parameter name, as C's prototypes.
  */
-static int probe_types(struct parser *ps, struct dtype **v, const char *pname)
+static int probe_types(struct parser *ps, struct dtype **v, const char *pname,
+		       const char *kind)
 {
 	int n = 0;
 
@@ -1175,7 +1180,14 @@ static int probe_types(struct parser *ps, struct dtype **v, const char *pname)
 	}
 	while (TOK(ps).t != T_RPAR) {
 		struct token at = TOK(ps);
-		struct dtype *t = type_name_(ps), *r = t->real;
+		struct dtype *t, *r;
+
+		if (at.t == T_ELLIPSIS)
+			dt_cerrt(&ps->lx, DT_D_DECL_PROTO_VARARGS, at.line, at.col,
+				 "%s prototype may not use a variable-length argument list",
+				 kind);
+		t = type_name_(ps);
+		r = t->real;
 
 		if (TOK(ps).t == T_IDENT)
 			lex_next(&ps->lx);	/* a parameter's name */
@@ -1249,10 +1261,10 @@ static void provider_decl(struct parser *ps)
 		memset(pr, 0, sizeof(*pr));
 		pr->name = n.s;
 		pr->line = n.line;
-		pr->nargs = probe_types(ps, pr->nat, n.s);
+		pr->nargs = probe_types(ps, pr->nat, n.s, "probe input");
 		if (TOK(ps).t == T_COLON) {
 			lex_next(&ps->lx);
-			pr->nxl = probe_types(ps, pr->xl, n.s);
+			pr->nxl = probe_types(ps, pr->xl, n.s, "probe output");
 			if (pr->nxl > pr->nargs)
 				dt_cerrt(&ps->lx, DT_D_PROV_PRARGLEN, n.line, n.col,
 					 "probe %s:%s translates %d arguments "
@@ -1282,8 +1294,17 @@ static void prototype(struct parser *ps)
 			lex_next(&ps->lx);
 			n++;
 		} else {
-			t = specifiers(ps, NULL, 1);
+			int sc = 0;
+
+			t = specifiers(ps, &sc, 1);
+			/* DTrace's: a parameter may say register, nothing else */
+			if (sc && sc != SC_REGISTER)
+				dt_cerrt(&ps->lx, DT_D_DECL_PARMCLASS, pt.line, pt.col,
+					 "inappropriate storage class for function or associative array parameter");
 			t = declarator(ps, t, &name, &line, &col, TOK(ps).t != T_IDENT);
+			if (name && t->real->k == TK_VOID && t == t->real)
+				dt_cerrt(&ps->lx, DT_D_DECL_PROTO_NAME, line, col,
+					 "void parameter may not have a name: %s", name);
 			if (TOK(ps).t == T_LBRACK) {
 				struct lexer save = ps->lx;
 
@@ -1390,6 +1411,10 @@ static void declaration(struct parser *ps)
 				t = dims(ps, t);
 			}
 		}
+		if (sc != SC_TYPEDEF && strchr(name, '`'))
+			dt_cerrt(&ps->lx, DT_D_DECL_SCOPE, line, col,
+				 "D scoping operator may not be used in a declaration name (%s)",
+				 name);
 		if (sc == SC_TYPEDEF) {
 			if (type_named(name))
 				dt_cerrt(&ps->lx, DT_D_DECL_IDRED, line, col,
