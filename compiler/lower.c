@@ -943,12 +943,24 @@ static void lower_trace(struct lower *L, struct stmt *s, const struct d_action *
 {
 	struct lexer *lx = &L->ps->lx;
 	struct node **av = s->args;
+	const struct node *x;
+	int line = av[0]->line, col = av[0]->col;	/* the argument's, not an inline's */
 
+	if (sema_is_dynamic(L->ps->p, av[0]))
+		dt_cerrt(lx, DT_D_CG_DYN, av[0]->line, av[0]->col,
+			 "expression cannot evaluate to result of dynamic type");
 	av[0] = sema_expr(L->ps->p, lx, av[0]);
 	if (av[0]->t->real->k == TK_VOID)
 		dt_cerrt(lx, a->aux == OUT_PRINT ? DT_D_PRINT_VOID : DT_D_TRACE_VOID,
 			 av[0]->line, av[0]->col,
 			 "%s( ) may not be applied to a void expression", a->name);
+	/* a translated pointer (xlate<T *>, curpsinfo) points at no memory */
+	for (x = av[0]; x->k == N_CAST; x = x->a)
+		;
+	if (x->k == N_XLATE && x->t->real->k == TK_PTR)
+		dt_cerrt(lx, a->aux == OUT_PRINT ? DT_D_PRINT_DYN : DT_D_TRACE_DYN,
+			 line, col, "%s( ) may not be applied to a translated pointer",
+			 a->name);
 	if (av[0]->t->real->k == TK_FUNC)
 		dt_cerrt(lx, DT_D_PROTO_ARG, av[0]->line, av[0]->col,
 			 "%s( ) may not be applied to a function", a->name);

@@ -1153,10 +1153,31 @@ static struct node *sem_logical(struct prog *p, struct lexer *lx, struct node *n
 	return n;
 }
 
+/*
+ * A name DTrace types as dynamic (its DT_DYN type): an array, args[] or
+ * uregs[] without a subscript.  It has no value; what refuses it, and
+ * with which tag, depends on where it is (sem_ternary, lower_trace).
+ */
+int sema_is_dynamic(struct prog *p, const struct node *n)
+{
+	struct dvar *v = NULL;
+
+	if (n->k == N_IDENT && (!strcmp(n->s, "args") || !strcmp(n->s, "uregs")))
+		return 1;
+	if (n->k == N_IDENT)
+		v = var_lookup(p, XDT_VAR_GLOBAL, n->s);
+	else if (n->k == N_SELF || n->k == N_THIS)
+		v = var_lookup(p, n->k == N_SELF ? XDT_VAR_THREAD : XDT_VAR_LOCAL, n->s);
+	return v && v->array;
+}
+
 static struct node *sem_ternary(struct prog *p, struct lexer *lx, struct node *n)
 {
 	struct dtype *a, *b;
 
+	if (sema_is_dynamic(p, n->b) || sema_is_dynamic(p, n->c))
+		dt_cerrt(lx, DT_D_OP_DYN, n->line, n->col,
+			 "operator ?: operands cannot be of dynamic type");
 	n->a = sem(p, lx, n->a);
 	n->b = sem(p, lx, n->b);
 	n->c = sem(p, lx, n->c);

@@ -403,7 +403,14 @@ static void opt_apply(const char *name, const char *val, unsigned long long n,
 	} else if (!strcmp(name, "dynvarsize")) {
 		c->env.dynvarsize = (unsigned)n;
 	} else if (!strcmp(name, "cleanrate")) {
-		c->env.cleanrate = us ? (unsigned)(1000000 / us) : 0;
+		/*
+		 * In Hz, held to what the kernel takes (1 .. 10000:
+		 * core/portable/vars.c's CLEAN_MAX), as DTrace holds it to
+		 * dtrace_cleanrate_min/max instead of refusing it.
+		 */
+		long hz = us ? 1000000 / us : 0;
+
+		c->env.cleanrate = hz < 1 ? 1 : hz > 10000 ? 10000 : (unsigned)hz;
 	} else if (!strcmp(name, "stackframes")) {
 		if (n >= 1 && n <= XDT_MAXSTACK)
 			c->env.stackframes = (unsigned)n;

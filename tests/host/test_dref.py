@@ -89,6 +89,14 @@ def test_option_values_taken(dtrace, opt):  # noqa: F811
     assert r.returncode == 0, r.stderr
 
 
+def test_cleanrate_is_held_to_the_kernels_range(dtrace):  # noqa: F811
+    """A number alone is nanoseconds now: cleanrate=101 asks for 10^7 Hz,
+    which is held to the kernel's most (as DTrace holds it), not refused."""
+    for opt in ("cleanrate=101", "cleanrate=1day"):
+        r = _run(dtrace, "BEGIN { self->a[1] = 1; exit(0); }", "-x", opt)
+        assert r.returncode == 0, (opt, r.stderr)
+
+
 @pytest.mark.parametrize("opt", BAD_VALUES)
 def test_option_values_refused(dtrace, opt):  # noqa: F811
     r = subprocess.run([dtrace, "-x", opt, "-e", "-n", "BEGIN"],
@@ -155,6 +163,18 @@ ERRORS = [
      "1:7: inappropriate storage class for function or associative array parameter"),
     ("provider p { probe q(int, ...); };", "D_DECL_PROTO_VARARGS",
      "1:27: probe input prototype may not use a variable-length argument list"),
+    ("BEGIN { a[1] = 1; x = 1 ? a : 0; }", "D_OP_DYN",
+     "1:25: operator ?: operands cannot be of dynamic type"),
+    ("BEGIN { trace(args); }", "D_CG_DYN", "1:15: expression cannot evaluate to result of dynamic type"),
+    ("BEGIN { a[1] = 1; print(a); }", "D_CG_DYN", "expression cannot evaluate to result of dynamic type"),
+    ("struct in { int a; }; struct out { int x; };\n"
+     "translator struct out < struct in *p > { x = p->a; };\n"
+     "BEGIN { trace(xlate<struct out *>((struct in *)0)); }", "D_TRACE_DYN",
+     "3:15: trace( ) may not be applied to a translated pointer"),
+    ("struct in { int a; }; struct out { int x; };\n"
+     "translator struct out < struct in *p > { x = p->a; };\n"
+     "inline struct out *o = xlate<struct out *>((struct in *)0);\n"
+     "BEGIN { print(o); }", "D_PRINT_DYN", "4:15: print( ) may not be applied to a translated pointer"),
     ("BEGIN { trace($1); }", "D_MACRO_UNUSED", "extraneous argument 'b' ($2 is not referenced)",
      ["1", "b"]),
     ("BEGIN { trace($1); }", "D_MACRO_OFLOW",
