@@ -865,6 +865,10 @@ static struct node *postfix(struct parser *ps)
 			m->a = n;
 			n = m;
 			break;
+		case T_LPAR:
+			/* a call's designator is a name (primary() reads those) */
+			dt_cerrt(&ps->lx, DT_D_FUNC_IDENT, n->line, n->col,
+				 "function designator is not of function type");
 		default:
 			return n;
 		}

@@ -175,6 +175,7 @@ ERRORS = [
      "translator struct out < struct in *p > { x = p->a; };\n"
      "inline struct out *o = xlate<struct out *>((struct in *)0);\n"
      "BEGIN { print(o); }", "D_PRINT_DYN", "4:15: print( ) may not be applied to a translated pointer"),
+    ("BEGIN { (1)(2); }", "D_FUNC_IDENT", "1:10: function designator is not of function type"),
     ("BEGIN { trace($1); }", "D_MACRO_UNUSED", "extraneous argument 'b' ($2 is not referenced)",
      ["1", "b"]),
     ("BEGIN { trace($1); }", "D_MACRO_OFLOW",
