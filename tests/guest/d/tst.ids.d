@@ -1,3 +1,4 @@
+/* hostvm: sched.d and procfs.d need the guest kernel's BTF (test_dref.py) */
 /*
  * gid beside uid (the firing task's real ids: BEGIN fires in dtrace's
  * own thread, so they are $gid and $uid), sched.d's pset, chip and lgrp
