@@ -39,6 +39,7 @@ struct lexer {
 	const char *fname;	/* the name line markers (# N "file") give */
 	int lineoff;		/* line markers: reported line - physical line */
 	struct prog *prog;	/* names #pragma D attributes may apply to */
+	int library;		/* a D library file (#pragma D depends_on) */
 	const char *src;
 	size_t pos;
 	int line, col;

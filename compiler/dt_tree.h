@@ -93,6 +93,7 @@ struct dvar *var_declare(struct prog *p, struct lexer *lx, int scope,
 			 const char *name, struct dtype *t, int nkeys,
 			 struct dtype **keyt, int line, int col);
 int sema_constval(struct node *n, long long *v);
+int sema_is_dynamic(struct prog *p, const struct node *n);	/* a[] unsubscripted */
 void sema_xlator_check(struct prog *p, struct lexer *lx, struct dxlator *x);
 /* An inline array's body typed with its parameters bound to @args
    (typed), or to stand-ins of their types (!args: the definition). */

@@ -77,7 +77,7 @@ static const char *directive(struct lexer *lx, size_t *n)
 
 /*
  * Control lines D reads without a preprocessor: line markers, #pragma,
- * #ident, and #! on the first line; anything else (#define, #include, an
+ * #ident, #error, and #! on the first line; anything else (#define, #include, an
  * indented directive) needs -C.  #pragma lines are pragma.c's.
  */
 static int control_ok(struct lexer *lx)
@@ -93,6 +93,8 @@ static int control_ok(struct lexer *lx)
 		return 1;
 	if (n == 6 && !strncmp(d, "pragma", 6))
 		return dt_pragma(lx, d + 6);
+	if (n == 5 && !strncmp(d, "error", 5))
+		return dt_pragma(lx, d);	/* D_PRAGERR, as "#pragma error" */
 	return 0;
 }
 
@@ -166,30 +168,63 @@ void lex_skipspace(struct lexer *lx)
 	}
 }
 
-static int escape(struct lexer *lx)
+/*
+ * The escapes of C, as DTrace's lexer takes them: X(letter, byte).
+ * Octal (\0 .. \377, up to three digits) and hex (\x and every hex digit
+ * after it, the low byte kept) are read by escape() itself.
+ */
+#define LEX_ESCAPES(X) \
+	X('n', '\n') X('t', '\t') X('r', '\r') X('a', '\a') X('b', '\b')	\
+	X('f', '\f') X('v', '\v') X('\\', '\\') X('"', '"') X('\'', '\'')	\
+	X('?', '?')
+
+static int hexval(int c)
 {
+	return isdigit(c) ? c - '0' : isxdigit(c) ? tolower(c) - 'a' + 10 : -1;
+}
+
+/*
+ * The bytes one escape (after its backslash) stands for, stored at @out:
+ * returns how many (1, or 2 for an escape C does not have, which keeps
+ * its backslash as DTrace's stresc2chr() does: "\q" is two bytes).
+ */
+static int escape(struct lexer *lx, char *out)
+{
+	static const char from[] = {
+#define X(c, b) c,
+		LEX_ESCAPES(X)
+#undef X
+	}, to[] = {
+#define X(c, b) b,
+		LEX_ESCAPES(X)
+#undef X
+	};
 	int c = cur(lx), v;
 
 	adv(lx);
-	switch (c) {
-	case 'n': return '\n';
-	case 't': return '\t';
-	case 'r': return '\r';
-	case 'a': return '\a';
-	case 'b': return '\b';
-	case 'f': return '\f';
-	case 'v': return '\v';
-	case '0': case '1': case '2': case '3':
-	case '4': case '5': case '6': case '7':
+	for (size_t i = 0; i < sizeof(from); i++)
+		if (c == from[i]) {
+			out[0] = to[i];
+			return 1;
+		}
+	if (c >= '0' && c <= '7') {
 		v = c - '0';
 		for (int i = 0; i < 2 && cur(lx) >= '0' && cur(lx) <= '7'; i++) {
 			v = v * 8 + cur(lx) - '0';
 			adv(lx);
 		}
-		return v & 0xff;
-	default:
-		return c;	/* \\ \" \' and anything else stands for itself */
+		out[0] = (char)v;
+		return 1;
 	}
+	if (c == 'x') {
+		for (v = 0; hexval(cur(lx)) >= 0; adv(lx))
+			v = v * 16 + hexval(cur(lx));
+		out[0] = (char)v;
+		return 1;
+	}
+	out[0] = '\\';
+	out[1] = (char)c;
+	return 2;
 }
 
 static const struct { const char *s; enum tok t; } puncts[] = {
@@ -295,11 +330,12 @@ void lex_next(struct lexer *lx)
 				dt_cerrt(lx, DT_D_STR_NL, t->line, t->col,
 					 "newline encountered in string literal");
 			adv(lx);
-			if (ch == '\\')
-				ch = escape(lx);
-			if (n + 2 > cap)
+			if (n + 3 > cap)
 				s = xrealloc(s, cap *= 2);
-			s[n++] = (char)ch;
+			if (ch == '\\')
+				n += escape(lx, s + n);
+			else
+				s[n++] = (char)ch;
 		}
 		adv(lx);
 		s[n] = 0;
@@ -307,16 +343,43 @@ void lex_next(struct lexer *lx)
 		t->s = s;
 		t->len = n;
 	} else if (c == '\'') {
+		/*
+		 * A character constant is an int of its bytes, the first the
+		 * most significant ('ab' is 0x6162), as DTrace packs them: up
+		 * to the 8 bytes of its 64-bit value.
+		 */
+		unsigned char b[10];
+		int n = 0;
+
 		adv(lx);
-		c = cur(lx);
+		while (cur(lx) != '\'') {
+			int ch = cur(lx);
+			char e[2];
+			int k = 1;
+
+			if (!ch || ch == '\n')
+				dt_cerrt(lx, DT_D_CHR_NL, t->line, t->col,
+					 "newline encountered in character constant");
+			adv(lx);
+			if (ch == '\\')
+				k = escape(lx, e);
+			else
+				e[0] = (char)ch;
+			for (int i = 0; i < k; i++) {
+				if (n == 8)
+					dt_cerrt(lx, DT_D_CHR_OFLOW, t->line, t->col,
+						 "character constant is too long");
+				b[n++] = (unsigned char)e[i];
+			}
+		}
 		adv(lx);
-		if (c == '\\')
-			c = escape(lx);
-		if (cur(lx) != '\'')
-			dt_cerr(lx, t->line, t->col, "invalid character constant");
-		adv(lx);
+		if (!n)
+			dt_cerrt(lx, DT_D_CHR_NULL, t->line, t->col,
+				 "empty character constant");
 		t->t = T_INT;
-		t->ival = (signed char)c;
+		t->radix = 10;
+		for (int i = 0; i < n; i++)
+			t->ival = (long long)((unsigned long long)t->ival << 8 | b[i]);
 	} else {
 		size_t i;
 

@@ -7,6 +7,7 @@
  */
 #define _GNU_SOURCE
 #include <ctype.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include "parse.h"
@@ -378,6 +379,10 @@ static void lower_printf(struct lower *L, struct stmt *s, const struct d_action 
 			 "%s( ) argument #1 is incompatible with prototype:\n"
 			 "\tprototype: string constant\n\t argument: %s", t.s, what);
 	}
+	/* DTrace's freopen(".") is its own sentinel for freopen(""): refused */
+	if (!strcmp(t.s, "freopen") && !strcmp(av[0]->s, "."))
+		dt_cerrt(lx, DT_D_FREOPEN_INVALID, t.line, t.col,
+			 "freopen( ) argument #1 cannot be \".\"");
 	pf = pf_create(lx, av[0]->line, av[0]->col, av[0]->s);
 	pf_validate(lx, pf, &chk, t.s, 1, pa, n - 1, 1, av[0]->line, av[0]->col);
 	add_out(L, !strcmp(t.s, "system") ? OUT_SYSTEM :
@@ -675,6 +680,11 @@ static void lower_agg(struct lower *L, struct stmt *s)
 	for (f = XDT_AGG_COUNT; f < XDT_NAGGFUNCS; f++)
 		if (!strcmp(ft.s, aggfunc_name(f)))
 			break;
+	/* a subroutine or action is D's, but no aggregating function */
+	if (f >= XDT_NAGGFUNCS && sema_is_d_ident(ft.s))
+		dt_cerrt(lx, DT_D_AGG_FUNC, s->tok.line, s->tok.col,
+			 "@%s must be assigned the result of an aggregating function",
+			 s->tok.s);
 	if (f >= XDT_NAGGFUNCS)
 		dt_cerrt(lx, DT_D_FUNC_UNDEF, ft.line, ft.col,
 			 "%s( ) is not an aggregating function", ft.s);
@@ -876,9 +886,8 @@ static void lower_printa(struct lower *L, struct stmt *s, const struct d_action 
 		int id = agg_ref(ps->p, av[i]);
 
 		if (id == -2)
-			dt_cerrt(lx, DT_D_IDENT_UNDEF, av[i]->line, av[i]->col,
-				 "printa( ) argument #%d: %s is not defined", i + 1,
-				 av[i]->s);
+			dt_cerrt(lx, DT_D_PRINTA_AGGBAD, av[i]->line, av[i]->col,
+				 "undefined aggregation: %s", av[i]->s);
 		if (id < 0)
 			dt_cerrt(lx, DT_D_PRINTA_AGGARG, av[i]->line, av[i]->col,
 				 "printa( ) argument #%d is incompatible with prototype:\n"
@@ -933,11 +942,14 @@ static void lower_printa(struct lower *L, struct stmt *s, const struct d_action 
 static void lower_aggact(struct lower *L, struct stmt *s, const struct d_action *a)
 {
 	/* each one's tags for a wrong first and second argument */
-	static const struct { int out, aggarg, scalar; } tags[] = {
-		{ OUT_CLEAR, DT_D_CLEAR_AGGARG, 0 },
-		{ OUT_DENORMALIZE, DT_D_CLEAR_AGGARG, 0 },
-		{ OUT_TRUNC, DT_D_TRUNC_AGGARG, DT_D_TRUNC_SCALAR },
-		{ OUT_NORMALIZE, DT_D_NORMALIZE_AGGARG, DT_D_NORMALIZE_SCALAR },
+	static const struct { int out, aggarg, aggbad, scalar; } tags[] = {
+		{ OUT_CLEAR, DT_D_CLEAR_AGGARG, DT_D_CLEAR_AGGBAD, 0 },
+		/* DTrace checks denormalize() as normalize() */
+		{ OUT_DENORMALIZE, DT_D_NORMALIZE_AGGARG, DT_D_NORMALIZE_AGGBAD, 0 },
+		{ OUT_TRUNC, DT_D_TRUNC_AGGARG, DT_D_TRUNC_AGGBAD,
+		  DT_D_TRUNC_SCALAR },
+		{ OUT_NORMALIZE, DT_D_NORMALIZE_AGGARG, DT_D_NORMALIZE_AGGBAD,
+		  DT_D_NORMALIZE_SCALAR },
 	};
 	struct parser *ps = L->ps;
 	struct lexer *lx = &ps->lx;
@@ -952,8 +964,8 @@ static void lower_aggact(struct lower *L, struct stmt *s, const struct d_action 
 	scalar = tags[k].scalar;
 	id = agg_ref(ps->p, av[0]);
 	if (id == -2)
-		dt_cerrt(lx, DT_D_IDENT_UNDEF, av[0]->line, av[0]->col,
-			 "%s( ) argument #1: %s is not defined", fn, av[0]->s);
+		dt_cerrt(lx, tags[k].aggbad, av[0]->line, av[0]->col,
+			 "undefined aggregation: %s", av[0]->s);
 	if (id < 0)
 		dt_cerrt(lx, aggarg, av[0]->line, av[0]->col,
 			 "%s( ) argument #1 is incompatible with prototype:\n"
@@ -995,12 +1007,24 @@ static void lower_trace(struct lower *L, struct stmt *s, const struct d_action *
 {
 	struct lexer *lx = &L->ps->lx;
 	struct node **av = s->args;
+	const struct node *x;
+	int line = av[0]->line, col = av[0]->col;	/* the argument's, not an inline's */
 
+	if (sema_is_dynamic(L->ps->p, av[0]))
+		dt_cerrt(lx, DT_D_CG_DYN, av[0]->line, av[0]->col,
+			 "expression cannot evaluate to result of dynamic type");
 	av[0] = sema_expr(L->ps->p, lx, av[0]);
 	if (av[0]->t->real->k == TK_VOID)
 		dt_cerrt(lx, a->aux == OUT_PRINT ? DT_D_PRINT_VOID : DT_D_TRACE_VOID,
 			 av[0]->line, av[0]->col,
 			 "%s( ) may not be applied to a void expression", a->name);
+	/* a translated pointer (xlate<T *>, curpsinfo) points at no memory */
+	for (x = av[0]; x->k == N_CAST; x = x->a)
+		;
+	if (x->k == N_XLATE && x->t->real->k == TK_PTR)
+		dt_cerrt(lx, a->aux == OUT_PRINT ? DT_D_PRINT_DYN : DT_D_TRACE_DYN,
+			 line, col, "%s( ) may not be applied to a translated pointer",
+			 a->name);
 	if (av[0]->t->real->k == TK_FUNC)
 		dt_cerrt(lx, DT_D_PROTO_ARG, av[0]->line, av[0]->col,
 			 "%s( ) may not be applied to a function", a->name);
@@ -1016,6 +1040,9 @@ static void lower_tracemem(struct lower *L, struct stmt *s, const struct d_actio
 	long long sz;
 
 	(void)a;
+	if (n > 3)
+		dt_cerrt(lx, DT_D_TRACEMEM_ARGS, av[2]->line, av[2]->col,
+			 "tracemem ( ) prototype mismatch: expected at most 3 args");
 	av[0] = value(L, av[0]);
 	av[1] = sema_expr(L->ps->p, lx, av[1]);
 	if (!type_is_int(av[1]->t) || !sema_constval(av[1], &sz) || sz <= 0)
@@ -1180,7 +1207,8 @@ static const struct d_action d_actions[] = {
 	{ "print", 1, 1, DT_D_PROTO_LEN, 0, SK_DREC, OUT_PRINT, lower_trace },
 	{ "printf", 1, 1 + DT_MAXARGS, DT_D_PROTO_LEN, 1, SK_DREC, 0, lower_printf },
 	{ "printa", 1, 1 + DT_MAXPRINTA, DT_D_PRINTA_PROTO, 1, SK_DREC, 0, lower_printa },
-	{ "tracemem", 2, 3, DT_D_PROTO_LEN, 0, SK_DREC, 0, lower_tracemem },
+	/* a fourth argument is lower_tracemem's D_TRACEMEM_ARGS, as DTrace's */
+	{ "tracemem", 2, INT_MAX, DT_D_PROTO_LEN, 0, SK_DREC, 0, lower_tracemem },
 	{ "printm", 2, 2, DT_D_PROTO_LEN, 0, SK_DREC, 0, lower_printm },
 	{ "stack", 0, 1, 0, 0, SK_DREC, 0, lower_stack },
 	{ "exit", 1, 1, DT_D_PROTO_LEN, 0, SK_EXIT, 0, lower_exit },

@@ -25,6 +25,7 @@
  */
 #define _GNU_SOURCE
 #include <ctype.h>
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <setjmp.h>
@@ -135,7 +136,16 @@ static void sou_body(struct parser *ps, struct dtype *t)
 		for (;;) {
 			char *name = NULL;
 			int line, col;
-			struct dtype *mt = declarator(ps, bt, &name, &line, &col, 0);
+			struct dtype *mt;
+
+			if (TOK(ps).t == T_SEMI || TOK(ps).t == T_COMMA)
+				dt_cerrt(&ps->lx, DT_D_DECL_MNAME, TOK(ps).line, TOK(ps).col,
+					 "member declaration requires a name");
+			mt = declarator(ps, bt, &name, &line, &col, 0);
+			if (name && strchr(name, '`'))
+				dt_cerrt(&ps->lx, DT_D_DECL_SCOPE, line, col,
+					 "D scoping operator may not be used in a member name (%s)",
+					 name);
 			struct dmember m = { name, mt, 0, 0, 0, 0, 0 };
 			unsigned msize, malign;
 
@@ -162,10 +172,12 @@ static void sou_body(struct parser *ps, struct dtype *t)
 				if (!type_is_int(mt))
 					dt_cerrt(&ps->lx, DT_D_DECL_BFTYPE, e->line, e->col,
 						 "bit-field %s must be of integral type", name ? name : "");
-				if (bits <= 0 || bits > (long long)ub)
+				if (bits <= 0)
 					dt_cerrt(&ps->lx, DT_D_DECL_BFCONST, e->line, e->col,
-						 "bit-field %s width %lld is invalid for %s",
-						 name ? name : "", bits, mt->name);
+						 "positive integral constant expression expected as bit-field size");
+				if (bits > (long long)ub)
+					dt_cerrt(&ps->lx, DT_D_DECL_BFSIZE, e->line, e->col,
+						 "bit-field too big for type: %s", name ? name : "");
 				/*
 				 * DTrace's layout (CTF's ctf_add_member_offset),
 				 * not a C compiler's: a bit-field is an integer of
@@ -390,6 +402,9 @@ static struct dtype *specifiers(struct parser *ps, int *storage, int must)
 		return NULL;
 	}
 	r = type_combine(words, nw, &t);
+	if (r == -6 && !ps->in_typename)
+		dt_cerrt(&ps->lx, DT_D_DECL_CHARATTR, line, col,
+			 "invalid type declaration: short and long may not be used with char type");
 	if (r < 0)
 		dt_cerrt(&ps->lx, r == -5 ? DT_D_DECL_COMBO :
 			 ps->in_typename ? DT_D_UNKNOWN :
@@ -566,6 +581,8 @@ static const char *macro(struct parser *ps, const char *name)
 	if (n < 1 || n > ps->env->nmacros)
 		dt_cerrt(&ps->lx, DT_D_MACRO_UNDEF, TOK(ps).line, TOK(ps).col,
 			 "macro argument %s is not defined", TOK(ps).s);
+	if (n > ps->maxmacro)
+		ps->maxmacro = n;
 	return ps->env->macros[n - 1];
 }
 
@@ -619,9 +636,19 @@ static struct node *macro_var(struct parser *ps)
 	}
 	if (isdigit((unsigned char)m[0])) {
 		const char *v = macro(ps, m);
+		const char *d = v + (*v == '-' || *v == '+');
 
-		n->ival = strtoll(v, &end, 0);
-		if ((!*v && !ps->env->defaultargs) || *end)
+		/* DTrace's: a sign, then strtoull() (0 .. 2^64-1) */
+		errno = 0;
+		n->ival = (long long)strtoull(d, &end, 0);
+		if (errno == ERANGE)
+			dt_cerrt(&ps->lx, DT_D_MACRO_OFLOW, t.line, t.col,
+				 "macro argument %s constant %s results in integer overflow",
+				 t.s, d);
+		if (*v == '-')
+			n->ival = (long long)(0ULL - (unsigned long long)n->ival);
+		if ((!*v && !ps->env->defaultargs) || *end ||
+		    (*v && !isdigit((unsigned char)*d)))
 			dt_cerrt(&ps->lx, DT_D_MACRO_UNDEF, t.line, t.col,
 				 "macro argument %s is not an integer (\"%s\"); use $%s for a string",
 				 t.s, v, t.s);
@@ -902,6 +929,10 @@ static struct node *postfix(struct parser *ps)
 			m->a = n;
 			n = m;
 			break;
+		case T_LPAR:
+			/* a call's designator is a name (primary() reads those) */
+			dt_cerrt(&ps->lx, DT_D_FUNC_IDENT, n->line, n->col,
+				 "function designator is not of function type");
 		default:
 			return n;
 		}
@@ -1255,7 +1286,8 @@ static void translator_decl(struct parser *ps)
  * One probe's argument types: "(type, type ...)" or "()" or "(void)";
  * each type may be followed by a parameter name, as C's prototypes.
  */
-static int probe_types(struct parser *ps, struct dtype **v, const char *pname)
+static int probe_types(struct parser *ps, struct dtype **v, const char *pname,
+		       const char *kind)
 {
 	int n = 0;
 
@@ -1272,7 +1304,14 @@ static int probe_types(struct parser *ps, struct dtype **v, const char *pname)
 	}
 	while (TOK(ps).t != T_RPAR) {
 		struct token at = TOK(ps);
-		struct dtype *t = type_name_(ps), *r = t->real;
+		struct dtype *t, *r;
+
+		if (at.t == T_ELLIPSIS)
+			dt_cerrt(&ps->lx, DT_D_DECL_PROTO_VARARGS, at.line, at.col,
+				 "%s prototype may not use a variable-length argument list",
+				 kind);
+		t = type_name_(ps);
+		r = t->real;
 
 		if (TOK(ps).t == T_IDENT)
 			lex_next(&ps->lx);	/* a parameter's name */
@@ -1346,10 +1385,10 @@ static void provider_decl(struct parser *ps)
 		memset(pr, 0, sizeof(*pr));
 		pr->name = n.s;
 		pr->line = n.line;
-		pr->nargs = probe_types(ps, pr->nat, n.s);
+		pr->nargs = probe_types(ps, pr->nat, n.s, "probe input");
 		if (TOK(ps).t == T_COLON) {
 			lex_next(&ps->lx);
-			pr->nxl = probe_types(ps, pr->xl, n.s);
+			pr->nxl = probe_types(ps, pr->xl, n.s, "probe output");
 			if (pr->nxl > pr->nargs)
 				dt_cerrt(&ps->lx, DT_D_PROV_PRARGLEN, n.line, n.col,
 					 "probe %s:%s translates %d arguments "
@@ -1379,8 +1418,17 @@ static void prototype(struct parser *ps)
 			lex_next(&ps->lx);
 			n++;
 		} else {
-			t = specifiers(ps, NULL, 1);
+			int sc = 0;
+
+			t = specifiers(ps, &sc, 1);
+			/* DTrace's: a parameter may say register, nothing else */
+			if (sc && sc != SC_REGISTER)
+				dt_cerrt(&ps->lx, DT_D_DECL_PARMCLASS, pt.line, pt.col,
+					 "inappropriate storage class for function or associative array parameter");
 			t = declarator(ps, t, &name, &line, &col, 2);
+			if (name && t->real->k == TK_VOID && t == t->real)
+				dt_cerrt(&ps->lx, DT_D_DECL_PROTO_NAME, line, col,
+					 "void parameter may not have a name: %s", name);
 			if (TOK(ps).t == T_LBRACK) {
 				struct lexer save = ps->lx;
 
@@ -1494,6 +1542,10 @@ static void declaration(struct parser *ps)
 				t = dims(ps, t);
 			}
 		}
+		if (sc != SC_TYPEDEF && strchr(name, '`'))
+			dt_cerrt(&ps->lx, DT_D_DECL_SCOPE, line, col,
+				 "D scoping operator may not be used in a declaration name (%s)",
+				 name);
 		if (sc == SC_TYPEDEF) {
 			if (type_named(name))
 				dt_cerrt(&ps->lx, DT_D_DECL_IDRED, line, col,
@@ -1520,8 +1572,8 @@ static void declaration(struct parser *ps)
 					 "%s arrays may not be declared as %s variables",
 					 name, scope == XDT_VAR_LOCAL ? "local" : "thread-local");
 			if (sc == SC_STATIC || sc == SC_REGISTER)
-				dt_cerrt(&ps->lx, DT_D_DECL_CLASS, first.line, first.col,
-					 "invalid storage class for a D variable");
+				dt_cerrt(&ps->lx, DT_D_DECL_BADCLASS, first.line, first.col,
+					 "specified storage class not appropriate in D");
 			var_declare(ps->p, &ps->lx, scope, name, t, nkeys, keyt, line, col);
 		}
 		if (TOK(ps).t != T_COMMA)
@@ -1591,6 +1643,10 @@ static struct stmt *agg_stmt(struct parser *ps)
 			lex_next(&ps->lx);
 		}
 		expect(ps, T_RBRACK);
+		if (TOK(ps).t == T_LBRACK)
+			dt_cerrt(&ps->lx, DT_D_AGG_MDIM, s->tok.line, s->tok.col,
+				 "improper attempt to reference @%s as a multi-dimensional array",
+				 s->tok.s);
 	}
 	/* "@a;" names nothing DTrace knows; "@a[1];" has no effect */
 	if (TOK(ps).t == T_SEMI || TOK(ps).t == T_RBRACE) {
@@ -1602,8 +1658,10 @@ static struct stmt *agg_stmt(struct parser *ps)
 	}
 	expect(ps, T_ASSIGN);
 	s->ftok = TOK(ps);
-	if (TOK(ps).t != T_IDENT)
-		syntax(ps);
+	if (TOK(ps).t != T_IDENT || lex_peek(&ps->lx).t != T_LPAR)
+		dt_cerrt(&ps->lx, DT_D_AGG_FUNC, s->tok.line, s->tok.col,
+			 "@%s must be assigned the result of an aggregating function",
+			 s->tok.s);
 	lex_next(&ps->lx);
 	expect(ps, T_LPAR);
 	/* stack() as the value is a D expression context */
@@ -1612,6 +1670,26 @@ static struct stmt *agg_stmt(struct parser *ps)
 			 "tracing function stack( ) may not be called from a D expression (D program context required)");
 	s->args = arglist(ps, &s->nargs, T_RPAR);
 	return s;
+}
+
+/*
+ * trace() and print() of an aggregation, refused with DTrace's tags: an
+ * aggregation is no value (printa() prints one).
+ */
+static void no_agg_arg(struct parser *ps, const char *action)
+{
+	static const struct { const char *name; int tag; const char *hint; } acts[] = {
+		{ "trace", DT_D_TRACE_AGG, "" },
+		{ "print", DT_D_PRINT_AGG, " -- did you mean printa()?" },
+	};
+
+	if (TOK(ps).t != T_AGG)
+		return;
+	for (size_t i = 0; i < sizeof(acts) / sizeof(acts[0]); i++)
+		if (!strcmp(action, acts[i].name))
+			dt_cerrt(&ps->lx, acts[i].tag, TOK(ps).line, TOK(ps).col,
+				 "%s( ) may not be applied to an aggregation%s",
+				 action, acts[i].hint);
 }
 
 static struct stmt *statement(struct parser *ps)
@@ -1655,6 +1733,7 @@ static struct stmt *statement(struct parser *ps)
 		s = stmt_new(S_ACTION, t);
 		lex_next(&ps->lx);
 		lex_next(&ps->lx);
+		no_agg_arg(ps, a->name);
 		s->args = a->aggargs ? printf_args(ps, &s->nargs) :
 			  arglist(ps, &s->nargs, T_RPAR);
 		/* `trace(1), x = 2;`: DTrace parses an expression whose
@@ -1713,6 +1792,8 @@ static void desc_macros(struct parser *ps, char *d, size_t cap, int line, int co
 				if (n < 1 || n > ps->env->nmacros)
 					dt_cerrt(&ps->lx, DT_D_MACRO_UNDEF, line, col,
 						 "macro argument $%d is not defined", n);
+				if (n > ps->maxmacro)
+					ps->maxmacro = n;
 				rep = ps->env->macros[n - 1], skip = 2;
 			}
 		}
@@ -1941,6 +2022,13 @@ void dt_argtypes(struct prog *p, struct lexer *lx, int aline, int acol)
 
 		desc_split(ps, descs[i], &pd, line, col);
 		memset(nt, 0, sizeof(nt));
+		/* BEGIN, END and ERROR have no args[] (DTrace: D_ARGS_IDX) */
+		if ((!strcmp(pd.prov, "dtrace") || !pd.prov[0]) &&
+		    (!strcmp(pd.name, "BEGIN") || !strcmp(pd.name, "END") ||
+		     !strcmp(pd.name, "ERROR"))) {
+			n = 0;
+			goto have;
+		}
 		if (!strpbrk(pd.prov, "*?[\\") && !strpbrk(pd.name, "*?[\\") &&
 		    (n = stable_argtypes(ps, &pd, nt, at, line, col)) >= 0)
 			goto have;
@@ -2060,8 +2148,8 @@ static void clause(struct parser *ps, int src)
 	if (pred) {
 		pred = sema_expr(ps->p, &ps->lx, pred);
 		if (!type_is_scalar(pred->t) && !type_is_strlike(pred->t))
-			dt_cerrt(&ps->lx, DT_D_OP_SCALAR, pred->line, pred->col,
-				 "predicate must be of scalar type");
+			dt_cerrt(&ps->lx, DT_D_PRED_SCALAR, pred->line, pred->col,
+				 "predicate result must be of scalar type");
 		pred->type = XDT_TYPE_INT;
 		L.pred = cg_difo(ps->p, &ps->lx, pred);
 	}
@@ -2116,6 +2204,7 @@ void dt_compile(struct prog *p, const struct dt_env *env, const char *name,
 
 	lex_init(&ps.lx, name, src);
 	ps.lx.prog = p;
+	ps.lx.library = env->library;
 	if (!p->strsize) {
 		p->strsize = env->strsize;
 		types_init(env->strsize);
@@ -2162,4 +2251,10 @@ void dt_compile(struct prog *p, const struct dt_env *env, const char *name,
 	    p->nxlators == nx0 && !ndecls)
 		dt_cerrt(&ps.lx, DT_D_EMPTY, ps.lx.line, ps.lx.col,
 			 "empty D program translation unit");
+	/* DTrace checks the last argument only: one given for nothing */
+	if (env->nmacros && ps.maxmacro < env->nmacros && !env->argref &&
+	    !env->library)
+		dt_cerrt(&ps.lx, DT_D_MACRO_UNUSED, ps.lx.line, ps.lx.col,
+			 "extraneous argument '%s' ($%d is not referenced)",
+			 env->macros[env->nmacros - 1], env->nmacros);
 }

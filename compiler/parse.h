@@ -17,6 +17,7 @@ struct parser {
 	int in_pred;		/* a '/' followed by '{' ends the predicate */
 	int cl;			/* clause (piece) being filled, or -1 */
 	int in_typename;	/* parsing a cast's or sizeof's type */
+	int maxmacro;		/* the highest $N referenced (D_MACRO_UNUSED) */
 };
 
 #define TOK(ps) ((ps)->lx.tok)

@@ -10,6 +10,7 @@
 #include <ctype.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 #include "dt_tree.h"
 
 /* DTrace's attribute triple: name-stability/data-stability/class */
@@ -40,8 +41,87 @@ static int attr_ok(const char *a)
 	return 1;
 }
 
+/*
+ * #pragma D error: DTrace's D_PRAGERR, its message the directive's
+ * identifiers and strings (quotes off), each followed by a space, as
+ * DTrace's dt_pragma_error() joins them.  @p is what follows "error".
+ */
+static _Noreturn void pragma_error(struct lexer *lx, const char *p)
+{
+	char msg[256] = "";
+	size_t n = 0;
+
+	while (*p && *p != '\n') {
+		const char *q = p + 1;
+
+		if (isspace((unsigned char)*p)) {
+			p++;
+			continue;
+		}
+		if (*p == '"') {
+			while (*q && *q != '"' && *q != '\n')
+				q += *q == '\\' && q[1] ? 2 : 1;
+			n += (size_t)snprintf(msg + n, n < sizeof(msg) ? sizeof(msg) - n : 0,
+					      "%.*s ", (int)(q - p - 1), p + 1);
+			p = *q == '"' ? q + 1 : q;
+			continue;
+		}
+		while (*q && !isspace((unsigned char)*q) && *q != '"')
+			q++;
+		if (isalpha((unsigned char)*p) || *p == '_')
+			n += (size_t)snprintf(msg + n, n < sizeof(msg) ? sizeof(msg) - n : 0,
+					      "%.*s ", (int)(q - p), p);
+		p = q;
+	}
+	dt_cerrt(lx, DT_D_PRAGERR, lx->line, lx->col, "#error: %s", msg);
+}
+
+/*
+ * The providers xdt.ko has (providers/providers.c, and stable.c's three;
+ * tests/host/test_dref.py keeps the lists together): what "#pragma D
+ * depends_on provider" finds, with the USDT providers the program
+ * declares.  pid's probes come per process, so "pid" is not a provider.
+ */
+static const char *const xdt_providers[] = {
+	"dtrace", "fbt", "kinst", "profile", "syscall", "rawtp",
+	"proc", "sched", "io",
+};
+
+static int provider_known(const struct lexer *lx, const char *name)
+{
+	for (size_t i = 0; i < sizeof(xdt_providers) / sizeof(xdt_providers[0]); i++)
+		if (!strcmp(name, xdt_providers[i]))
+			return 1;
+	for (int i = 0; lx->prog && i < lx->prog->nproviders; i++)
+		if (!strcmp(lx->prog->providers[i].name, name))
+			return 1;
+	return 0;
+}
+
+/*
+ * "#pragma D depends_on library F", as DTrace: only a D library file may
+ * say it, and F is a file of that library's own directory (libxdt's
+ * load_libs compiles F first).
+ */
+static int depends_on_library(struct lexer *lx, const char *lib)
+{
+	const char *slash = strrchr(lx->name, '/');
+	char path[4096];
+
+	if (!lx->library)
+		dt_cerrt(lx, DT_D_PRAGMA_DEPEND, lx->line, lx->col,
+			 "main program may not explicitly depend on a library");
+	snprintf(path, sizeof(path), "%.*s%s", slash ? (int)(slash - lx->name + 1) : 0,
+		 lx->name, lib);
+	if (access(path, R_OK))
+		dt_cerrt(lx, DT_D_PRAGMA_DEPEND, lx->line, lx->col,
+			 "program requires library %s", lib);
+	return 1;
+}
+
 int dt_pragma(struct lexer *lx, const char *p)
 {
+	const char *start = p;
 	char w[6][64] = { "" };
 	int nw = 0;
 
@@ -57,6 +137,9 @@ int dt_pragma(struct lexer *lx, const char *p)
 		snprintf(w[nw++], sizeof(w[0]), "%.*s", (int)k, p);
 		p += k;
 	}
+	/* #error, #pragma error and #pragma D error are all DTrace's */
+	if (!strcmp(w[0], "error"))
+		pragma_error(lx, strstr(start, "error") + 5);
 	if (nw == 0 || strcmp(w[0], "D"))
 		return 1;	/* not D's: ignored, as DTrace does */
 	if (!strcmp(w[1], "option") || !strcmp(w[1], "binding") ||
@@ -99,14 +182,17 @@ int dt_pragma(struct lexer *lx, const char *p)
 				 "invalid name in #pragma attributes: %s", w[3]);
 		return 1;
 	}
+	if (!strcmp(w[1], "error"))
+		pragma_error(lx, strstr(strchr(start, 'D') + 1, "error") + 5);
 	if (!strcmp(w[1], "depends_on")) {
 		if (nw < 4)
 			dt_cerrt(lx, DT_D_PRAGMA_MALFORM, lx->line, lx->col,
 				 "malformed #pragma depends_on");
 		if (!strcmp(w[2], "library"))
+			return depends_on_library(lx, w[3]);
+		if (!strcmp(w[2], "provider") && !provider_known(lx, w[3]))
 			dt_cerrt(lx, DT_D_PRAGMA_DEPEND, lx->line, lx->col,
-				 "failed to resolve dependency: library %s (xdt has no D libraries yet)",
-				 w[3]);
+				 "program requires provider %s", w[3]);
 		if (strcmp(w[2], "provider") && strcmp(w[2], "module"))
 			dt_cerrt(lx, DT_D_PRAGMA_INVAL, lx->line, lx->col,
 				 "invalid class %s specified by #pragma depends_on", w[2]);

@@ -54,6 +54,7 @@ static struct dtype *builtin_type(int v)
 	case DIF_VAR_PID: case DIF_VAR_PPID: return type_named("pid_t");
 	case DIF_VAR_TID: return type_named("id_t");
 	case DIF_VAR_UID: return type_named("uid_t");
+	case DIF_VAR_GID: return type_named("gid_t");
 	case DIF_VAR_CPU: return type_named("processorid_t");
 	case DIF_VAR_TIMESTAMP: case DIF_VAR_VTIMESTAMP:
 		return dt_uint64;
@@ -621,7 +622,7 @@ static struct node *member(struct prog *p, struct lexer *lx, struct node *n)
 				return e;
 			}
 		if (type_member(o, n->s))
-			dt_cerrt(lx, DT_D_XLATE_NONE, n->line, n->col,
+			dt_cerrt(lx, DT_D_XLATE_NOCONV, n->line, n->col,
 				 "translator does not define conversion for member: %s", n->s);
 	}
 	if (n->op == T_ARROW) {
@@ -1118,6 +1119,9 @@ static struct node *sem_args(struct prog *p, struct lexer *lx, struct node *n)
 	if (n->nargs != 1)
 		dt_cerrt(lx, DT_D_ARR_BADREF, n->line, n->col,
 			 "args[ ] takes one subscript");
+	if (!p->argdesc)
+		dt_cerrt(lx, DT_D_ARGS_NONE, n->line, n->col,
+			 "args[ ] may not be referenced outside of a probe clause");
 	n->k = N_ARGS;
 	n->a = sem(p, lx, n->args[0]);
 	if (!type_is_int(n->a->t))
@@ -1156,6 +1160,7 @@ static struct node *sem_args(struct prog *p, struct lexer *lx, struct node *n)
 static struct node *sem_index(struct prog *p, struct lexer *lx, struct node *n)
 {
 	struct dvar *v;
+	long long idx;
 
 	no_local_array(p, lx, n);
 	if (n->a->k == N_IDENT && !strcmp(n->a->s, "args"))
@@ -1174,6 +1179,10 @@ static struct node *sem_index(struct prog *p, struct lexer *lx, struct node *n)
 		if (!type_is_int(n->a->t))
 			dt_cerrt(lx, DT_D_OP_INT, n->a->line, n->a->col,
 				 "uregs[ ] subscript must be an integer");
+		/* a negative constant, as DTrace: a large one faults at run time */
+		if (sema_constval(n->a, &idx) && idx < 0 && n->a->t->real->sgn)
+			dt_cerrt(lx, DT_D_REGS_IDX, n->a->line, n->a->col,
+				 "index %lld is out of range for array uregs", idx);
 		n->t = dt_uint64;
 		return n;
 	}
@@ -1245,10 +1254,31 @@ static struct node *sem_logical(struct prog *p, struct lexer *lx, struct node *n
 	return n;
 }
 
+/*
+ * A name DTrace types as dynamic (its DT_DYN type): an array, args[] or
+ * uregs[] without a subscript.  It has no value; what refuses it, and
+ * with which tag, depends on where it is (sem_ternary, lower_trace).
+ */
+int sema_is_dynamic(struct prog *p, const struct node *n)
+{
+	struct dvar *v = NULL;
+
+	if (n->k == N_IDENT && (!strcmp(n->s, "args") || !strcmp(n->s, "uregs")))
+		return 1;
+	if (n->k == N_IDENT)
+		v = var_lookup(p, XDT_VAR_GLOBAL, n->s);
+	else if (n->k == N_SELF || n->k == N_THIS)
+		v = var_lookup(p, n->k == N_SELF ? XDT_VAR_THREAD : XDT_VAR_LOCAL, n->s);
+	return v && v->array;
+}
+
 static struct node *sem_ternary(struct prog *p, struct lexer *lx, struct node *n)
 {
 	struct dtype *a, *b;
 
+	if (sema_is_dynamic(p, n->b) || sema_is_dynamic(p, n->c))
+		dt_cerrt(lx, DT_D_OP_DYN, n->line, n->col,
+			 "operator ?: operands cannot be of dynamic type");
 	n->a = sem(p, lx, n->a);
 	n->b = sem(p, lx, n->b);
 	n->c = sem(p, lx, n->c);
@@ -1289,7 +1319,7 @@ static struct node *sem_cast(struct prog *p, struct lexer *lx, struct node *n)
 		n->t = to;
 		return n;
 	}
-	dt_cerrt(lx, DT_D_CAST, n->line, n->col,
+	dt_cerrt(lx, DT_D_CAST_INVAL, n->line, n->col,
 		 "invalid cast expression: \"%s\" to \"%s\"",
 		 type_str(from), type_str(to));
 }

@@ -153,6 +153,7 @@ void types_init(unsigned strsize)
 		{ "zoneid_t", "int" }, { "taskid_t", "int" },
 		{ "projid_t", "int" }, { "major_t", "unsigned int" },
 		{ "minor_t", "unsigned int" }, { "psetid_t", "int" },
+		{ "chipid_t", "int" }, { "lgrp_id_t", "int" },
 	};
 	struct dtype *t;
 
@@ -358,7 +359,8 @@ int type_isword(const char *s)
 /*
  * C's base type from a run of words ("unsigned long long", "short int",
  * a typedef name).  0 if the words do not make a type; -1 for a
- * combination C refuses ("signed unsigned", "long char": D_DECL_COMBO).
+ * combination C refuses ("signed unsigned": D_DECL_COMBO); -6 for "short
+ * char" or "long char" (D_DECL_CHARATTR).
  */
 int type_combine(const char **w, int n, struct dtype **out)
 {
@@ -403,7 +405,9 @@ int type_combine(const char **w, int n, struct dtype **out)
 		return -4;	/* "short void": D_DECL_VOIDATTR */
 	if (base >= 3 && sgn >= 0)
 		return -2;
-	if ((base == 1 && (lng || shrt)) || (base >= 3 && shrt) ||
+	if (base == 1 && (lng || shrt))
+		return -6;	/* "short char": D_DECL_CHARATTR */
+	if ((base >= 3 && shrt) ||
 	    (base == 3 && lng) || (base == 4 && lng > 1))
 		return -3;
 	if (base == 5) {

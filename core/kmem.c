@@ -206,6 +206,8 @@ u64 __xdt_probe xdt_dif_var(u32 v, struct xdt_mstate *m)
 		return from_kuid(&init_user_ns, task_cred_xxx(t, uid));
 	case DIF_VAR_IPL:
 		return xdt_ipl();
+	case DIF_VAR_GID:
+		return from_kgid(&init_user_ns, task_cred_xxx(t, gid));
 	case DIF_VAR_CPU:
 		return raw_smp_processor_id();
 	case DIF_VAR_TIMESTAMP:

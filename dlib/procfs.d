@@ -118,5 +118,8 @@ translator lwpsinfo_t < struct task_struct *T > {
 	pr_bindpset = -1;
 };
 
+/* DTrace's zone of the firing process: Linux has no zones, all is global */
+inline string zonename = "global";
+
 inline psinfo_t *curpsinfo = xlate <psinfo_t *> (curthread);
 inline lwpsinfo_t *curlwpsinfo = xlate <lwpsinfo_t *> (curthread);

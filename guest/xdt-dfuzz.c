@@ -1153,7 +1153,7 @@ static void gen_pragmas(void)
 		"aggzoom", "rawbytes", "droptags", "errtags", "encoding=utf8",
 		"encoding=ascii", "oformat=json", "bufpolicy=fill", "bufpolicy=ring",
 		"dynvarsize=64k", "dynvarsize=2k", "nspec=4", "specsize=256",
-		"stackframes=5", "cleanrate=101", "aggsortkeypos=1", "zdefs",
+		"stackframes=5", "cleanrate=101hz", "aggsortkeypos=1", "zdefs",
 		"flowindent", "aggrate=1ms", "defaultargs" };
 
 	for (unsigned n = below(3); n; n--)
@@ -1545,7 +1545,16 @@ static void run_one(unsigned idx, int fds0)
 	{
 		static char *macros[] = { "fuzz", "arg1" };
 
+		/*
+		 * Every program gets the same two arguments and uses $$1 at
+		 * most: -x argref, or DTrace's D_MACRO_UNUSED refuses it.
+		 */
 		xdt_set_macros(h, macros, 2);
+		if (xdt_setopt(h, "argref", NULL) < 0) {
+			fail("xdt_setopt argref: %s", xdt_errmsg(h));
+			xdt_close(h);
+			return;
+		}
 	}
 	xdt_set_output(h, out);
 

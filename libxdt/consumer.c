@@ -252,6 +252,7 @@ static const char *fault_name(__u64 kind)
 	case XDT_FAULT_KPRIV: return "invalid kernel access";
 	case XDT_FAULT_UPRIV: return "invalid user access";
 	case XDT_FAULT_BADSTACK: return "bad stack";
+	case XDT_FAULT_LIBRARY: return "library-level fault";
 	default: return "unknown fault";
 	}
 }

@@ -45,27 +45,48 @@ static unsigned long long parse_size(const char *v)
 	return *end ? 0 : n;
 }
 
-/* a rate or an interval -> microseconds between buffer reads; 0 on error */
+/*
+ * A rate option's suffixes, as DTrace's dt_opt_rate() takes them (either
+ * case): nanoseconds per unit, or 0 for a frequency (hz).  A number alone
+ * is nanoseconds, as DTrace's.
+ */
+static const struct { const char *name; unsigned long long ns; } rate_units[] = {
+	{ "ns", 1 }, { "nsec", 1 }, { "us", 1000 }, { "usec", 1000 },
+	{ "ms", 1000000 }, { "msec", 1000000 },
+	{ "s", 1000000000ULL }, { "sec", 1000000000ULL },
+	{ "m", 60 * 1000000000ULL }, { "min", 60 * 1000000000ULL },
+	{ "h", 3600 * 1000000000ULL }, { "hour", 3600 * 1000000000ULL },
+	{ "d", 86400 * 1000000000ULL }, { "day", 86400 * 1000000000ULL },
+	{ "hz", 0 }, { "", 1 },
+};
+
+/*
+ * A rate or an interval -> microseconds between buffer reads (at least
+ * 1); 0 on error.  An integer, as DTrace reads it (strtoull, base 0: no
+ * fractions); 0 is refused (xdt has no "as fast as it can").
+ */
 static long parse_rate(const char *v)
 {
+	unsigned long long n, ns;
 	char *end;
-	double n;
 
 	if (!isdigit((unsigned char)*v))
 		return 0;
-	n = strtod(v, &end);
-	if (n <= 0)
+	errno = 0;
+	n = strtoull(v, &end, 0);
+	if (errno || !n)
 		return 0;
-	if (!*end || !strcasecmp(end, "hz"))
-		return (long)(1e6 / n);
-	if (!strcmp(end, "s") || !strcmp(end, "sec"))
-		return (long)(n * 1e6);
-	if (!strcmp(end, "ms") || !strcmp(end, "msec"))
-		return (long)(n * 1e3);
-	if (!strcmp(end, "us") || !strcmp(end, "usec"))
-		return (long)n;
-	if (!strcmp(end, "ns") || !strcmp(end, "nsec"))
-		return n >= 1000 ? (long)(n / 1e3) : 1;
+	for (size_t i = 0; i < sizeof(rate_units) / sizeof(rate_units[0]); i++) {
+		if (strcasecmp(end, rate_units[i].name))
+			continue;
+		if (!rate_units[i].ns)
+			ns = 1000000000ULL / n;
+		else if (n > (unsigned long long)LONG_MAX / rate_units[i].ns)
+			return 0;
+		else
+			ns = n * rate_units[i].ns;
+		return ns < 1000 ? 1 : (long)(ns / 1000);
+	}
 	return 0;
 }
 
@@ -113,7 +134,7 @@ static const struct { const char *name; enum optkind kind; int implemented; } op
 	{ "encoding", OPT_ANY, 1 }, { "version", OPT_ANY, 0 },
 	{ "fbtmode", OPT_ANY, 1 },
 	{ "strip", OPT_FLAG, 0 }, { "amin", OPT_ANY, 0 },
-	{ "argref", OPT_FLAG, 0 }, { "core", OPT_ANY, 0 },
+	{ "argref", OPT_FLAG, 1 }, { "core", OPT_ANY, 0 },
 	{ "cpphdrs", OPT_FLAG, 0 }, { "cpppath", OPT_ANY, 0 },
 	{ "ctypes", OPT_ANY, 0 }, { "dtypes", OPT_ANY, 0 },
 	{ "evaltime", OPT_ANY, 0 }, { "iregs", OPT_COUNT, 0 },
@@ -313,6 +334,8 @@ static void opt_apply(const char *name, const char *val, unsigned long long n,
 		dt_errtags = (int)n;
 	} else if (!strcmp(name, "defaultargs")) {
 		c->env.defaultargs = (int)n;
+	} else if (!strcmp(name, "argref")) {
+		c->env.argref = (int)n;
 	} else if (!strcmp(name, "bufsize")) {
 		/*
 		 * More than the kernel gives one CPU (64 MiB): bufresize=auto
@@ -380,7 +403,14 @@ static void opt_apply(const char *name, const char *val, unsigned long long n,
 	} else if (!strcmp(name, "dynvarsize")) {
 		c->env.dynvarsize = (unsigned)n;
 	} else if (!strcmp(name, "cleanrate")) {
-		c->env.cleanrate = us ? (unsigned)(1000000 / us) : 0;
+		/*
+		 * In Hz, held to what the kernel takes (1 .. 10000:
+		 * core/portable/vars.c's CLEAN_MAX), as DTrace holds it to
+		 * dtrace_cleanrate_min/max instead of refusing it.
+		 */
+		long hz = us ? 1000000 / us : 0;
+
+		c->env.cleanrate = hz < 1 ? 1 : hz > 10000 ? 10000 : (unsigned)hz;
 	} else if (!strcmp(name, "stackframes")) {
 		if (n >= 1 && n <= XDT_MAXSTACK)
 			c->env.stackframes = (unsigned)n;
@@ -697,8 +727,9 @@ static int compile_once(xdt_hdl_t *h, const char *src, const char *name,
 /*
  * The D library: every *.d file of the -L directories, then of the system
  * directory (-x syslibdir, default XDT_LIBDIR, which the lab installs in
- * each guest), in name order, a name found twice taken from the first
- * directory -- DTrace's /usr/lib/dtrace.  Translators to the stable types
+ * each guest), in name order (a file after those its "#pragma D
+ * depends_on library" lines name), a name found twice taken from the
+ * first directory -- DTrace's /usr/lib/dtrace.  Translators to the stable types
  * (psinfo_t, bufinfo_t, ...) and their inlines (curpsinfo) live there.
  *
  * Loaded lazily: the library reads kernel types, and indexing BTF costs
@@ -748,11 +779,56 @@ static int d_file(const struct dirent *d)
 	return n > 2 && !strcmp(d->d_name + n - 2, ".d") && d->d_name[0] != '.';
 }
 
+/* One file of the D library, read, with its place in the load order. */
+struct libfile {
+	char *name, *path, *text;
+	int state;		/* 0 not yet compiled, 1 being compiled, 2 done */
+};
+
+static void lib_error(struct xdt_cerror *err, const char *where, const char *what)
+{
+	memset(err, 0, sizeof(*err));
+	err->tag = DT_D_SYNTAX;
+	err->tagname = dt_errtag_name(DT_D_SYNTAX);
+	snprintf(err->file, sizeof(err->file), "%.255s", where);
+	snprintf(err->msg, sizeof(err->msg), "%s: %s", what, strerror(errno));
+}
+
+/*
+ * Compile library file @i after the files it names in "#pragma D
+ * depends_on library F" lines, as DTrace orders its library; a cycle is
+ * broken where it closes, and a file the library lacks is the pragma's
+ * own error (pragma.c) when @i compiles.
+ */
+static int load_lib(xdt_hdl_t *h, struct libfile *f, int nf, int i,
+		    struct xdt_cerror *err)
+{
+	int ret;
+
+	if (f[i].state)
+		return 0;
+	f[i].state = 1;
+	for (const char *l = f[i].text; l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
+		char dep[256];
+
+		if (sscanf(l, " #pragma D depends_on library %255s", dep) != 1)
+			continue;
+		for (int k = 0; k < nf; k++)
+			if (!strcmp(f[k].name, dep) && load_lib(h, f, nf, k, err))
+				return -1;
+	}
+	h->env.library = 1;
+	ret = compile_once(h, f[i].text, f[i].path, -1, 0, NULL, err);
+	h->env.library = 0;
+	f[i].state = 2;
+	return ret;
+}
+
 static int load_libs(xdt_hdl_t *h, struct xdt_cerror *err)
 {
 	const char *dirs[9];
-	char **seen = NULL;
-	int nd = 0, nseen = 0, ret = 0;
+	struct libfile *f = NULL;
+	int nd = 0, nf = 0, ret = 0;
 
 	h->p.libloaded = 1;
 	for (int i = 0; i < h->nlibdirs; i++)
@@ -764,13 +840,7 @@ static int load_libs(xdt_hdl_t *h, struct xdt_cerror *err)
 
 		/* no such directory is no library; one unreadable is an error */
 		if (n < 0 && errno != ENOENT && errno != ENOTDIR) {
-			memset(err, 0, sizeof(*err));
-			err->tag = DT_D_SYNTAX;
-			err->tagname = dt_errtag_name(DT_D_SYNTAX);
-			snprintf(err->file, sizeof(err->file), "%.255s", dirs[i]);
-			snprintf(err->msg, sizeof(err->msg),
-				 "cannot read D library directory: %s",
-				 strerror(errno));
+			lib_error(err, dirs[i], "cannot read D library directory");
 			ret = -1;
 		}
 
@@ -779,8 +849,8 @@ static int load_libs(xdt_hdl_t *h, struct xdt_cerror *err)
 			int dup = 0;
 			char *text;
 
-			for (int s = 0; s < nseen; s++)
-				dup |= !strcmp(seen[s], ents[k]->d_name);
+			for (int s = 0; s < nf; s++)
+				dup |= !strcmp(f[s].name, ents[k]->d_name);
 			snprintf(path, sizeof(path), "%s/%s", dirs[i], ents[k]->d_name);
 			text = dup || ret ? NULL : dt_readfile(path);
 			if (!dup && !ret && !text) {
@@ -790,29 +860,28 @@ static int load_libs(xdt_hdl_t *h, struct xdt_cerror *err)
 				 * on without it would report its translators
 				 * and inlines as missing, far from the cause.
 				 */
-				memset(err, 0, sizeof(*err));
-				err->tag = DT_D_SYNTAX;
-				err->tagname = dt_errtag_name(DT_D_SYNTAX);
-				snprintf(err->file, sizeof(err->file), "%.255s", path);
-				snprintf(err->msg, sizeof(err->msg),
-					 "cannot read D library file: %s",
-					 strerror(errno));
+				lib_error(err, path, "cannot read D library file");
 				ret = -1;
 			}
 			if (text) {
-				seen = xrealloc(seen, (nseen + 1) * sizeof(*seen));
-				seen[nseen++] = xstrdup(ents[k]->d_name);
-				ret = compile_once(h, text, path, -1, 0, NULL, err);
-				free(text);
+				f = xrealloc(f, (nf + 1) * sizeof(*f));
+				f[nf++] = (struct libfile){ xstrdup(ents[k]->d_name),
+							    xstrdup(path), text, 0 };
 			}
 			free(ents[k]);
 		}
 		if (n >= 0)
 			free(ents);
 	}
-	for (int s = 0; s < nseen; s++)
-		free(seen[s]);
-	free(seen);
+	/* in name order, each after the files it depends on */
+	for (int i = 0; i < nf && !ret; i++)
+		ret = load_lib(h, f, nf, i, err);
+	for (int i = 0; i < nf; i++) {
+		free(f[i].name);
+		free(f[i].path);
+		free(f[i].text);
+	}
+	free(f);
 	return ret;
 }
 
@@ -826,7 +895,13 @@ static int compile(xdt_hdl_t *h, const char *src, const char *name, int file,
 	if (!h->env.name0)
 		h->env.name0 = file ? name : "";
 	ret = compile_once(h, src, name, file, h->cpp, &mark, err);
-	if (ret && !h->p.libloaded && !h->nolibs) {
+	/*
+	 * A name the program did not know may be the D library's: load it
+	 * and try once more.  Not after running out of memory, which the
+	 * second try could hide (it would mostly succeed), so that the caller
+	 * sees every failed allocation as the error it is.
+	 */
+	if (ret && err->tag != DT_FATAL && !h->p.libloaded && !h->nolibs) {
 		struct xdt_cerror lerr;
 
 		type_rollback(&mark);

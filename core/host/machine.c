@@ -258,6 +258,8 @@ u64 xdt_dif_var(u32 v, struct xdt_mstate *m)
 		return 0;	/* a process: never an interrupt */
 	case DIF_VAR_UID:
 		return (u64)getuid();
+	case DIF_VAR_GID:
+		return (u64)getgid();
 	case DIF_VAR_CPU:
 		return 0;
 	case DIF_VAR_TIMESTAMP:

@@ -165,7 +165,7 @@ enum dif_op {
 	X(EPID, "epid", 0) X(ID, "id", 0) X(CURTHREAD, "curthread", 0)	\
 	X(CALLER, "caller", 0) X(STACKDEPTH, "stackdepth", 0)		\
 	X(UCALLER, "ucaller", 0) X(USTACKDEPTH, "ustackdepth", 0)	\
-	X(PPID, "ppid", 0) X(IPL, "ipl", 0)
+	X(PPID, "ppid", 0) X(IPL, "ipl", 0) X(GID, "gid", 0)
 #define DIF_NFIRINGVARS	3
 
 enum dif_var {

@@ -414,6 +414,11 @@ enum xdt_fault_kind {
 	XDT_FAULT_UPRIV = 7,		/* "invalid user access" */
 	XDT_FAULT_TUPOFLOW = 8,		/* "tuple stack overflow" */
 	XDT_FAULT_BADSTACK = 9,		/* "bad stack" */
+	/*
+	 * A fault of the consumer's own (DTrace's dt_handle_liberr): no
+	 * probe context raises it; the number is DTrace's, for scripts.
+	 */
+	XDT_FAULT_LIBRARY = 1000,	/* "library-level fault" */
 };
 
 /*
