@@ -55,9 +55,11 @@ def test_arguments_in_registers_and_memory(us):
                "copyinstr(arg2)); }", "-c", f"{US} 3")
     assert r.ok, r
     got = [ln for ln in r.stdout.splitlines() if ln.startswith(("work", "slow"))]
-    assert got == ["work 0 100 query-0", "slow 0 110 slow",
-                   "work 1 110 query-1", "slow 1 121 slow",
-                   "work 2 120 query-2", "slow 2 132 slow"], r.stdout
+    # sorted: per-CPU buffers (test_systemtap_sdt_h_probes says why)
+    assert sorted(got) == sorted(["work 0 100 query-0", "slow 0 110 slow",
+                                  "work 1 110 query-1", "slow 1 121 slow",
+                                  "work 2 120 query-2", "slow 2 132 slow"]), \
+        r.stdout
 
 
 def test_signed_and_unsigned_sizes(us):
@@ -70,8 +72,8 @@ def test_signed_and_unsigned_sizes(us):
                "-c", f"{US} 2")
     assert r.ok, r
     got = [ln for ln in r.stdout.splitlines() if ln.startswith(("neg", "q "))]
-    assert got == ["q 65530 query-0", "neg -2 -300",
-                   "q 65531 query-1", "neg -3 -300"], r.stdout
+    assert sorted(got) == sorted(["q 65530 query-0", "neg -2 -300",
+                                  "q 65531 query-1", "neg -3 -300"]), r.stdout
 
 
 def test_systemtap_sdt_h_probes(us):
@@ -84,8 +86,12 @@ def test_systemtap_sdt_h_probes(us):
                '{ printf("global %d\\n", arg0); }', "-c", f"{US} 3")
     assert r.ok, r
     got = [ln for ln in r.stdout.splitlines() if ln.startswith(("step", "gl"))]
-    assert got == ["step 0 0", "global 0", "step 1 -3", "global 7",
-                   "step 2 -6", "global 14"], r.stdout
+    # As a set: records reach the consumer per CPU buffer (DTrace's order
+    # too), and the program may move to the other vCPU between two probes
+    # (seen with the ISAs' guests side by side); the values name the step.
+    assert sorted(got) == sorted(["step 0 0", "global 0", "step 1 -3",
+                                  "global 7", "step 2 -6", "global 14"]), \
+        r.stdout
 
 
 @pytest.mark.parametrize("probes,want", [
@@ -112,7 +118,7 @@ def test_one_probe_two_sites(us):
                "-c", f"{US} 2")
     assert r.ok, r
     got = [ln for ln in r.stdout.splitlines() if ln.startswith("done")]
-    assert got == ["done 1", "done 2"], r.stdout
+    assert sorted(got) == ["done 1", "done 2"], r.stdout
     r = dtrace(us, "-l", "-v", "-n", "xdt_usdt$target:::done", "-c", US)
     assert r.ok, r
     assert len(re.findall(r"^\s*\d+\s+xdt_usdt\d+\s", r.stdout, re.M)) == 1, \
