@@ -50,8 +50,11 @@ static const struct {
 	  "data-recording actions may not follow commit( )" },
 };
 
+static void need_piece(struct lower *L);
+
 static void spec_rules(struct lower *L, enum spkind k, int line, int col)
 {
+	need_piece(L);		/* the rules are the statement's piece's */
 	for (size_t i = 0; i < sizeof(sp_rules) / sizeof(sp_rules[0]); i++)
 		if (sp_rules[i].k == k && (L->cflags & sp_rules[i].after))
 			dt_cerrt(&L->ps->lx, sp_rules[i].tag, line, col, "%s",
@@ -95,6 +98,13 @@ void new_piece(struct lower *L)
 	ps->cl = new_clause(ps, L->desc, L->line, L->col, L->src);
 	CL(ps)->pred = L->guard ? guard_pred(L, L->guard) : L->pred;
 	L->npieces++;
+	/*
+	 * DTrace's speculation rules hold per clause, and its sugar makes each
+	 * piece a clause of its own (dt_sugar.c, then dt_compile_one_clause):
+	 * `printf(); if (c) { speculate(s); ... }` is a recording piece and
+	 * a speculative one.
+	 */
+	L->cflags = 0;
 }
 
 static void need_piece(struct lower *L)
@@ -1097,17 +1107,9 @@ static void lower_int_act(struct lower *L, struct stmt *s, const struct d_action
 {
 	struct node *v = one_int_arg(L, s->tok, s->args);
 
-	if (a->kind == SK_SPEC) {
-		/*
-		 * The record goes to the speculation from here; an if/else
-		 * splits the clause into pieces, each its own record: not
-		 * supported (yet) after speculate().
-		 */
-		if (L->guard || L->npieces > 1)
-			dt_cerrt(&L->ps->lx, DT_D_ACT_SPEC, s->tok.line, s->tok.col,
-				 "speculate( ) inside if/else is not supported yet");
+	/* the current piece's records go to the speculation (new_piece) */
+	if (a->kind == SK_SPEC)
 		CL(L->ps)->spec = 1;
-	}
 	if (a->aux == XDT_ACT_SPECULATE || a->aux == XDT_ACT_COMMIT ||
 	    a->aux == XDT_ACT_DISCARD)
 		L->ps->p->speculates = 1;

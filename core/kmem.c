@@ -6,6 +6,8 @@
  * (core/host/machine.c).
  */
 #include <linux/cred.h>
+#include <linux/dcache.h>
+#include <linux/fs_struct.h>
 #include <linux/irq_work.h>
 #include <linux/kgdb.h>
 #include <linux/kallsyms.h>
@@ -17,6 +19,13 @@
 #include <linux/smp.h>
 #include <linux/timekeeping.h>
 #include <linux/uaccess.h>
+
+/*
+ * struct mount (a vfsmount's parent and mountpoint) is private to fs/: its
+ * header is read from the kernel tree this module is built against, for
+ * d_path()'s offsets only.
+ */
+#include <../fs/mount.h>
 
 #include "xdt_impl.h"
 
@@ -323,6 +332,32 @@ long __xdt_probe xdt_execargs(char *dst, u32 max)
 			dst[i] = ' ';
 	dst[n] = '\0';
 	return n;
+}
+
+/*
+ * d_path()'s layout (subr.c walks it).  current->fs changes only by the
+ * task itself (exit_fs() clears it before freeing it, unshare), so reading
+ * the pointer from the task's own probe is safe; the root's fields are
+ * then read fault-safely by the walk.
+ */
+static const struct xdt_vfs_layout vfs_layout = {
+	.path_mnt = offsetof(struct path, mnt),
+	.path_dentry = offsetof(struct path, dentry),
+	.dentry_parent = offsetof(struct dentry, d_parent),
+	.dentry_name_len = offsetof(struct dentry, d_name.len),
+	.dentry_name = offsetof(struct dentry, d_name.name),
+	.vfsmount_root = offsetof(struct vfsmount, mnt_root),
+	.mount_mnt = offsetof(struct mount, mnt),
+	.mount_parent = offsetof(struct mount, mnt_parent),
+	.mount_mountpoint = offsetof(struct mount, mnt_mountpoint),
+};
+
+const struct xdt_vfs_layout *__xdt_probe xdt_vfs_layout(u64 *root)
+{
+	struct fs_struct *fs = READ_ONCE(current->fs);
+
+	*root = fs ? (unsigned long)&fs->root : 0;
+	return &vfs_layout;
 }
 
 /* ---- destructive actions (dtrace -w) ------------------------------------- */

@@ -42,8 +42,8 @@ typedef struct devinfo {
 
 typedef struct fileinfo {
 	string fi_name;		/* the file's name, or "<none>" */
-	string fi_dirname;	/* its directory's name, or "<none>" */
-	string fi_pathname;	/* directory/name, or "<none>" */
+	string fi_dirname;	/* its directory's path, or "<none>" */
+	string fi_pathname;	/* its path (d_path()), or "<none>" */
 	offset_t fi_offset;	/* the file offset: -1 for a request, 0 for no file */
 	string fi_fs;		/* the filesystem type, or "<none>" */
 	string fi_mount;	/* the filesystem's device, or "<none>" */
@@ -99,14 +99,8 @@ translator fileinfo_t < struct request *R > {
 translator fileinfo_t < struct file *F > {
 	fi_name = F == NULL ? "<none>" :
 	    stringof(F->f_path.dentry->d_name.name);
-	fi_dirname = F == NULL ? "<none>" :
-	    stringof(F->f_path.dentry->d_parent->d_name.name);
-	fi_pathname = F == NULL ? "<none>" :
-	    F->f_path.dentry->d_parent == F->f_path.dentry ?
-	    "/" : strjoin(F->f_path.dentry->d_parent->d_parent ==
-	    F->f_path.dentry->d_parent ? "/" :
-	    strjoin(stringof(F->f_path.dentry->d_parent->d_name.name), "/"),
-	    stringof(F->f_path.dentry->d_name.name));
+	fi_dirname = F == NULL ? "<none>" : dirname(d_path(&F->f_path));
+	fi_pathname = F == NULL ? "<none>" : d_path(&F->f_path);
 	fi_offset = F == NULL ? 0 : F->f_pos;
 	fi_fs = F == NULL ? "<none>" :
 	    stringof(F->f_inode->i_sb->s_type->name);

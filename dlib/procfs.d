@@ -123,3 +123,12 @@ inline string zonename = "global";
 
 inline psinfo_t *curpsinfo = xlate <psinfo_t *> (curthread);
 inline lwpsinfo_t *curlwpsinfo = xlate <lwpsinfo_t *> (curthread);
+
+/*
+ * cwd and root, DTrace's strings for the current process's working and
+ * root directories: d_path() of the task's fs_struct (the walk reads
+ * without locks: a rename racing with the firing can tear the path, never
+ * fault).  A task that has let its fs go (late in exit) faults into ERROR.
+ */
+inline string cwd = d_path(&curthread->fs->pwd);
+inline string root = d_path(&curthread->fs->root);

@@ -837,6 +837,127 @@ SUBR(EXECARGS)
 	return 0;
 }
 
+/*
+ * d_path(struct path *), Oracle's DTrace for Linux's subroutine (and the
+ * cwd/root inlines and fileinfo_t's fi_pathname in the D library): the
+ * path from the current task's root, built by walking d_parent up to each
+ * mount's root and across to the mount it sits on.  The kernel's d_path()
+ * cannot be called from probe context (it takes rename_lock and
+ * mount_lock, seqlocks whose writers a probe may interrupt), so the walk
+ * is DTrace's: every field read fault-safely, no lock, a bounded number of
+ * steps.  Trade-off: a rename or an unmount racing with the walk can give
+ * a torn path (never a fault, never more than strsize); a path that is
+ * not below the task's root ends at its mount tree's top, as the kernel's
+ * d_absolute_path() does; and the kernel's own spellings for dentries
+ * without a name in any directory ("pipe:[N]", " (deleted)") are not
+ * made.  Two walks: the first measures, the second writes each name at
+ * its place, so a path longer than strsize keeps its first strsize - 1
+ * characters, as every other string does.
+ */
+#define D_PATH_STEPS	1024	/* names plus mount crossings */
+#define D_NAME_MAX	255	/* NAME_MAX: a longer length is a torn read */
+
+static int __xdt_probe rd64(struct xdt_mstate *m, u64 a, u64 *v)
+{
+	return xdt_read(m, v, a, sizeof(*v));
+}
+
+static int __xdt_probe path_walk(struct xdt_mstate *m,
+				 const struct xdt_vfs_layout *L, u64 path,
+				 u64 root, char *d, u64 total, u64 *lenp,
+				 u32 pc)
+{
+	u64 mnt, dent, rmnt = 0, rdent = 0, a = path;
+	u64 len = 0, mroot, mount, parent, name;
+	u32 nlen, i, keep;
+	int f;
+
+	if ((f = rd64(m, path + L->path_mnt, &mnt)) ||
+	    (f = rd64(m, path + L->path_dentry, &dent)))
+		goto bad;
+	if (root && (rd64(m, root + L->path_mnt, &rmnt) ||
+		     rd64(m, root + L->path_dentry, &rdent)))
+		rmnt = rdent = 0;	/* no root to stop at: the tree's top */
+	for (i = 0; i < D_PATH_STEPS; i++) {
+		if (dent == rdent && mnt == rmnt)
+			break;
+		a = mnt + L->vfsmount_root;
+		if ((f = rd64(m, a, &mroot)))
+			goto bad;
+		if (dent == mroot) {
+			mount = mnt - L->mount_mnt;
+			a = mount + L->mount_parent;
+			if ((f = rd64(m, a, &parent)))
+				goto bad;
+			if (parent == mount)
+				break;		/* the namespace's top */
+			a = mount + L->mount_mountpoint;
+			if ((f = rd64(m, a, &dent)))
+				goto bad;
+			mnt = parent + L->mount_mnt;
+			continue;
+		}
+		a = dent + L->dentry_parent;
+		if ((f = rd64(m, a, &parent)))
+			goto bad;
+		if (parent == dent)
+			break;			/* a root that is no mount's */
+		a = dent + L->dentry_name_len;
+		if ((f = xdt_read(m, &nlen, a, sizeof(nlen))))
+			goto bad;
+		a = dent + L->dentry_name;
+		if ((f = rd64(m, a, &name)))
+			goto bad;
+		nlen = nlen > D_NAME_MAX ? D_NAME_MAX : nlen;
+		len += 1 + nlen;
+		if (d && total - len < m->strsize - 1) {
+			/* this name's '/' lands at total - len */
+			u64 at = total - len;
+
+			keep = m->strsize - 1 - at > 1 + nlen ?
+			       1 + nlen : m->strsize - 1 - at;
+			d[at] = '/';
+			if (keep > 1 && (f = xdt_read(m, d + at + 1, name,
+						      keep - 1))) {
+				a = name;
+				goto bad;
+			}
+		}
+		dent = parent;
+	}
+	*lenp = len;
+	return 0;
+bad:
+	return fault(m, f, a, pc);
+}
+
+SUBR(D_PATH)
+{
+	u64 root = 0, total, len;
+	const struct xdt_vfs_layout *L = xdt_vfs_layout(&root);
+	char *d = scratch(m, m->strsize, pc);
+
+	if (!d)
+		return -EFAULT;
+	if (!L)
+		return fault(m, XDT_FAULT_ILLOP, ARG(0), pc);
+	if (path_walk(m, L, ARG(0), root, NULL, 0, &total, pc) ||
+	    path_walk(m, L, ARG(0), root, d, total, &len, pc))
+		return -EFAULT;
+	if (!total) {
+		d[0] = '/';
+		total = 1;
+	}
+	/*
+	 * A path that changed between the walks keeps what the second one
+	 * wrote where the first one's lengths put it: torn, still bounded.
+	 */
+	(void)len;
+	d[fit(m, total)] = '\0';
+	*rv = (unsigned long)d;
+	return 0;
+}
+
 /* Linux's dev_t inside the kernel: 12 bits of major, 20 of minor. */
 SUBR(GETMAJOR) { *rv = (u32)ARG(0) >> 20; return 0; }
 SUBR(GETMINOR) { *rv = (u32)ARG(0) & ((1u << 20) - 1); return 0; }

@@ -61,6 +61,19 @@ u64 xdt_dif_var(u32 v, struct xdt_mstate *m);
 int xdt_progenyof(s64 pid);
 /* execargs(): the current process's arguments, space-separated, at @dst. */
 long xdt_execargs(char *dst, u32 max);
+/*
+ * d_path(): where the VFS keeps what a path walk reads, as offsets (the
+ * portable core reads every field through xdt_read, so the privilege and
+ * fault checks hold); NULL where there is no VFS (the host VM).  @root:
+ * the address of the current task's root (a struct path), 0 if none.
+ */
+struct xdt_vfs_layout {
+	u32 path_mnt, path_dentry;		/* struct path */
+	u32 dentry_parent, dentry_name_len, dentry_name; /* struct dentry */
+	u32 vfsmount_root;			/* struct vfsmount: mnt_root */
+	u32 mount_mnt, mount_parent, mount_mountpoint;	/* fs/mount.h's */
+};
+const struct xdt_vfs_layout *xdt_vfs_layout(u64 *root);
 /* stack(): up to @max return addresses of the firing's kernel stack. */
 unsigned int xdt_stack(struct xdt_ctx *ctx, u64 *pcs, unsigned int max);
 /*

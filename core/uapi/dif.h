@@ -227,7 +227,8 @@ enum dif_var {
 	X(COPYOUT,  34, "copyout",   "void",	 "iii", DIF_SF_DESTR)	     \
 	X(COPYOUTSTR, 35, "copyoutstr", "void",	 "sii", DIF_SF_DESTR) \
 	X(SPECULATION, 36, "speculation", "int", "", 0)	/* a free one's id, 0 */ \
-	X(EXECARGS, 37, "execargs",  "string",	 "", 0)	/* psinfo_t's pr_psargs */
+	X(EXECARGS, 37, "execargs",  "string",	 "", 0)	/* psinfo_t's pr_psargs */ \
+	X(D_PATH,   38, "d_path",    "string",	 "i", 0)	/* struct path * */
 
 enum dif_subr {
 #define DIF_SENUM(name, idx, str, rt, args, fl) DIF_SUBR_##name = idx,

@@ -506,3 +506,38 @@ def test_ipl_is_what_the_cpu_serves(xdt):
             got[fn].add(int(ipl))
         assert got == {"vfs_read": {0}, "run_timer_softirq": {1},
                        "profile": {2}}, (mode, r.stdout)
+
+
+def test_d_path_cwd_root_and_fds_walk_mounts(xdt):
+    """d_path() (Oracle's subroutine), the cwd and root inlines and
+    fileinfo_t's fi_pathname: a lock-free walk of d_parent and of the
+    mounts (docs/d-language.md).  The target works in a directory below a
+    tmpfs mounted for the test, so the walk must cross a mount; a tiny
+    strsize keeps the path's first strsize - 1 characters; a bad pointer
+    is an ERROR, not a fault of the kernel."""
+    d = "/tmp/xdt-dpath/mnt"
+    r = xdt.run(f"mkdir -p {d} && mount -t tmpfs none {d} && "
+                f"mkdir -p {d}/sub/dir && echo hi > {d}/sub/dir/f")
+    assert r.ok, r
+    try:
+        cmd = script(xdt, "dpath", f"cd {d}/sub/dir && exec cat f\n")
+        r = dtrace(xdt, "-qn",
+                   'syscall::openat:return /pid == $target && '
+                   '(int)arg1 >= 0 && fds[arg1].fi_name == "f"/ '
+                   '{ printf("cwd=%s root=%s path=%s dir=%s\\n", cwd, '
+                   'root, fds[arg1].fi_pathname, fds[arg1].fi_dirname); }',
+                   "-c", cmd)
+        assert r.ok, r
+        assert f"cwd={d}/sub/dir root=/ path={d}/sub/dir/f " \
+            f"dir={d}/sub/dir\n" in r.stdout, r.stdout
+        r = dtrace(xdt, "-qx", "strsize=16", "-n",
+                   'syscall::openat:return /pid == $target && '
+                   '(int)arg1 >= 0/ { printf("[%s]\\n", cwd); exit(0); }',
+                   "-c", cmd)
+        assert r.ok, r
+        assert f"[{d}/sub/dir"[:16] + "]\n" in r.stdout, r.stdout
+        r = dtrace(xdt, "-qn", 'BEGIN { trace(d_path((struct path *)8)); } '
+                   'BEGIN { exit(0); }')
+        assert r.ok and re.search(r"invalid address \(0x8\)", r.stderr), r
+    finally:
+        xdt.run(f"umount {d}")

@@ -47,6 +47,7 @@ CALLS = [
     "json(stringof({a}), stringof({b}))",
     "progenyof({a})",
     "getmajor({a})",
+    "d_path((struct path *){a})",
 ]
 
 
