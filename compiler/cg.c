@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * cg.c - DIF code generation.  Registers are handed out like a stack
- * (lowest free of %r1..%r15, freed in reverse), which is all a tree walk
- * needs; a tree deeper than 15 live values is "expression too complex".
+ * (lowest free of %r1..%r(iregs-1), freed in reverse), which is all a tree
+ * walk needs.  iregs is DTrace's: the kernel's DIF_NREGS (8, %r0 reads as
+ * 0) unless -x iregs says otherwise; a tree with more live values than
+ * that is D_NOREG, and DIF from a larger -x iregs is the kernel
+ * verifier's to refuse, as in DTrace.
  * Branches only go forward (the verifier insists), which && || ?: need
  * and nothing else here does.
  */
@@ -20,13 +23,14 @@ struct cg {
 
 static int ralloc(struct cg *g, struct node *n)
 {
-	for (int r = 1; r < DIF_NREGS; r++) {
+	for (int r = 1; r < (int)g->p->iregs && r < 32; r++) {
 		if (!(g->live & (1u << r))) {
 			g->live |= 1u << r;
 			return r;
 		}
 	}
-	dt_cerr(g->lx, n->line, n->col, "expression too complex");
+	dt_cerrt(g->lx, DT_D_NOREG, n->line, n->col,
+		 "Insufficient registers to generate code");
 }
 
 static void rfree(struct cg *g, int r)

@@ -196,6 +196,8 @@ struct dt_env {
 	unsigned dynvarsize, cleanrate, stackframes, ustackframes,
 		 jstackframes;
 	unsigned strsize;
+	unsigned iregs;		/* -x iregs: DIF registers the code may use,
+				   0 = DIF_NREGS (DTrace's dtc_difintregs) */
 };
 
 struct prog;
@@ -405,6 +407,7 @@ struct prog {
 	struct difo *difos;	int ndifos;
 	struct agg *aggs;	int naggs;
 	unsigned strsize;
+	unsigned iregs;		/* registers cg may hand out: %r1..%r(iregs-1) */
 	unsigned bufsize;	/* -x bufsize, 0 = the kernel's default */
 	unsigned aggsize;	/* -x aggsize, 0 = the kernel's default */
 	unsigned bufpolicy;	/* -x bufpolicy: XDT_BUFPOLICY_* */

@@ -2205,6 +2205,7 @@ void dt_compile(struct prog *p, const struct dt_env *env, const char *name,
 	lex_init(&ps.lx, name, src);
 	ps.lx.prog = p;
 	ps.lx.library = env->library;
+	p->iregs = env->iregs ? env->iregs : DIF_NREGS;
 	if (!p->strsize) {
 		p->strsize = env->strsize;
 		types_init(env->strsize);

@@ -137,7 +137,7 @@ static const struct { const char *name; enum optkind kind; int implemented; } op
 	{ "argref", OPT_FLAG, 1 }, { "core", OPT_ANY, 0 },
 	{ "cpphdrs", OPT_FLAG, 0 }, { "cpppath", OPT_ANY, 0 },
 	{ "ctypes", OPT_ANY, 0 }, { "dtypes", OPT_ANY, 0 },
-	{ "evaltime", OPT_ANY, 0 }, { "iregs", OPT_COUNT, 0 },
+	{ "evaltime", OPT_ANY, 0 }, { "iregs", OPT_COUNT, 1 },
 	{ "knodefs", OPT_FLAG, 0 }, { "ldpath", OPT_ANY, 0 },
 	{ "lazyload", OPT_FLAG, 0 }, { "late", OPT_ANY, 0 },
 	{ "modpath", OPT_ANY, 0 }, { "nolibs", OPT_FLAG, 1 },
@@ -417,6 +417,10 @@ static void opt_apply(const char *name, const char *val, unsigned long long n,
 	} else if (!strcmp(name, "ustackframes")) {
 		if (n >= 1 && n <= XDT_MAXSTACK)
 			c->env.ustackframes = (unsigned)n;
+	} else if (!strcmp(name, "iregs")) {
+		/* DIF's register field is 8 bits; the kernel checks its own */
+		if (n >= 2 && n <= 256)
+			c->env.iregs = (unsigned)n;
 	} else if (!strcmp(name, "jstackframes")) {
 		if (n >= 1 && n <= XDT_MAXSTACK)
 			c->env.jstackframes = (unsigned)n;

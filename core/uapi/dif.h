@@ -31,7 +31,12 @@
 #ifndef XDT_DIF_H
 #define XDT_DIF_H
 
-#define DIF_NREGS	16
+/*
+ * DTrace's DIF_DIR_NREGS: %r0 (always 0) and seven more.  The compiler
+ * hands out what -x iregs says (this by default) and the verifier refuses
+ * any register past it; a power of two, the interpreter masks with it.
+ */
+#define DIF_NREGS	8
 
 enum dif_form {
 	DIF_F_R,	/* rd, r1, r2 as the op uses them */

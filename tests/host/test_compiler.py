@@ -291,3 +291,32 @@ def test_libxdt_out_of_memory_is_an_error_value(libxdt_driver, tmp_path):
     assert errors > total // 4, (errors, total)
     # one past the last: nothing failed, the normal output
     assert run(total + 1).stdout == normal.stdout
+
+
+def test_iregs(dtrace):
+    """-x iregs (DTrace's dtc_difintregs): the registers the code generator
+    may hand out, 8 by default as in the kernel's DIF.  Fewer make a
+    smaller expression D_NOREG; more let the compiler emit DIF with
+    registers past the kernel's, which its verifier refuses at enabling
+    (the host VM runs the same verifier), as DTrace's kernel does
+    (illumos cg/err.baddif.d)."""
+    deep = ("BEGIN { trace(arg1 + (arg2 + (arg3 + (arg4 + (arg5 + "
+            "(arg6 + (arg7 + arg8))))))); }")
+    small = "BEGIN { trace(arg1 + (arg2 + (arg3 + arg4))); }"
+
+    def run(*args):
+        return subprocess.run([dtrace, "-x", "errtags", *args],
+                              capture_output=True, text=True)
+    r = run("-e", "-n", deep)
+    assert r.returncode == 1 and "[D_NOREG]" in r.stderr, r.stderr
+    r = run("-x", "iregs=9", "-e", "-n", deep)
+    assert r.returncode == 0, r.stderr
+    r = run("-x", "iregs=9", "-x", "hostvm", "-n", deep)
+    assert r.returncode == 1 and re.search(
+        r"failed to enable.*(register out of range|bad destination register)",
+        r.stderr), r.stderr
+    r = run("-x", "iregs=4", "-e", "-n", small)
+    assert r.returncode == 1 and "[D_NOREG]" in r.stderr, r.stderr
+    r = run("-x", "iregs=5", "-x", "hostvm", "-q", "-n",
+            small.replace("}", "exit(0); }"))
+    assert r.returncode == 0, r.stderr
