@@ -467,11 +467,12 @@ static void lv_store(struct cg *g, struct node *lv, int val)
 		/* read-modify-write the unit */
 		const struct dmember *m = lv->mem;
 		__u64 mask = (m->bits == 64 ? ~0ULL : ((1ULL << m->bits) - 1)) << m->bitoff;
-		int old = ralloc(g, lv), v2 = ralloc(g, lv);
+		int old = ralloc(g, lv), v2;
 
 		emit(g, DIF_INSN_R(DIF_OP_MOV, a, 0, old));
-		bf_load(g, lv, old);
+		bf_load(g, lv, old);	/* before v2: a byte-wise load takes 3 */
 		op_const(g, lv, DIF_OP_AND, old, ~mask);
+		v2 = ralloc(g, lv);
 		emit(g, DIF_INSN_R(DIF_OP_MOV, val, 0, v2));
 		op_const(g, lv, DIF_OP_SLL, v2, m->bitoff);
 		op_const(g, lv, DIF_OP_AND, v2, mask);

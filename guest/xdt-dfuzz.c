@@ -1242,7 +1242,7 @@ static FILE *out;			/* what the printers print: /dev/null or stdout */
 struct counts {
 	unsigned long long prog, compiled, refused, ran, faults, fail;
 	unsigned long long exited, bound, wrong_accepted, right_cerr;
-	unsigned long long right_refused, badrun_ran, constdiv;
+	unsigned long long right_refused, badrun_ran, constdiv, noreg;
 	unsigned long long wrong_seen[W_NWRONG], wrong_acc[W_NWRONG];
 	unsigned long long badrun_refused[R_NBADRUN];
 	unsigned long long us[16];	/* microseconds by stage (stages[]) */
@@ -1574,6 +1574,13 @@ static void run_one(unsigned idx, int fds0)
 		 */
 		if (P.wrong == W_NONE && err.tagname && !strcmp(err.tagname, "D_DIV_ZERO")) {
 			C.constdiv++;
+		} else if (P.wrong == W_NONE && err.tagname &&
+			   !strcmp(err.tagname, "D_NOREG")) {
+			/*
+			 * DIF has DTrace's 8 registers: a deep enough right
+			 * expression needs more, in DTrace too (D_NOREG).
+			 */
+			C.noreg++;
 		} else if (P.wrong == W_NONE) {
 			/* the grammar builds right programs: one side is wrong */
 			C.right_cerr++;
@@ -1883,8 +1890,8 @@ int main(int argc, char **argv)
 				printf(" %s %.1f", stages[i], C.us[i] / 1e6);
 		printf("\n");
 		printf("xdt-dfuzz: right programs refused: by the compiler %llu, at enable %llu "
-		       "(constant divisions by zero %llu)\n", C.right_cerr, C.right_refused,
-		       C.constdiv);
+		       "(constant divisions by zero %llu, past DIF's 8 registers %llu)\n",
+		       C.right_cerr, C.right_refused, C.constdiv, C.noreg);
 		printf("xdt-dfuzz: programs %llu compiled %llu refused %llu ran %llu faults %llu "
 		       "failures %llu\n", C.prog, C.compiled, C.refused, C.ran, C.faults, C.fail);
 		fflush(stdout);

@@ -504,10 +504,13 @@ static int pred_xdtvar(void)
 		    R(SEQ, 3, 0, 1), RET1);
 }
 
-/* Push integer @k then string @s, the key of a[int, string]. */
-#define KEY_IS(k, s)	IX(SETX, K(k), 8), R(PUSHTV, 8, 0, 0), \
-			IX(SETS, S(s), 9), R(PUSHTS, 9, 0, 0)
-#define KEY_I(k)	IX(SETX, K(k), 8), R(PUSHTV, 8, 0, 0)
+/*
+ * Push integer @k then string @s, the key of a[int, string]: in %r6 and
+ * %r7, the top of DIF's eight, which the programs' own values never use.
+ */
+#define KEY_IS(k, s)	IX(SETX, K(k), 6), R(PUSHTV, 6, 0, 0), \
+			IX(SETS, S(s), 7), R(PUSHTS, 7, 0, 0)
+#define KEY_I(k)	IX(SETX, K(k), 6), R(PUSHTV, 6, 0, 0)
 
 enum { G = XDT_VAR_GLOBAL, T = XDT_VAR_THREAD, L = XDT_VAR_LOCAL };
 enum { SC = XDT_VAR_SCALAR, AR = XDT_VAR_ARRAY };

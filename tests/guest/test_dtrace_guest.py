@@ -532,7 +532,8 @@ def test_d_path_cwd_root_and_fds_walk_mounts(xdt):
             f"dir={d}/sub/dir\n" in r.stdout, r.stdout
         r = dtrace(xdt, "-qx", "strsize=16", "-n",
                    'syscall::openat:return /pid == $target && '
-                   '(int)arg1 >= 0/ { printf("[%s]\\n", cwd); exit(0); }',
+                   '(int)arg1 >= 0 && fds[arg1].fi_name == "f"/ '
+                   '{ printf("[%s]\\n", cwd); exit(0); }',
                    "-c", cmd)
         assert r.ok, r
         assert f"[{d}/sub/dir"[:16] + "]\n" in r.stdout, r.stdout
