@@ -98,7 +98,7 @@ static bool var_dynamic(const struct xdt_var *x)
 static int check_var(const struct xdt_var *x, u32 i, char *err, size_t errlen)
 {
 	const char *why = NULL;
-	u32 k;
+	u32 k = 0;
 
 	if (x->scope > XDT_VAR_LOCAL)
 		why = "unknown scope";
@@ -134,10 +134,15 @@ static int check_var(const struct xdt_var *x, u32 i, char *err, size_t errlen)
 	}
 	if (!why)
 		return 0;
-	snprintf(err, errlen, "variable %u (%.32s): %s (scope %u kind %u "
-		 "flags %#x size %u keys %u/%#x, key %u of %u bytes)", i,
-		 x->name, why, x->scope, x->kind, x->flags, x->size, x->nkeys,
-		 x->keykinds, k ? k - 1 : 0, k ? x->keysize[k - 1] : 0);
+	if (k && x->keysize[k - 1])	/* a key size's fault: which key */
+		snprintf(err, errlen, "variable %u (%.32s): %s (keys %u/%#x, "
+			 "key %u of %u bytes)", i, x->name, why, x->nkeys,
+			 x->keykinds, k - 1, x->keysize[k - 1]);
+	else
+		snprintf(err, errlen, "variable %u (%.32s): %s (scope %u kind "
+			 "%u flags %#x size %u keys %u/%#x)", i, x->name, why,
+			 x->scope, x->kind, x->flags, x->size, x->nkeys,
+			 x->keykinds);
 	return -EINVAL;
 }
 
