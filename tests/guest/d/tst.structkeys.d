@@ -1,6 +1,7 @@
 /* flags: -q */
 /* cmd: /tmp/sysc getppid 3 */
 /* stderr: invalid address \(0x8\) in action #1 */
+/* cpu: 0 */
 /*
  * Struct keys in the kernel: a thread-local array and aggregations keyed
  * by a D struct built in each firing (12 bytes: a hex dump) and by a
