@@ -188,6 +188,7 @@ static void push_tuple(struct cg *g, struct node **args, int n)
 		regs[i] = expr(g, args[i]);
 	for (int i = 0; i < n; i++) {
 		emit(g, DIF_INSN_R(args[i]->type == XDT_TYPE_STRING ? DIF_OP_PUSHTS :
+				   args[i]->type == DT_TYPE_MEM ? DIF_OP_PUSHTR :
 				   DIF_OP_PUSHTV, regs[i], 0, 0));
 	}
 	for (int i = n - 1; i >= 0; i--)

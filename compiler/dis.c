@@ -120,7 +120,8 @@ static void dis_insn(FILE *fp, const struct difo *d, __u32 in)
 		snprintf(buf, sizeof(buf), "%-4s [%%r%u], %%r%u", mn, r1, rd);
 	} else if (op >= DIF_OP_STB && op <= DIF_OP_STX) {
 		snprintf(buf, sizeof(buf), "%-4s %%r%u, [%%r%u]", mn, r1, rd);
-	} else if (op == DIF_OP_PUSHTV || op == DIF_OP_PUSHTS) {
+	} else if (op == DIF_OP_PUSHTV || op == DIF_OP_PUSHTS ||
+		   op == DIF_OP_PUSHTR) {
 		snprintf(buf, sizeof(buf), "%-4s %%r%u", mn, r1);
 	} else if (op == DIF_OP_FLUSHTS) {
 		snprintf(buf, sizeof(buf), "%s", mn);
@@ -190,10 +191,13 @@ void dis_prog(FILE *fp, const struct prog *p)
 				fprintf(fp, " stack(%u)", XDT_KEY_WORDS(x->arg1));
 			else if (x->kind == XDT_ACT_AGGKEY && x->arg0 == XDT_KEY_USTACK)
 				fprintf(fp, " ustack(%u)", XDT_KEY_WORDS(x->arg1) - 1);
+			else if (x->kind == XDT_ACT_AGGKEY && x->arg0 == XDT_KEY_MEM)
+				fprintf(fp, " %u bytes", x->arg1);
 			else if (x->kind == XDT_ACT_AGGKEY)
 				fprintf(fp, " %s", x->arg0 == XDT_KEY_STRING ? "string" :
 					x->arg0 == XDT_KEY_INT ? "int" : "?");
-			if (x->kind == XDT_ACT_AGGKEY && x->arg1 >> 16)
+			if (x->kind == XDT_ACT_AGGKEY && x->arg0 != XDT_KEY_MEM &&
+			    x->arg1 >> 16)
 				fprintf(fp, " in %u words", XDT_KEY_SLOT(x->arg1));
 			if (x->kind == XDT_ACT_STACK)
 				fprintf(fp, " %u %s", x->arg0 - x->arg1,

@@ -273,6 +273,7 @@ void type_complete(struct dtype *t);	/* a kernel struct's members, now */
 int type_is_int(const struct dtype *t);		/* integer or enum */
 int type_is_scalar(const struct dtype *t);	/* int, enum, pointer */
 int type_is_byref(const struct dtype *t);	/* string, array, struct, union */
+int type_is_keybytes(const struct dtype *t);	/* a key copied by its bytes */
 void btf_use(const char *vmlinux);	/* NULL: the running kernel's */
 /* A kernel function's prototype: its argument count, or -1. */
 int btf_func_proto(const char *func, struct dtype **args, int max,

@@ -94,6 +94,7 @@ struct dvar *var_declare(struct prog *p, struct lexer *lx, int scope,
 			 struct dtype **keyt, int line, int col);
 int sema_constval(struct node *n, long long *v);
 int sema_is_dynamic(struct prog *p, const struct node *n);	/* a[] unsubscripted */
+void key_size_check(struct lexer *lx, const struct node *k, int i);
 void sema_xlator_check(struct prog *p, struct lexer *lx, struct dxlator *x);
 /* An inline array's body typed with its parameters bound to @args
    (typed), or to stand-ins of their types (!args: the definition). */

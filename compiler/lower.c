@@ -674,11 +674,20 @@ static void lower_agg(struct lower *L, struct stmt *s)
 			}
 			keys[i] = k;
 		} else {
-			keys[i] = value(L, k);
+			/* void too is D_KEY_TYPE here (dt_idcook_assc) */
+			keys[i] = sema_expr(p, lx, k);
+			if (type_is_keybytes(keys[i]->t)) {
+				/* a struct, union or array: its bytes (XDT_KEY_MEM) */
+				key_size_check(lx, keys[i], i);
+				ktype[i] = DT_TYPE_MEM;
+				kframes[i] = keys[i]->t->real->size;
+				keys[i]->type = XDT_TYPE_INT;	/* the address */
+				continue;
+			}
 			if (!type_is_scalar(keys[i]->t) && !type_is_strlike(keys[i]->t))
 				dt_cerrt(lx, DT_D_KEY_TYPE, k->line, k->col,
-					 "aggregation key #%d has a type that cannot be a key: %s",
-					 i + 1, type_str(keys[i]->t));
+					 "%s expression may not be used as aggregation index: key #%d",
+					 type_str(keys[i]->t), i + 1);
 			ktype[i] = value_type(keys[i]);
 			/* an integer key prints and sorts by its type's size */
 			kframes[i] = ktype[i] == XDT_TYPE_INT &&
@@ -770,10 +779,15 @@ static void lower_agg(struct lower *L, struct stmt *s)
 					ag->keyframes[i] = kframes[i];
 				if (ktype[i] == DT_TYPE_USTACK)
 					ag->keytype[i] = DT_TYPE_USTACK;
-			} else if (ag->keytype[i] != ktype[i])
+			} else if (ag->keytype[i] != ktype[i] ||
+				   (ktype[i] == DT_TYPE_MEM &&
+				    !type_compat(ag->keyt[i], keys[i]->t)))
 				dt_cerrt(lx, DT_D_AGG_REDEF, keys[i]->line, keys[i]->col,
 					 "@%s: key #%d type mismatch: %s before, %s here",
-					 at.s, i + 1, keyname(ag->keytype[i]), keyname(ktype[i]));
+					 at.s, i + 1, ag->keytype[i] == DT_TYPE_MEM ?
+					 type_str(ag->keyt[i]) : keyname(ag->keytype[i]),
+					 ktype[i] == DT_TYPE_MEM ? type_str(keys[i]->t) :
+					 keyname(ktype[i]));
 	}
 	for (i = 0; i < nkeys; i++) {
 		if (ktype[i] == DT_TYPE_USYM) {
@@ -786,6 +800,9 @@ static void lower_agg(struct lower *L, struct stmt *s)
 		} else if (DT_IS_STACK(ktype[i]))
 			add_act(L, XDT_ACT_AGGKEY, -1, ktype[i] == DT_TYPE_USTACK ?
 				XDT_KEY_USTACK : XDT_KEY_STACK, kframes[i]);
+		else if (ktype[i] == DT_TYPE_MEM)
+			add_act(L, XDT_ACT_AGGKEY, cg_difo(p, lx, keys[i]),
+				XDT_KEY_MEM, kframes[i]);
 		else
 			add_act(L, XDT_ACT_AGGKEY, cg_difo(p, lx, keys[i]),
 				ktype[i] == XDT_TYPE_STRING ? XDT_KEY_STRING : XDT_KEY_INT, 0);

@@ -1527,10 +1527,17 @@ static void declaration(struct parser *ps)
 							 "too many array key types");
 					keyt[nkeys] = type_name_(ps);
 					if (!type_is_scalar(keyt[nkeys]) &&
-					    keyt[nkeys]->real->k != TK_STRING)
+					    keyt[nkeys]->real->k != TK_STRING &&
+					    !type_is_keybytes(keyt[nkeys]))
 						dt_cerrt(&ps->lx, DT_D_DECL_ARRSUB, kt.line, kt.col,
 							 "associative array key type %s is not supported",
 							 type_str(keyt[nkeys]));
+					if (type_is_keybytes(keyt[nkeys]) &&
+					    keyt[nkeys]->real->size > XDT_KEYMEM_MAX)
+						dt_cerrt(&ps->lx, DT_D_KEY_TYPE, kt.line, kt.col,
+							 "key #%d (%s) is %u bytes: a key holds at most %u",
+							 nkeys + 1, type_str(keyt[nkeys]),
+							 keyt[nkeys]->real->size, XDT_KEYMEM_MAX);
 					nkeys++;
 					if (TOK(ps).t != T_COMMA)
 						break;

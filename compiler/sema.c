@@ -459,6 +459,19 @@ static struct dtype *decl_type(struct lexer *lx, struct node *rv)
 	return t;
 }
 
+/*
+ * A key copied by its bytes is at most XDT_KEYMEM_MAX of them (the
+ * kernel's key buffer holds 8 keys of that size); DTrace's bound is its
+ * dynamic variable chunk's, met at run time as a drop.
+ */
+void key_size_check(struct lexer *lx, const struct node *k, int i)
+{
+	if (type_is_keybytes(k->t) && k->t->real->size > XDT_KEYMEM_MAX)
+		dt_cerrt(lx, DT_D_KEY_TYPE, k->line, k->col,
+			 "key #%d (%s) is %u bytes: a key holds at most %u",
+			 i + 1, type_str(k->t), k->t->real->size, XDT_KEYMEM_MAX);
+}
+
 static void check_keys(struct prog *p, struct lexer *lx, struct node *n, struct dvar *v)
 {
 	if (n->nargs != v->nkeys)
@@ -470,6 +483,16 @@ static void check_keys(struct prog *p, struct lexer *lx, struct node *n, struct 
 		int want_str;
 
 		act_check(lx, k, DT_D_ACT_SPEC);
+		if (type_is_keybytes(v->keyt[i])) {
+			/* a struct, union or array: by its bytes, of one type */
+			if (!type_compat(k->t, v->keyt[i]))
+				dt_cerrt(lx, DT_D_PROTO_ARG, k->line, k->col,
+					 "%s%s[ ] key #%d is incompatible with its prototype: %s expected, %s given",
+					 scope_prefix(v->scope), v->name, i + 1,
+					 type_str(v->keyt[i]), type_str(k->t));
+			k->type = DT_TYPE_MEM;
+			continue;
+		}
 		want_str = v->keyt[i]->real->k == TK_STRING;
 
 		if (want_str ? !type_is_strlike(k->t) :
@@ -915,14 +938,17 @@ struct node *sema_lvalue(struct prog *p, struct lexer *lx, struct node *n,
 					if (type_is_strlike(n->args[i]->t) &&
 					    n->args[i]->t->real->k != TK_PTR)
 						kt[i] = dt_string;
-					else if (type_is_scalar(n->args[i]->t))
+					else if (type_is_scalar(n->args[i]->t) ||
+						 type_is_keybytes(n->args[i]->t))
 						kt[i] = n->args[i]->t;
 					else
 						dt_cerrt(lx, DT_D_KEY_TYPE, n->args[i]->line,
 							 n->args[i]->col,
-							 "%s is not a valid associative array key type",
-							 type_str(n->args[i]->t));
+							 "%s expression may not be used as associative array index: key #%d",
+							 type_str(n->args[i]->t), i + 1);
 				}
+				for (int i = 0; i < n->nargs; i++)
+					key_size_check(lx, n->args[i], i);
 				v = var_declare(p, lx, scope, n->a->s, rt, n->nargs, kt,
 						n->line, n->col);
 			}

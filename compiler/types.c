@@ -463,6 +463,18 @@ int type_is_byref(const struct dtype *t)
 	       t->k == TK_UNION;
 }
 
+/*
+ * A key held by its bytes (DTrace's by-reference tuple element): a struct,
+ * union or array of known size that is not a string (char[] keys are
+ * strings, as D treats them), at most XDT_KEYMEM_MAX bytes.
+ */
+int type_is_keybytes(const struct dtype *t)
+{
+	t = t->real;
+	return (t->k == TK_STRUCT || t->k == TK_UNION || t->k == TK_ARRAY) &&
+	       !type_is_strlike(t) && t->size > 0;
+}
+
 /* Same type, looking through typedefs (and pointers to the same type). */
 int type_compat(const struct dtype *a, const struct dtype *b)
 {

@@ -422,6 +422,7 @@ struct xdt_tuple {
 	struct {
 		u64 v;
 		u32 str;		/* PUSHTS: v is a string's address */
+		u32 ref;		/* PUSHTR: v is a value's address */
 	} e[DIF_MAXTUPLE];
 };
 

@@ -232,8 +232,16 @@ static void gen_vars(void)
 			break;
 		}
 		if (x->kind) {
+			unsigned k;
+
 			x->nkeys = 1 + below(DIF_MAXTUPLE);
 			x->keykinds = rnd() & ((1u << x->nkeys) - 1);
+			/* by-value (struct) keys: some integer elements */
+			for (k = 0; k < x->nkeys; k++)
+				if (!(x->keykinds >> k & 1) && chance(25))
+					x->keysize[k] = chance(90) ?
+						1 + below(64) :
+						1 + below(XDT_KEYMEM_MAX);
 		}
 		snprintf(x->name, sizeof(x->name), "v%u", i);
 	}
@@ -270,9 +278,13 @@ static void emit(__u32 in)
 		g.insn[g.ni++] = in;
 }
 
+static unsigned gen_addr(void);
+
 /* Push a key that fits variable @v (or, sometimes, one that does not). */
 static void push_key(unsigned v)
 {
+	static unsigned depth;	/* gen_addr() may read an array: bounded */
+
 	unsigned k, n = v < g.nv ? g.v[v].nkeys : 1;
 
 	if (chance(10))
@@ -280,9 +292,24 @@ static void push_key(unsigned v)
 	for (k = 0; k < n; k++) {
 		unsigned r = reg();
 		int str = v < g.nv ? (g.v[v].keykinds >> k) & 1 : 0;
+		int ref = v < g.nv && k < DIF_MAXTUPLE && g.v[v].keysize[k];
 
 		if (chance(5))
 			str = !str;
+		if (chance(5))
+			ref = !ref;
+		if (ref) {
+			/* a struct key: the bytes at an address, good or bad */
+			if (depth < 2) {
+				depth++;
+				r = gen_addr();
+				depth--;
+			} else {
+				emit(DIF_INSN_I(DIF_OP_SETX, below(g.nn), r));
+			}
+			emit(DIF_INSN_R(DIF_OP_PUSHTR, r, 0, 0));
+			continue;
+		}
 		if (str)
 			emit(DIF_INSN_I(DIF_OP_SETS, g.strofs[below(g.nstr)], r));
 		else
@@ -464,7 +491,8 @@ static void gen_stmt(unsigned start, unsigned budget)
 	(void)start;
 }
 
-static int gen_difo(int rtype)
+/* @addr: the value returned is an address (gen_addr()), as a struct key's */
+static int gen_difo_ret(int rtype, int addr)
 {
 	struct xdt_difo *d;
 	unsigned n = 1 + below(24), i, start = g.ni;
@@ -475,7 +503,7 @@ static int gen_difo(int rtype)
 	memset(d, 0, sizeof(*d));
 	for (i = 0; i < n; i++)
 		gen_stmt(start, 4);
-	emit(DIF_INSN_R(DIF_OP_RET, 0, 0, rreg()));
+	emit(DIF_INSN_R(DIF_OP_RET, 0, 0, addr ? gen_addr() : rreg()));
 	/* Branch targets past the end land on the RET. */
 	for (i = start; i < g.ni; i++) {
 		__u32 in = g.insn[i], op = DIF_OP(in);
@@ -495,6 +523,11 @@ static int gen_difo(int rtype)
 			g.insn[i] = (in & ~0xffffu) | (DIF_TARGET(in) - start);
 	}
 	return g.nd++;
+}
+
+static int gen_difo(int rtype)
+{
+	return gen_difo_ret(rtype, 0);
 }
 
 /* A DIFO returning @v (an action's operand chosen, not random). */
@@ -608,8 +641,16 @@ static void gen_clause(int fbt)
 			 * its words or past the limit.
 			 */
 			a->kind = XDT_ACT_AGGKEY;
-			a->arg0 = chance(90) ? below(4) : rnd();
-			if (a->arg0 == XDT_KEY_STACK || a->arg0 == XDT_KEY_USTACK) {
+			a->arg0 = chance(90) ? below(5) : rnd();
+			if (a->arg0 == XDT_KEY_MEM) {
+				/* a struct's bytes: mostly a valid size */
+				a->arg1 = chance(90) ? 1 + below(64) :
+					  chance(50) ? 1 + below(XDT_KEYMEM_MAX) :
+					  chance(50) ? XDT_KEYMEM_MAX + below(3) :
+					  rnd();
+				a->difo = gen_difo_ret(0, chance(80));
+			} else if (a->arg0 == XDT_KEY_STACK ||
+				   a->arg0 == XDT_KEY_USTACK) {
 				unsigned w = chance(90) ? 1 + below(XDT_MAXSTACK + 1) :
 						 below(0x10000);
 				unsigned s = chance(50) ? w : chance(80) ?
@@ -687,13 +728,17 @@ static void mutate(void)
 				struct xdt_var *x = &g.v[below(g.nv)];
 				__u32 r = chance(50) ? below(10) : rnd();
 
-				switch (below(6)) {
+				switch (below(7)) {
 				case 0: x->scope = r; break;
 				case 1: x->kind = r; break;
 				case 2: x->flags = r; break;
 				case 3: x->size = chance(50) ? below(70000) : r;
 					break;
 				case 4: x->nkeys = r; break;
+				/* a key's size: past the limit, a string's, ... */
+				case 5: x->keysize[below(8)] = chance(50) ?
+					XDT_KEYMEM_MAX + below(3) - 1 : (__u16)r;
+					break;
 				default: x->keykinds = r; break;
 				}
 			}
@@ -708,7 +753,7 @@ static void mutate(void)
 				case 0: a->kind = chance(90) ? below(XDT_ACT_RAISE + 1) :
 						  XDT_NACTS + below(3); break;
 				case 1: a->difo = below(g.nd + 2) - 1; break;
-				case 2: a->arg0 = below(4); break;
+				case 2: a->arg0 = below(5); break;
 				/* a stack key's words and slot, among others */
 				default: a->arg1 ^= 1u << below(32); break;
 				}

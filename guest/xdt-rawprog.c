@@ -756,6 +756,23 @@ static void case_refuse(const char *what)
 		pb.v[g].kind = AR;
 		pb.v[g].nkeys = 1;
 		pb.v[g].keykinds = 2;
+	} else if (!strncmp(what, "keysize", 7)) {
+		/* a struct key: too big, on a string element, past the keys */
+		pb.v[g].kind = AR;
+		pb.v[g].nkeys = 2;
+		pb.v[g].keysize[what[7] == '-' ? 2 : 0] = XDT_KEYMEM_MAX;
+		if (!what[7])
+			pb.v[g].keysize[0] = XDT_KEYMEM_MAX + 1;
+		else if (!strcmp(what + 7, "-string"))
+			pb.v[g].keykinds = 1, pb.v[g].keysize[0] = 8;
+	} else if (!strcmp(what, "memkey")) {
+		/* an aggregation key of more bytes than a key holds */
+		pb.p.naggs = 1;
+		clause("dtrace", "", "BEGIN", -1);
+		act(XDT_ACT_AGGKEY, DIFO(0, IX(LDGS, g, 1), RET1));
+		pb.a[pb.na - 1].arg0 = XDT_KEY_MEM;
+		pb.a[pb.na - 1].arg1 = XDT_KEYMEM_MAX + 1;
+		act(XDT_ACT_AGG, -1);
 	} else if (!strcmp(what, "local-array")) {
 		pb.v[g].scope = L;
 		pb.v[g].kind = AR;

@@ -132,10 +132,8 @@ static const char *usym_keys(const struct prog *p, unsigned aggid,
 				memcpy(*tmp + off + 8, &pc, 8);
 			}
 			off += 16;
-		} else if (DT_IS_STACK(ag->keytype[i])) {
-			off += 8 * ag->keyframes[i];
 		} else {
-			off += 8;
+			off += agg_keyslot(ag, i, p->strsize);
 		}
 	}
 	return *tmp;
@@ -380,9 +378,19 @@ static unsigned agg_keylen(const struct agg *ag, unsigned strsize)
 	unsigned o = 0;
 
 	for (int i = 0; i < ag->nkeys; i++)
-		o += ag->keytype[i] == XDT_TYPE_STRING ? (strsize + 7) & ~7u :
-		     DT_IS_STACK(ag->keytype[i]) ? 8 * ag->keyframes[i] : 8;
+		o += agg_keyslot(ag, i, strsize);
 	return o;
+}
+
+unsigned agg_keyslot(const struct agg *ag, int i, unsigned strsize)
+{
+	if (ag->keytype[i] == XDT_TYPE_STRING)
+		return (strsize + 7) & ~7u;
+	if (DT_IS_STACK(ag->keytype[i]))
+		return 8 * ag->keyframes[i];
+	if (ag->keytype[i] == DT_TYPE_MEM)	/* a struct's bytes */
+		return (ag->keyframes[i] + 7) & ~7u;
+	return 8;
 }
 
 /*
@@ -448,6 +456,11 @@ static int key1cmp(const struct agg *ag, const struct agg *bg, int i,
 				return p < q ? -1 : 1;
 		}
 		return 0;
+	} else if (ag->keytype[i] == DT_TYPE_MEM && ag->keyframes[i] != 1 &&
+		   ag->keyframes[i] != 2 && ag->keyframes[i] != 4 &&
+		   ag->keyframes[i] != 8) {
+		/* other sizes byte by byte (dt_aggregate_keycmp) */
+		return memcmp(x, y, ag->keyframes[i]);
 	} else {
 		/* DTrace compares integer keys unsigned, at their size */
 		unsigned long long p = agg_key_uint(ag, i, x), q = agg_key_uint(bg, i, y);
@@ -469,8 +482,7 @@ static int keycmp(const struct dt_aggent *a, const struct dt_aggent *b)
 
 	for (int i = 0; i < n; i++) {
 		off[i] = o;
-		o += ag->keytype[i] == XDT_TYPE_STRING ? (sort_prog->strsize + 7) & ~7u :
-		     DT_IS_STACK(ag->keytype[i]) ? 8 * ag->keyframes[i] : 8;
+		o += agg_keyslot(ag, i, sort_prog->strsize);
 	}
 	for (int k = 0; k < n; k++) {
 		int i = (k + pos) % n;
@@ -855,6 +867,12 @@ void agg_decode(const struct prog *p, const struct dt_aggent *e,
 			kv->pcs = e->key + off;
 			kv->nframes = ag->keyframes[k];
 			off += 8 * ag->keyframes[k];
+		} else if (ag->keytype[k] == DT_TYPE_MEM) {
+			kv->kind = XDT_VAL_MEMORY;
+			kv->type = ag->keyt[k] ? type_str(ag->keyt[k]) : "memory";
+			kv->s = e->key + off;
+			kv->len = ag->keyframes[k];
+			off += agg_keyslot(ag, k, p->strsize);
 		} else {
 			struct agg t;
 			const struct agg *ka = agg_laid(ag, e->e, e->key, p->strsize, &t);

@@ -167,6 +167,8 @@ __u64 agg_llq_value(__u64 arg, int i);
 const struct agg *agg_laid(const struct agg *ag, const struct xdt_aggent *e,
 			   const char *key, unsigned strsize, struct agg *tmp);
 unsigned long long agg_key_uint(const struct agg *ag, int i, const char *p);
+/* Key @i's bytes in an entry's key: the kernel's slot, a multiple of 8 */
+unsigned agg_keyslot(const struct agg *ag, int i, unsigned strsize);
 long long dt_typed_int(const struct dtype *t, const char *p, int *uns);
 
 #endif

@@ -180,6 +180,17 @@ static void json_agg_end(void *ctx, int aggid)
 	jw_end(&j->w, 0);
 }
 
+/* Bytes (tracemem(), a struct traced or a struct key) as a hex string */
+static void jw_hex(struct jw *w, const char *s, size_t len)
+{
+	char *hex = xzalloc(2 * len + 1);
+
+	for (size_t k = 0; k < len; k++)
+		snprintf(hex + 2 * k, 3, "%02x", (unsigned char)s[k]);
+	jw_str(w, NULL, hex);
+	free(hex);
+}
+
 /* An entry, decoded (agg_decode()): its keys, and its value or, for a
    distribution, the buckets that hold anything with the row value DTrace
    prints and for the open ends which side of it ("below", "above") */
@@ -200,6 +211,8 @@ static int json_agg_entry(void *ctx, const struct dt_aggent *e)
 			jw_strn(w, NULL, kv->s, kv->len);
 		else if (kv->kind == XDT_VAL_STACK)
 			jw_stack(w, NULL, kv->pcs, kv->nframes);
+		else if (kv->kind == XDT_VAL_MEMORY)	/* a struct key */
+			jw_hex(w, kv->s, kv->len);
 		else if (kv->uns)	/* a uint64_t past 2^63 stays positive */
 			jw_uint(w, NULL, (unsigned long long)kv->i);
 		else
@@ -316,12 +329,7 @@ void json_record(struct dt_print *pr, const struct prog *p, int cl,
 		} else if (v.kind == XDT_VAL_STACK) {
 			jw_stack(&w, NULL, v.pcs, v.nframes);
 		} else if (v.kind == XDT_VAL_MEMORY) {
-			char *hex = xzalloc(2 * v.len + 1);
-
-			for (size_t k = 0; k < v.len; k++)
-				snprintf(hex + 2 * k, 3, "%02x", (unsigned char)v.s[k]);
-			jw_str(&w, NULL, hex);
-			free(hex);
+			jw_hex(&w, v.s, v.len);
 		} else if (v.uns) {
 			/* as its D type: a uint64_t past 2^63 is not negative */
 			jw_uint(&w, NULL, (unsigned long long)v.i);

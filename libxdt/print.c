@@ -857,13 +857,30 @@ static void print_dist(const struct agg *ag, const __s64 *v, unsigned nvals,
 			   lquantize_label : llquantize_label, normal, fp);
 }
 
+/*
+ * A struct key of other than 1, 2, 4 or 8 bytes: dt_print_datum() hands
+ * it to dt_print_bytes() (a string if it reads as one, else a hex dump);
+ * of those sizes it prints as the integer of that size.
+ */
+static int memkey_bytes(const struct agg *ag, int i)
+{
+	unsigned sz = ag->keyframes[i];
+
+	return ag->keytype[i] == DT_TYPE_MEM && sz != 1 && sz != 2 && sz != 4 &&
+	       sz != 8;
+}
+
 static void print_key(const struct agg *ag, const char *key, unsigned strsize,
 		      FILE *fp)
 {
+	static struct dt_print kp;	/* agg keys: never quiet */
 	unsigned off = 0;
 
 	for (int i = 0; i < ag->nkeys; i++) {
-		if (ag->keytype[i] == XDT_TYPE_STRING) {
+		if (memkey_bytes(ag, i)) {
+			print_bytes(&kp, key + off, ag->keyframes[i], -50, 0, fp);
+			off += agg_keyslot(ag, i, strsize);
+		} else if (ag->keytype[i] == XDT_TYPE_STRING) {
 			fprintf(fp, "  %-50.*s", (int)strsize, key + off);
 			off += (strsize + 7) & ~7u;
 		} else if (ag->keytype[i] == DT_TYPE_USYM) {
@@ -933,7 +950,8 @@ static int packed_keywidth(const struct agg *ag)
 	int width = 0;
 
 	for (int k = 0; k < ag->nkeys; k++)
-		width += (ag->keytype[k] == XDT_TYPE_INT && ag->keyframes[k] <= 8 ?
+		width += ((ag->keytype[k] == XDT_TYPE_INT ||
+			   ag->keytype[k] == DT_TYPE_MEM) && ag->keyframes[k] <= 8 ?
 			  packw[ag->keyframes[k]] : 16) + 1;
 	return width;
 }
@@ -941,10 +959,14 @@ static int packed_keywidth(const struct agg *ag)
 static void print_packed_key(const struct prog *p, const struct agg *ag,
 			     const char *key, FILE *fp)
 {
+	static struct dt_print kp;
 	unsigned off = 0;
 
 	for (int k = 0; k < ag->nkeys; k++) {
-		if (ag->keytype[k] == XDT_TYPE_STRING) {
+		if (memkey_bytes(ag, k)) {
+			print_bytes(&kp, key + off, ag->keyframes[k], 16, 0, fp);
+			off += agg_keyslot(ag, k, p->strsize);
+		} else if (ag->keytype[k] == XDT_TYPE_STRING) {
 			fprintf(fp, " %16.*s", (int)p->strsize, key + off);
 			off += (p->strsize + 7) & ~7u;
 		} else if (ag->keytype[k] == DT_TYPE_USYM) {
@@ -1290,6 +1312,10 @@ static void printa_row(void *ctx, const struct dt_aggrow *r)
 			kv[q] = (struct pfval){ NULL, r->k->key + off,
 						a0->keyframes[q] };
 			off += 8 * a0->keyframes[q];
+		} else if (a0->keytype[q] == DT_TYPE_MEM) {
+			kv[q] = (struct pfval){ a0->keyt[q], r->k->key + off,
+						a0->keyframes[q] };
+			off += agg_keyslot(a0, q, p->strsize);
 		} else {
 			kv[q] = (struct pfval){ ka->keyt[q], r->k->key + off, 8 };
 			off += 8;

@@ -106,6 +106,8 @@ void *prog_blob(const struct prog *p, size_t *size)
 		for (int k = 0; k < dv->nkeys; k++)
 			if (dv->keyt[k]->real->k == TK_STRING)
 				v->keykinds |= 1u << k;
+			else if (type_is_keybytes(dv->keyt[k]))
+				v->keysize[k] = (__u16)dv->keyt[k]->real->size;
 		snprintf(v->name, sizeof(v->name), "%s", dv->name);
 	}
 	for (i = 0; i < p->naggs; i++) {

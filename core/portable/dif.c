@@ -396,12 +396,14 @@ int __xdt_probe xdt_dif_run(const struct xdt_difo_k *d, struct xdt_mstate *m,
 			break;
 		case DIF_OP_PUSHTV:
 		case DIF_OP_PUSHTS:
+		case DIF_OP_PUSHTR:
 			if (t.n == DIF_MAXTUPLE) {
 				xdt_dif_fault(m, XDT_FAULT_TUPOFLOW, 0, pc);
 				return -EINVAL;
 			}
 			t.e[t.n].v = a;
 			t.e[t.n].str = op == DIF_OP_PUSHTS;
+			t.e[t.n].ref = op == DIF_OP_PUSHTR;
 			t.n++;
 			break;
 		case DIF_OP_FLUSHTS:

@@ -200,6 +200,17 @@ static int __xdt_probe run_clause(struct xdt_cpu *c, struct xdt_scpu *sc,
 				      a->arg0 == XDT_KEY_USTACK);
 				memset(key + keylen + 8 * w, 0, 8 * (slot - w));
 				keylen += slot * 8;
+			} else if (a->arg0 == XDT_KEY_MEM) {
+				/* a struct's bytes, zero-padded (load.c: size) */
+				memset(key + keylen + a->arg1, 0,
+				       ALIGN(a->arg1, 8) - a->arg1);
+				f = xdt_read(&m, key + keylen, v, a->arg1);
+				if (f) {
+					act_fault(ctx, rec, f, v);
+					raise_error(c, sc, st, ecb, ctx, i + 1);
+					return -1;
+				}
+				keylen += ALIGN(a->arg1, 8);
 			} else {
 				memset(key + keylen, 0, ALIGN(st->strsize, 8));
 				f = (int)-xdt_readstr(&m, key + keylen, v,

@@ -207,8 +207,13 @@ static int load_action(struct xdt_state *st, struct xdt_enable *req,
 	}
 	switch (a->kind) {
 	case XDT_ACT_AGGKEY:
-		if (a->arg0 > XDT_KEY_USTACK)
+		if (a->arg0 > XDT_KEY_MEM)
 			return EERR("clause %u action %u: bad key type", i, j);
+		/* at most XDT_KEYMEM_MAX: 8 keys of any kind fit XDT_KEYBUF */
+		if (a->arg0 == XDT_KEY_MEM &&
+		    (a->arg1 < 1 || a->arg1 > XDT_KEYMEM_MAX))
+			return EERR("clause %u action %u: key of %u bytes (1 to "
+				    "%u)", i, j, a->arg1, XDT_KEYMEM_MAX);
 		if ((a->arg0 == XDT_KEY_STACK &&
 		     (XDT_KEY_WORDS(a->arg1) < 1 ||
 		      XDT_KEY_WORDS(a->arg1) > XDT_MAXSTACK)) ||
@@ -226,7 +231,7 @@ static int load_action(struct xdt_state *st, struct xdt_enable *req,
 				    XDT_KEY_SLOT(a->arg1),
 				    XDT_KEY_WORDS(a->arg1), XDT_MAXSTACK + 1);
 		if (a->arg0 != XDT_KEY_STACK && a->arg0 != XDT_KEY_USTACK &&
-		    a->arg1)
+		    a->arg0 != XDT_KEY_MEM && a->arg1)
 			return EERR("clause %u action %u: key argument %u",
 				    i, j, a->arg1);
 		if (a->arg0 != XDT_KEY_STACK && a->arg0 != XDT_KEY_USTACK &&

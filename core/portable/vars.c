@@ -98,6 +98,7 @@ static bool var_dynamic(const struct xdt_var *x)
 static int check_var(const struct xdt_var *x, u32 i, char *err, size_t errlen)
 {
 	const char *why = NULL;
+	u32 k = 0;
 
 	if (x->scope > XDT_VAR_LOCAL)
 		why = "unknown scope";
@@ -121,12 +122,40 @@ static int check_var(const struct xdt_var *x, u32 i, char *err, size_t errlen)
 	else if (x->kind == XDT_VAR_ARRAY &&
 		 (x->keykinds & ~((1u << x->nkeys) - 1)))
 		why = "key kinds beyond its keys";
+	for (k = 0; !why && k < ARRAY_SIZE(x->keysize); k++) {
+		if (!x->keysize[k])
+			continue;
+		if (k >= x->nkeys)
+			why = "key size beyond its keys";
+		else if (x->keykinds & (1u << k))
+			why = "key both a string and sized";
+		else if (x->keysize[k] > XDT_KEYMEM_MAX)
+			why = "key size out of range (1 to 4096)";
+	}
 	if (!why)
 		return 0;
-	snprintf(err, errlen, "variable %u (%.32s): %s (scope %u kind %u "
-		 "flags %#x size %u keys %u/%#x)", i, x->name, why, x->scope,
-		 x->kind, x->flags, x->size, x->nkeys, x->keykinds);
+	if (k && x->keysize[k - 1])	/* a key size's fault: which key */
+		snprintf(err, errlen, "variable %u (%.32s): %s (keys %u/%#x, "
+			 "key %u of %u bytes)", i, x->name, why, x->nkeys,
+			 x->keykinds, k - 1, x->keysize[k - 1]);
+	else
+		snprintf(err, errlen, "variable %u (%.32s): %s (scope %u kind "
+			 "%u flags %#x size %u keys %u/%#x)", i, x->name, why,
+			 x->scope, x->kind, x->flags, x->size, x->nkeys,
+			 x->keykinds);
 	return -EINVAL;
+}
+
+/*
+ * Key element @k's bytes in a key: an integer's 8, a string's strsize, a
+ * by-value one's size, each rounded up to 8.  Eight of them fit
+ * XDT_KEYBUF (check_var bounds each by XDT_KEYMEM_MAX, load.c strsize).
+ */
+static u32 key_slot(const struct xdt_var *x, u32 k, u32 strsize)
+{
+	if (x->keykinds & (1u << k))
+		return ALIGN(strsize, 8);
+	return x->keysize[k] ? ALIGN(x->keysize[k], 8) : 8;
 }
 
 void xdt_vars_free(struct xdt_vars *v)
@@ -242,8 +271,7 @@ int xdt_vars_create(struct xdt_state *st, char *err, size_t errlen)
 			v->bouncesize = max(v->bouncesize, size);
 		if (var_dynamic(x)) {
 			for (k = 0; k < x->nkeys; k++)
-				keylen += x->keykinds & (1u << k) ?
-					  ALIGN(st->strsize, 8) : 8;
+				keylen += key_slot(x, k, st->strsize);
 			v->off[i] = keylen;
 			v->keymax = max(v->keymax, keylen);
 			v->valmax = max(v->valmax, size);
@@ -364,10 +392,23 @@ static int __xdt_probe build_key(struct xdt_mstate *m, struct xdt_tuple *t,
 	}
 	for (i = 0; i < n; i++) {
 		bool str = x->keykinds & (1u << i);
+		u32 size = x->keysize[i];
+		int f;
 
-		if (str != !!t->e[i].str) {
+		if (str != !!t->e[i].str || !!size != !!t->e[i].ref) {
 			xdt_dif_fault(m, XDT_FAULT_ILLOP, i, pc);
 			return -EINVAL;
+		}
+		if (size) {
+			/* by value: the bytes, zero-padded (as the key compares) */
+			memset(key + off + size, 0, ALIGN(size, 8) - size);
+			f = xdt_read(m, key + off, t->e[i].v, size);
+			if (f) {
+				xdt_dif_fault(m, f, t->e[i].v, pc);
+				return -EFAULT;
+			}
+			off += ALIGN(size, 8);
+			continue;
 		}
 		if (!str) {
 			memcpy(key + off, &t->e[i].v, 8);

@@ -68,8 +68,13 @@ enum dif_form {
  *           of the value, copied (a string up to its NUL, at most size).
  *           Storing 0 into a thread-local or array element frees it.
  * Associative arrays take their key from the tuple stack: PUSHTV pushes an
- * integer, PUSHTS a string (by address, copied when the key is built); the
- * array op (and CALL) consumes the whole stack.  At most 8 elements.
+ * integer, PUSHTS a string, PUSHTR a value held by reference (a struct,
+ * union or array: its address); the latter two are copied when the key is
+ * built -- a string up to strsize bytes, a PUSHTR value the size the
+ * variable's table gives its key (struct xdt_var's keysize), so the size
+ * is the program's, fixed at load, never a register's.  The array op (and
+ * CALL, to which a PUSHTR element is its address) consumes the whole
+ * stack.  At most 8 elements.
  *
  * Memory stores (STB..STX, COPYS) write only into the program's own
  * variable storage and scratch; any other address faults ("invalid
@@ -138,7 +143,8 @@ enum dif_form {
 	X(STX,	  0x39, DIF_F_R,  "stx",     DIF_U_R1 | DIF_U_RD) /* u64 */		\
 	X(LDARG,  0x3a, DIF_F_R,  "ldarg",   DIF_U_R1 | DIF_U_WD) /* rd = args[r1] (0..9, else ERROR) */ \
 	X(COPYSTR, 0x3b, DIF_F_R, "copystr", DIF_U_R1 | DIF_U_R2 | DIF_U_RD) /* string r1 -> rd, r2 bytes at most */ \
-	X(LDUREG, 0x3c, DIF_F_R,  "ldureg",  DIF_U_R1 | DIF_U_WD) /* rd = uregs[r1] (the ISA's index, else ERROR) */
+	X(LDUREG, 0x3c, DIF_F_R,  "ldureg",  DIF_U_R1 | DIF_U_WD) /* rd = uregs[r1] (the ISA's index, else ERROR) */ \
+	X(PUSHTR, 0x3d, DIF_F_R,  "pushtr",  DIF_U_R1)	/* push the bytes at r1 (a struct key) */
 
 enum dif_op {
 #define DIF_ENUM(name, val, form, mn, use) DIF_OP_##name = val,

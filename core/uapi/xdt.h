@@ -191,10 +191,17 @@ struct xdt_var {
 	__u32 nkeys;			/* ARRAY: tuple elements (1..8) */
 	__u32 keykinds;			/* ARRAY: bit i set = element i is a
 					   string (strsize bytes, NUL-padded),
-					   clear = an 8-byte integer */
+					   clear = an 8-byte integer -- or,
+					   if keysize[i], keysize[i] bytes */
+	/*
+	 * ARRAY: element i's bytes when it is a value held by reference (a
+	 * struct, union or array pushed by PUSHTR), 1..XDT_KEYMEM_MAX; 0 for
+	 * an integer or a string.  The key holds it zero-padded to 8.
+	 */
+	__u16 keysize[8];
 	__u32 pad;
 	char name[32];			/* for messages; may be truncated */
-};					/* 56 bytes */
+};					/* 72 bytes */
 
 struct xdt_clause {
 	struct xdt_probedesc desc;
@@ -343,7 +350,16 @@ enum xdt_key_kind {
 	XDT_KEY_STACK = 2,		/* arg1 frames, 8 bytes each; no DIF */
 	XDT_KEY_USTACK = 3,		/* arg1 words (XDT_USTACK_TAG | pid,
 					   then frames), 8 bytes each; no DIF */
+	XDT_KEY_MEM = 4,		/* arg1 bytes at the DIF value's address
+					   (a struct, union or array),
+					   zero-padded to 8 */
 };
+/*
+ * A by-value key's most bytes (XDT_KEY_MEM, struct xdt_var's keysize): as
+ * much as the longest string key, so that 8 keys of any kind fit the
+ * kernel's 32 KiB key buffer.
+ */
+#define XDT_KEYMEM_MAX	4096
 /*
  * A stack key's arg1: the words it records (low 16 bits) and the words its
  * key slot holds (high 16 bits; 0 = the same), zero-padded.  One

@@ -1,0 +1,3 @@
+/* args: -x errtags */
+/* DTrace refuses a void key (dt_idcook_assc) */
+BEGIN { a[(void)0] = 1; }
