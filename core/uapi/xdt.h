@@ -155,6 +155,7 @@ enum { XDT_FBTMODE_DEFAULT = 0, XDT_FBTMODE_BREAKPOINT = 1,
 enum { XDT_BUFPOLICY_SWITCH = 0, XDT_BUFPOLICY_FILL = 1,
        XDT_BUFPOLICY_RING = 2 };
 #define XDT_BUFSIZE_MAX		(64u << 20)
+#define XDT_STRSIZE_MAX		(64u << 10)	/* -x strsize: 2 .. this */
 #define XDT_PROG_DESTRUCTIVE	0x1	/* dtrace -w: destructive actions allowed */					/* 120 bytes: sections after it 8-aligned */
 
 /*
