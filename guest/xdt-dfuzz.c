@@ -864,7 +864,7 @@ static void stmt_aggact(void)
 
 static void stmt_trace(int d)
 {
-	switch (below(9)) {
+	switch (below(10)) {
 	case 0: case 1: case 2:
 		emit("trace(");
 		gen(chance(60) ? TI : TS, d);
@@ -890,6 +890,11 @@ static void stmt_trace(int d)
 		return;
 	case 6:
 		emit("trace((%s)", PICK(inttypes));
+		gen_int(d);
+		emit(");\n");
+		return;
+	case 7:		/* a kernel address named by the consumer */
+		emit("%s(", PICK(((const char *const[]){ "sym", "func", "mod" })));
 		gen_int(d);
 		emit(");\n");
 		return;
