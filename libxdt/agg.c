@@ -98,10 +98,10 @@ static struct tent *find(struct dt_aggtab *t, __u32 aggid, const char *key,
 }
 
 /*
- * ufunc(), usym() and umod() keys (and the kernel's sym(), func(), mod())
- * name a function or an object: the
- * address in them is made the function's (the object's) own, so every
- * address in one aggregates together, as DTrace's consumer does.  Returns
+ * ufunc(), usym() and umod() keys, and the kernel's sym(), func() and
+ * mod(), name a function or an object: the address in them is made the
+ * function's (the object's) own, so every address in one aggregates
+ * together, as DTrace's consumer does.  Returns
  * @key, or a normalised copy (malloc'd at *@tmp).
  */
 static const char *usym_keys(const struct prog *p, unsigned aggid,
