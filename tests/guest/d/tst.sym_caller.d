@@ -1,9 +1,12 @@
 /* flags: -q */
 /* cmd: dd if=/dev/zero of=/dev/null bs=1 count=2 */
+/* cpu: 0 */
 /*
  * func(), sym(), mod() of a kernel address, from the kernel's own symbols
  * (/proc/kallsyms): read_zero's caller is vfs_read (through the file's
  * f_op->read), whatever the ISA and wherever in vfs_read the call is.
+ * dtrace and dd (its child) run on one CPU: the records come out before
+ * END's, in the order they fired.
  * dd reads /dev/zero twice: two firings, one key each, as DTrace keys a
  * func() by its function (dt_aggregate_symaddr), not by the address.
  */
