@@ -210,9 +210,10 @@ void dis_prog(FILE *fp, const struct prog *p)
 			fputc('\n', fp);
 		}
 		for (a = 0; a < c->nrecs; a++) {
-			if (c->recs[a].type == DT_TYPE_USYM)
-				fprintf(fp, "  REC %d usym at %u\n", a,
-					c->recs[a].off);
+			if (DT_IS_SYM(c->recs[a].type))
+				fprintf(fp, "  REC %d %s at %u\n", a,
+					c->recs[a].type == DT_TYPE_KSYM ?
+					"sym" : "usym", c->recs[a].off);
 			else if (DT_IS_STACK(c->recs[a].type))
 				fprintf(fp, "  REC %d %s(%u) at %u\n", a,
 					c->recs[a].type == DT_TYPE_USTACK ?

@@ -62,12 +62,15 @@
 				   XDT_USTACK_TAG | pid (core/uapi/xdt.h) */
 #define DT_TYPE_USYM	5	/* ufunc() & co.: 2 words, XDT_USYM_TAG | form
 				   << 32 | pid, then the address */
+#define DT_TYPE_KSYM	6	/* sym(), func(), mod(): the same 2 words,
+				   a kernel form (XDT_KSYM_*) and no pid */
+#define DT_IS_SYM(t)	((t) == DT_TYPE_USYM || (t) == DT_TYPE_KSYM)
 /*
  * Words of 8 bytes, nframes of them: a stack of either kind, or a user
  * symbol (printed on one line, as a string is).
  */
 #define DT_IS_STACK(t)	((t) == DT_TYPE_STACK || (t) == DT_TYPE_USTACK || \
-			 (t) == DT_TYPE_USYM)
+			 DT_IS_SYM(t))
 #define DT_TYPE_MEM	3	/* bytes of memory: tracemem(), structs */
 
 /* ---- helpers both halves use (compiler/diag.c) ------------------------- */
@@ -467,6 +470,9 @@ int pf_format(FILE *fp, const struct pformat *pf, const struct pfval *v, int nv,
 
 /* ---- from the consumer (libxdt/ksyms.c): %k's symbol names ------------- */
 void ksyms_format(__u64 pc, char *buf, size_t cap);
+/* sym()/func() (@mod_only 0) and mod() names, and their keys' address */
+void ksyms_form(__u64 pc, int mod_only, char *buf, size_t cap);
+__u64 ksyms_base(__u64 pc, int mod_only);
 /*
  * (libxdt/print.c) Frame @i of a stack value of @nwords words at @pcs
  * (unaligned): a kernel stack()'s, or a ustack()'s (XDT_USTACK_TAG | pid

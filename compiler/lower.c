@@ -243,25 +243,37 @@ static struct node *value(struct lower *L, struct node *e)
 /*
  * ufunc(a), usym(a), umod(a), uaddr(a): @a with the pid whose objects name
  * it, as two recorded (or key) words: XDT_USYM_TAG | form << 32 | pid by
- * DIF the compiler writes, and a's value.
+ * DIF the compiler writes, and a's value.  sym(a), func(a), mod(a): the
+ * kernel's, the same two words without a pid (DTrace's DTRACEACT_SYM is
+ * both sym() and func(), as DTRACEACT_USYM is both usym() and ufunc()).
  */
 static int usym_form(const char *name)
 {
 	return !strcmp(name, "ufunc") ? XDT_USYM_FUNC :
 	       !strcmp(name, "usym") ? XDT_USYM_SYM :
-	       !strcmp(name, "umod") ? XDT_USYM_MOD : XDT_USYM_ADDR;
+	       !strcmp(name, "umod") ? XDT_USYM_MOD :
+	       !strcmp(name, "uaddr") ? XDT_USYM_ADDR :
+	       !strcmp(name, "mod") ? XDT_KSYM_MOD : XDT_KSYM_SYM;
+}
+
+static int sym_type(const char *name)
+{
+	return XDT_USYM_KERNEL(usym_form(name)) ? DT_TYPE_KSYM : DT_TYPE_USYM;
 }
 
 static struct node *usym_word(struct lower *L, const char *name, int line,
 			      int col)
 {
-	struct node *pid = node_new(N_IDENT, line, col), *tag, *or;
+	struct node *pid, *tag, *or;
 
-	pid->s = xstrdup("pid");
 	tag = node_new(N_INT, line, col);
 	tag->ival = (long long)(XDT_USYM_TAG |
 				((unsigned long long)usym_form(name) << 32));
 	tag->t = dt_uint64;
+	if (XDT_USYM_KERNEL(usym_form(name)))
+		return sema_expr(L->ps->p, &L->ps->lx, tag);
+	pid = node_new(N_IDENT, line, col);
+	pid->s = xstrdup("pid");
 	or = node_new(N_BIN, line, col);
 	or->op = T_OR;
 	or->a = pid;
@@ -630,7 +642,8 @@ void agg_stack_slots(struct prog *p)
 static const char *keyname(int k)
 {
 	return k == XDT_TYPE_STRING ? "string" : k == DT_TYPE_STACK ? "stack" :
-	       k == DT_TYPE_USTACK ? "ustack" : k == DT_TYPE_USYM ? "usym" : "int";
+	       k == DT_TYPE_USTACK ? "ustack" : k == DT_TYPE_USYM ? "usym" :
+	       k == DT_TYPE_KSYM ? "sym" : "int";
 }
 
 static void agg_layout(struct lower *L, struct agg *ag, struct node **keys,
@@ -662,7 +675,7 @@ static void lower_agg(struct lower *L, struct stmt *s)
 					dt_cerrt(lx, DT_D_PROTO_LEN, k->line, k->col,
 						 "%s( ) prototype mismatch: %d args passed, 1 expected",
 						 k->s, k->nargs);
-				ktype[i] = DT_TYPE_USYM;
+				ktype[i] = sym_type(k->s);
 				kframes[i] = 2;
 			} else if (k->s[0] == 'u' || k->s[0] == 'j') {
 				ktype[i] = DT_TYPE_USTACK;
@@ -790,7 +803,7 @@ static void lower_agg(struct lower *L, struct stmt *s)
 					 keyname(ktype[i]));
 	}
 	for (i = 0; i < nkeys; i++) {
-		if (ktype[i] == DT_TYPE_USYM) {
+		if (DT_IS_SYM(ktype[i])) {
 			struct node *w = usym_word(L, keys[i]->s, keys[i]->line,
 						   keys[i]->col);
 			struct node *addr = value(L, keys[i]->args[0]);
@@ -943,11 +956,18 @@ static void lower_printa(struct lower *L, struct stmt *s, const struct d_action 
 		struct pfarg ka[DT_MAXKEYS];
 		struct pfcheck chk = { 0, dt_int64 };
 
+		/*
+		 * A sym()/func()/mod() key is, to a conversion, its address
+		 * (%a names it, as DTrace's _symaddr key): the word after
+		 * its tag (print.c).
+		 */
 		for (i = 0; i < a->nkeys; i++)
-			ka[i] = (struct pfarg){ DT_IS_STACK(a->keytype[i]) ?
+			ka[i] = (struct pfarg){ DT_IS_STACK(a->keytype[i]) &&
+						a->keytype[i] != DT_TYPE_KSYM ?
 						PFA_STACK : PFA_VALUE,
 						a->keytype[i] == XDT_TYPE_STRING ?
-						dt_string : a->keyt[i],
+						dt_string : a->keytype[i] == DT_TYPE_KSYM ?
+						dt_uint64 : a->keyt[i],
 						av[0]->line, av[0]->col };
 		pf = pf_create(lx, av[0]->line, av[0]->col, av[0]->s);
 		pf_validate(lx, pf, &chk, "printa", 1, ka, a->nkeys, 0,
@@ -1178,7 +1198,7 @@ static void lower_usym(struct lower *L, struct stmt *s, const struct d_action *a
 	/* the two records are one value of two words */
 	c = CL(L->ps);
 	c->nrecs--;
-	c->recs[c->nrecs - 1].type = DT_TYPE_USYM;
+	c->recs[c->nrecs - 1].type = sym_type(a->name);
 	c->recs[c->nrecs - 1].nframes = 2;
 	c->recs[c->nrecs - 1].t = NULL;
 }
@@ -1260,6 +1280,10 @@ static const struct d_action d_actions[] = {
 	 * JVM's native frames, as DTrace's does without a helper.
 	 */
 	{ "jstack", 0, 2, 0, 0, SK_DREC, 0, lower_stack },
+	/* kernel addresses: DTrace's DTRACEACT_SYM (sym, func) and _MOD */
+	{ "sym", 1, 1, 0, 0, SK_DREC, 0, lower_usym },
+	{ "func", 1, 1, 0, 0, SK_DREC, 0, lower_usym },
+	{ "mod", 1, 1, 0, 0, SK_DREC, 0, lower_usym },
 	{ "pcap", 2, 2, 0, 0, SK_DREC, 0, NULL },
 };
 

@@ -1605,6 +1605,18 @@ static struct stmt *stmt_new(enum skind k, struct token t)
 	return s;
 }
 
+/* ufunc(), usym(), umod(), uaddr() and their kernel twins sym(), func(), mod() */
+static int sym_name(const char *s)
+{
+	static const char *const names[] = { "ufunc", "usym", "umod", "uaddr",
+					     "sym", "func", "mod" };
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (!strcmp(s, names[i]))
+			return 1;
+	return 0;
+}
+
 /* '@name[keys] = func(args)' (stack() keys are kept as calls) */
 static struct stmt *agg_stmt(struct parser *ps)
 {
@@ -1620,8 +1632,7 @@ static struct stmt *agg_stmt(struct parser *ps)
 			s->keys = xrealloc(s->keys, (s->nkeys + 1) * sizeof(*s->keys));
 			if ((is_ident(ps, "stack") || is_ident(ps, "ustack") ||
 			     is_ident(ps, "jstack") ||
-			     is_ident(ps, "ufunc") || is_ident(ps, "usym") ||
-			     is_ident(ps, "umod") || is_ident(ps, "uaddr")) &&
+			     (TOK(ps).t == T_IDENT && sym_name(TOK(ps).s))) &&
 			    lex_peek(&ps->lx).t == T_LPAR) {
 				struct token st = TOK(ps);
 				struct node *k = node_new(N_CALL, st.line, st.col);
@@ -1631,8 +1642,7 @@ static struct stmt *agg_stmt(struct parser *ps)
 				lex_next(&ps->lx);
 				k->args = arglist(ps, &k->nargs, T_RPAR);
 				/* marks a stack() or ustack() key (1), a ufunc()... (2) */
-				k->ival = st.s[0] == 'u' && st.s[1] != 's' ? 2 :
-					  !strcmp(st.s, "usym") ? 2 : 1;
+				k->ival = sym_name(st.s) ? 2 : 1;
 				if (TOK(ps).t != T_COMMA && TOK(ps).t != T_RBRACK)
 					dt_cerrt(&ps->lx, DT_D_ACT_SPEC, st.line, st.col,
 						 "tracing function %s( ) may not be called from a D expression (D program context required)",

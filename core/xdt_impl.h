@@ -78,7 +78,6 @@
 
 #define XDT_NARGS	10
 #define XDT_MAXKEYS	8
-#define XDT_KEYBUF	(XDT_MAXKEYS * 4096)
 #define XDT_MAXAGGS	1024
 /*
  * Per-CPU aggregation arena bytes (-x aggsize).  DTrace's default is 4 MiB
@@ -363,6 +362,7 @@ struct xdt_state {
 	u32 necbs;
 	u32 strsize, bufsize, aggsize, bufpolicy;
 	u32 endreserve;			/* fill: the largest END record */
+	u32 keymax;			/* bytes of the longest aggregation key */
 	struct xdt_spec *spec;		/* speculations (spec.c), or NULL */
 	/* a merged snapshot the consumer's buffer was too small for */
 	char *aggpend;
@@ -546,7 +546,7 @@ struct xdt_scpu {
 	u64 aggdrops_seen;		/* aggdrops the last snapshot reported */
 	u64 specdrops, specbusy, specunavail;	/* speculations (spec.c) */
 	u64 dblerrors;			/* faults in ERROR clauses */
-	char *keybuf;			/* XDT_KEYBUF: aggregation key being built */
+	char *keybuf;			/* keymax: aggregation key being built */
 	u64 firings, errors;
 };
 

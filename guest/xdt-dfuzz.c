@@ -167,7 +167,7 @@ static const char *const wrongname[] = { "none", "syntax", "undef", "type",
 	"args", "aggredef", "spec", "pragma", "decl", "printf" };
 
 /* Why a right program may still be refused at enable, on purpose. */
-enum badrun { R_NONE, R_STRSIZE, R_NSPEC, R_DESTR, R_NOPROBE, R_BUFSIZE,
+enum badrun { R_NONE, R_DYNVARSIZE, R_NSPEC, R_DESTR, R_NOPROBE, R_BUFSIZE,
 	      R_AGGSIZE, R_NBADRUN };
 
 static struct {
@@ -864,7 +864,7 @@ static void stmt_aggact(void)
 
 static void stmt_trace(int d)
 {
-	switch (below(9)) {
+	switch (below(10)) {
 	case 0: case 1: case 2:
 		emit("trace(");
 		gen(chance(60) ? TI : TS, d);
@@ -890,6 +890,11 @@ static void stmt_trace(int d)
 		return;
 	case 6:
 		emit("trace((%s)", PICK(inttypes));
+		gen_int(d);
+		emit(");\n");
+		return;
+	case 7:		/* a kernel address named by the consumer */
+		emit("%s(", PICK(((const char *const[]){ "sym", "func", "mod" })));
 		gen_int(d);
 		emit(");\n");
 		return;
@@ -1149,7 +1154,7 @@ static void gen_clause(void)
 static void gen_pragmas(void)
 {
 	static const char *const ok[] = { "quiet", "strsize=64", "strsize=512",
-		"strsize=32", "aggsortkey", "aggsortrev", "aggpack", "agghist",
+		"strsize=32", "strsize=8k", "aggsortkey", "aggsortrev", "aggpack", "agghist",
 		"aggzoom", "rawbytes", "droptags", "errtags", "encoding=utf8",
 		"encoding=ascii", "oformat=json", "bufpolicy=fill", "bufpolicy=ring",
 		"dynvarsize=64k", "dynvarsize=2k", "nspec=4", "specsize=256",
@@ -1161,7 +1166,7 @@ static void gen_pragmas(void)
 	if (P.wrong == W_PRAGMA) {
 		emit("#pragma D option %s\n", PICK(((const char *const[]){ "nosuchoption",
 			"strsize=abc", "bufpolicy=never", "quiet=maybe", "bufsize=",
-			"switchrate=0", "encoding=ebcdic", "nspec=24 * 44" })));
+			"switchrate=0", "encoding=ebcdic", "nspec=24 * 44", "strsize=1m" })));
 		P.wrong_done = 1;
 	}
 }
@@ -1170,7 +1175,7 @@ static void gen_pragmas(void)
 static void gen_badrun(void)
 {
 	switch (P.badrun) {
-	case R_STRSIZE: emit("#pragma D option strsize=8192\n"); break;
+	case R_DYNVARSIZE: emit("#pragma D option dynvarsize=1g\n"); break;
 	case R_NSPEC: emit("#pragma D option nspec=100000\n"); break;
 	case R_AGGSIZE: emit("#pragma D option aggsize=1g\n"); break;
 	case R_BUFSIZE: emit("#pragma D option bufsize=8\n"); break;
@@ -1490,7 +1495,7 @@ static void plan(unsigned idx)
 	P.badrun = P.wrong == W_NONE && chance(4) ? (enum badrun)(1 + below(R_NBADRUN - 1))
 						  : R_NONE;
 	if (P.badrun == R_NOPROBE && !P.kernel)
-		P.badrun = R_STRSIZE;	/* the host VM matches dtrace:: only */
+		P.badrun = R_DYNVARSIZE;	/* the host VM matches dtrace:: only */
 }
 
 static void run_one(unsigned idx, int fds0)
@@ -1879,9 +1884,9 @@ int main(int argc, char **argv)
 		printf("\nxdt-dfuzz: wrong programs by defect (made/compiled anyway):");
 		for (int w = 1; w < W_NWRONG; w++)
 			printf(" %s %llu/%llu", wrongname[w], C.wrong_seen[w], C.wrong_acc[w]);
-		printf("\nxdt-dfuzz: refused on purpose: strsize %llu nspec %llu destructive %llu "
+		printf("\nxdt-dfuzz: refused on purpose: dynvarsize %llu nspec %llu destructive %llu "
 		       "noprobe %llu bufsize %llu aggsize %llu; ran anyway %llu\n",
-		       C.badrun_refused[R_STRSIZE], C.badrun_refused[R_NSPEC],
+		       C.badrun_refused[R_DYNVARSIZE], C.badrun_refused[R_NSPEC],
 		       C.badrun_refused[R_DESTR], C.badrun_refused[R_NOPROBE],
 		       C.badrun_refused[R_BUFSIZE], C.badrun_refused[R_AGGSIZE], C.badrun_ran);
 		printf("xdt-dfuzz: seconds in");

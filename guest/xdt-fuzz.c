@@ -779,7 +779,8 @@ static void mutate(void)
 				break;
 			case 2: g.p.cleanrate = chance(50) ? below(20000) : rnd();
 				break;
-			default: g.p.strsize = 8 * below(600); break;
+			/* past XDT_STRSIZE_MAX now and then: refused */
+			default: g.p.strsize = 8 * below(9000); break;
 			}
 			break;
 		case 7:			/* a clause's predicate */
@@ -878,7 +879,7 @@ static void generate(int fbt)
 	setup_tables();
 	gen_aggs();
 	gen_vars();
-	g.p.strsize = chance(80) ? 0 : 8 << below(9);
+	g.p.strsize = chance(80) ? 0 : 8 << below(14);	/* 8 .. 64k */
 	g.p.bufsize = chance(90) ? 4096 : 0;	/* small: quicker GO/close */
 	/* switch, fill, ring, and one past them (refused) */
 	g.p.bufpolicy = chance(50) ? 0 : below(4);

@@ -98,9 +98,10 @@ static struct tent *find(struct dt_aggtab *t, __u32 aggid, const char *key,
 }
 
 /*
- * ufunc(), usym() and umod() keys name a function or an object: the
- * address in them is made the function's (the object's) own, so every
- * address in one aggregates together, as DTrace's consumer does.  Returns
+ * ufunc(), usym() and umod() keys, and the kernel's sym(), func() and
+ * mod(), name a function or an object: the address in them is made the
+ * function's (the object's) own, so every address in one aggregates
+ * together, as DTrace's consumer does.  Returns
  * @key, or a normalised copy (malloc'd at *@tmp).
  */
 static const char *usym_keys(const struct prog *p, unsigned aggid,
@@ -110,7 +111,7 @@ static const char *usym_keys(const struct prog *p, unsigned aggid,
 	unsigned off = 0;
 	int i;
 
-	for (i = 0; i < ag->nkeys && ag->keytype[i] != DT_TYPE_USYM; i++)
+	for (i = 0; i < ag->nkeys && !DT_IS_SYM(ag->keytype[i]); i++)
 		;
 	if (i == ag->nkeys)
 		return key;
@@ -119,14 +120,19 @@ static const char *usym_keys(const struct prog *p, unsigned aggid,
 	for (i = 0; i < ag->nkeys; i++) {
 		if (ag->keytype[i] == XDT_TYPE_STRING) {
 			off += (p->strsize + 7) & ~7u;
-		} else if (ag->keytype[i] == DT_TYPE_USYM) {
+		} else if (DT_IS_SYM(ag->keytype[i])) {
 			__u64 w0, pc;
 
 			if (off + 16 > keylen)
 				break;
 			memcpy(&w0, *tmp + off, 8);
 			memcpy(&pc, *tmp + off + 8, 8);
-			if (XDT_IS_USYM(w0) && XDT_USYM_FORM(w0) != XDT_USYM_ADDR) {
+			if (XDT_IS_USYM(w0) && XDT_USYM_KERNEL(XDT_USYM_FORM(w0))) {
+				/* DTrace's dt_aggregate_symaddr()/_modaddr() */
+				pc = ksyms_base(pc, XDT_USYM_FORM(w0) == XDT_KSYM_MOD);
+				memcpy(*tmp + off + 8, &pc, 8);
+			} else if (XDT_IS_USYM(w0) &&
+				   XDT_USYM_FORM(w0) != XDT_USYM_ADDR) {
 				pc = dt_usym_base((pid_t)(__u32)w0, pc,
 						  (int)XDT_USYM_FORM(w0));
 				memcpy(*tmp + off + 8, &pc, 8);

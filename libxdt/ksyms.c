@@ -148,12 +148,17 @@ static void load(void)
 	}
 }
 
-void ksyms_format(__u64 pc, char *buf, size_t cap)
+/*
+ * What names @pc: its function (NULL if none) and the module whose text
+ * spans it (-1 if none) -- the one lookup every form below prints from.
+ */
+static const struct ksym *ksym_at(__u64 pc, int *mod)
 {
 	size_t lo = 0, hi, i, first;
 
 	if (!loaded)
 		load();
+	*mod = -1;
 	/* the last symbol at or below pc */
 	hi = nsyms;
 	while (lo < hi) {
@@ -171,22 +176,66 @@ void ksyms_format(__u64 pc, char *buf, size_t cap)
 			;
 		/* a function ends at the next symbol; the last one has no extent */
 		if (syms[first].text && (pc == syms[i].addr || i + 1 < nsyms)) {
-			const struct ksym *s = &syms[first];
-
-			if (pc > s->addr)
-				snprintf(buf, cap, "%s`%s+0x%llx", mods[s->mod].name,
-					 s->name, (unsigned long long)(pc - s->addr));
-			else
-				snprintf(buf, cap, "%s`%s", mods[s->mod].name, s->name);
-			return;
+			*mod = syms[first].mod;
+			return &syms[first];
 		}
 	}
 	for (int m = 0; m < nmods; m++) {
 		if (mods[m].lo && pc >= mods[m].lo && pc <= mods[m].hi) {
-			snprintf(buf, cap, "%s`0x%llx", mods[m].name,
-				 (unsigned long long)pc);
-			return;
+			*mod = m;
+			break;
 		}
 	}
-	snprintf(buf, cap, "0x%llx", (unsigned long long)pc);
+	return NULL;
+}
+
+void ksyms_format(__u64 pc, char *buf, size_t cap)
+{
+	int m;
+	const struct ksym *s = ksym_at(pc, &m);
+
+	if (s && pc > s->addr)
+		snprintf(buf, cap, "%s`%s+0x%llx", mods[m].name, s->name,
+			 (unsigned long long)(pc - s->addr));
+	else if (s)
+		snprintf(buf, cap, "%s`%s", mods[m].name, s->name);
+	else if (m >= 0)
+		snprintf(buf, cap, "%s`0x%llx", mods[m].name, (unsigned long long)pc);
+	else
+		snprintf(buf, cap, "0x%llx", (unsigned long long)pc);
+}
+
+/*
+ * sym()/func() and mod(), as DTrace's dt_print_sym() and dt_print_mod():
+ * module`function without an offset, module`0x... in a module but no
+ * function, the module alone for mod(); 0x... for what nothing names.
+ */
+void ksyms_form(__u64 pc, int mod_only, char *buf, size_t cap)
+{
+	int m;
+	const struct ksym *s = ksym_at(pc, &m);
+
+	if (s && !mod_only)
+		snprintf(buf, cap, "%s`%s", mods[m].name, s->name);
+	else if (m >= 0 && mod_only)
+		snprintf(buf, cap, "%s", mods[m].name);
+	else if (m >= 0)
+		snprintf(buf, cap, "%s`0x%llx", mods[m].name, (unsigned long long)pc);
+	else
+		snprintf(buf, cap, "0x%llx", (unsigned long long)pc);
+}
+
+/*
+ * The address a sym()/func() (mod()) key aggregates @pc under: its
+ * function's first byte (its module's first function's), as DTrace's
+ * dt_aggregate_symaddr() (_modaddr()) makes it; @pc if nothing names it.
+ */
+__u64 ksyms_base(__u64 pc, int mod_only)
+{
+	int m;
+	const struct ksym *s = ksym_at(pc, &m);
+
+	if (mod_only)
+		return m >= 0 ? mods[m].lo : pc;
+	return s ? s->addr : pc;
 }

@@ -246,7 +246,12 @@ static int set_one(const char *opt, const char *val, struct xdt_hdl *c,
 		}
 		n = parse_size(val);
 		/* bufsize may ask for more than there is: bufresize decides */
+		/*
+		 * strsize past what the kernel takes (load.c) is refused
+		 * here, with the option's name, not at enabling.
+		 */
 		if (!n || (n > (1ULL << 31) && strcmp(opt, "bufsize")) ||
+		    (!strcmp(opt, "strsize") && (n < 2 || n > XDT_STRSIZE_MAX)) ||
 		    (options[i].kind == OPT_COUNT && !isdigit((unsigned char)val[strlen(val) - 1]))) {
 			snprintf(why, len, "failed to set -x %s=%s: Invalid value for specified option",
 				 opt, val);
@@ -397,9 +402,7 @@ static void opt_apply(const char *name, const char *val, unsigned long long n,
 	} else if (!strcmp(name, "switchrate")) {
 		c->o.switchrate_us = us;
 	} else if (!strcmp(name, "strsize")) {
-		/* the kernel copies strsize bytes per string; keep it sane */
-		if (n && n <= 65536)
-			c->env.strsize = (unsigned)n;
+		c->env.strsize = (unsigned)n;	/* 2 .. XDT_STRSIZE_MAX */
 	} else if (!strcmp(name, "dynvarsize")) {
 		c->env.dynvarsize = (unsigned)n;
 	} else if (!strcmp(name, "cleanrate")) {

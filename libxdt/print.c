@@ -398,11 +398,15 @@ int dt_frame_format(const void *pcs, unsigned nwords, unsigned i, char *buf,
 	if (nwords)
 		memcpy(&w0, p, 8);
 	if (XDT_IS_USYM(w0)) {
-		/* ufunc() & co.: one name, in the form asked */
+		/* ufunc() & co., sym() & co.: one name, in the form asked */
 		if (i || nwords < 2)
 			return 0;
 		memcpy(&pc, p + 8, 8);
-		dt_usym_form((pid_t)(__u32)w0, pc, XDT_USYM_FORM(w0), buf, len);
+		if (XDT_USYM_KERNEL(XDT_USYM_FORM(w0)))
+			ksyms_form(pc, XDT_USYM_FORM(w0) == XDT_KSYM_MOD, buf, len);
+		else
+			dt_usym_form((pid_t)(__u32)w0, pc, XDT_USYM_FORM(w0),
+				     buf, len);
 		return 1;
 	}
 	if (XDT_IS_USTACK(w0))
@@ -511,12 +515,16 @@ void print_datum(struct dt_print *pr, const struct prog *p,
 		print_printf(o->pf, p, c, o->rec0, data, fp);
 		break;
 	case OUT_STACK:
-		if (r->type == DT_TYPE_USYM) {
-			/* as a traced string: ufunc() and the like */
+		if (DT_IS_SYM(r->type)) {
+			/*
+			 * ufunc() and the like as a traced string; sym() and
+			 * the like as DTrace's dt_print_sym()/_mod() print
+			 */
 			char sym[1024];
 
 			dt_frame_format(data + r->off, 2, 0, sym, sizeof(sym));
-			fprintf(fp, " %-33s", sym);
+			fprintf(fp, r->type == DT_TYPE_KSYM ? "  %-50s" : " %-33s",
+				sym);
 			break;
 		}
 		print_stack((const void *)(data + r->off), r->nframes, fp);
@@ -883,7 +891,7 @@ static void print_key(const struct agg *ag, const char *key, unsigned strsize,
 		} else if (ag->keytype[i] == XDT_TYPE_STRING) {
 			fprintf(fp, "  %-50.*s", (int)strsize, key + off);
 			off += (strsize + 7) & ~7u;
-		} else if (ag->keytype[i] == DT_TYPE_USYM) {
+		} else if (DT_IS_SYM(ag->keytype[i])) {
 			char sym[1024];
 
 			dt_frame_format(key + off, 2, 0, sym, sizeof(sym));
@@ -969,7 +977,7 @@ static void print_packed_key(const struct prog *p, const struct agg *ag,
 		} else if (ag->keytype[k] == XDT_TYPE_STRING) {
 			fprintf(fp, " %16.*s", (int)p->strsize, key + off);
 			off += (p->strsize + 7) & ~7u;
-		} else if (ag->keytype[k] == DT_TYPE_USYM) {
+		} else if (DT_IS_SYM(ag->keytype[k])) {
 			char sym[1024];
 
 			dt_frame_format(key + off, 2, 0, sym, sizeof(sym));
@@ -1308,6 +1316,10 @@ static void printa_row(void *ctx, const struct dt_aggrow *r)
 		if (a0->keytype[q] == XDT_TYPE_STRING) {
 			kv[q] = (struct pfval){ NULL, r->k->key + off, p->strsize };
 			off += (p->strsize + 7) & ~7u;
+		} else if (a0->keytype[q] == DT_TYPE_KSYM) {
+			/* its address, after the tag word (lower_printa) */
+			kv[q] = (struct pfval){ NULL, r->k->key + off + 8, 8 };
+			off += 16;
 		} else if (DT_IS_STACK(a0->keytype[q])) {
 			kv[q] = (struct pfval){ NULL, r->k->key + off,
 						a0->keyframes[q] };

@@ -118,7 +118,7 @@ int xdt_bufs_alloc(struct xdt_state *st)
 		/* kv*alloc: see xdt_vars_create */
 		c->bufs[0].data = kvmalloc(size, GFP_KERNEL);
 		c->bufs[1].data = kvmalloc(size, GFP_KERNEL);
-		c->keybuf = kvmalloc(XDT_KEYBUF, GFP_KERNEL);
+		c->keybuf = kvmalloc(max(st->keymax, 8u), GFP_KERNEL);
 		if (!c->bufs[0].data || !c->bufs[1].data || !c->keybuf) {
 			xdt_bufs_free(st);
 			return -ENOMEM;

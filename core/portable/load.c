@@ -126,6 +126,7 @@ struct clause_walk {
 	u32 off;	/* record bytes so far */
 	u32 nkeys;	/* aggregation keys waiting for their aggregation */
 	u32 nspec;	/* speculate()s seen */
+	u32 keylen;	/* bytes of those keys */
 };
 
 /* Action @j of clause @i: checked, and its place in the record. */
@@ -238,6 +239,13 @@ static int load_action(struct xdt_state *st, struct xdt_enable *req,
 		    a->difo < 0)
 			return EERR("clause %u action %u: no value", i, j);
 		w->nkeys++;
+		/* what run_clause builds into the key buffer */
+		if (a->arg0 == XDT_KEY_INT)
+			w->keylen += 8;
+		else if (a->arg0 == XDT_KEY_STACK || a->arg0 == XDT_KEY_USTACK)
+			w->keylen += XDT_KEY_SLOT(a->arg1) * 8;
+		else
+			w->keylen += ALIGN(st->strsize, 8);
 		break;
 	case XDT_ACT_AGG:
 		if (a->arg0 >= p->naggs)
@@ -252,7 +260,9 @@ static int load_action(struct xdt_state *st, struct xdt_enable *req,
 				    j);
 		if (a->arg1 != XDT_AGG_COUNT && a->difo < 0)
 			return EERR("clause %u action %u: no value", i, j);
+		st->keymax = max(st->keymax, w->keylen);
 		w->nkeys = 0;
+		w->keylen = 0;
 		break;
 	}
 	return 0;
@@ -382,9 +392,17 @@ int xdt_prog_load(struct xdt_state *st, struct xdt_enable *req, void *blob)
 	if (st->aggsize > XDT_AGGSIZE_MAX)
 		return EERR("aggsize %u (%u to %u)", st->aggsize,
 			    XDT_AGGSIZE_MIN, XDT_AGGSIZE_MAX);
-	/* (string keys and record fields take ALIGN(strsize, 8) bytes) */
-	if (st->strsize > 4096 || st->strsize < 2)
-		return EERR("strsize %u (2 to 4096)", st->strsize);
+	/*
+	 * String keys and record fields take ALIGN(strsize, 8) bytes, and
+	 * every buffer a string goes through (scratch results, the key
+	 * buffers, string variables, records) is sized from strsize here at
+	 * enabling; the bound keeps one string's copy (and so each string
+	 * subroutine, which is linear in it) a bounded cost in probe
+	 * context.  DTrace takes any strsize.
+	 */
+	if (st->strsize > XDT_STRSIZE_MAX || st->strsize < 2)
+		return EERR("strsize %u (2 to %u)", st->strsize,
+			    XDT_STRSIZE_MAX);
 	if (p->nvars > 1u << 16)
 		return EERR("%u variables (at most %u)", p->nvars, 1u << 16);
 	/* speculations: only a program that calls speculation() has any */

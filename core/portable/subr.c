@@ -275,10 +275,12 @@ SUBR(SUBSTR)
  * Knuth-Morris-Pratt, so the time is linear in len + sublen whatever the
  * strings: a naive scan is len x sublen compares -- for strstr(a^4095,
  * a^2047 b) eight million in probe context.  The failure table (a u16
- * per byte of @sub, 8 KiB at most) is taken from scratch.  A backward
+ * per byte of @sub -- strsize is at most 64k, so an entry, below sublen,
+ * fits -- 128 KiB at most) is taken from scratch.  A backward
  * search is the forward one over both strings reversed.
  */
 #define AT(p, n, x)	(dir > 0 ? (p)[x] : (p)[(n) - 1 - (x)])
+_Static_assert(XDT_STRSIZE_MAX - 1 <= 0xffff, "find()'s u16 failure table");
 static s64 __xdt_probe find(struct xdt_mstate *m, u32 pc, const char *s,
 			    s64 len, const char *sub, s64 sublen, s64 from,
 			    int dir)

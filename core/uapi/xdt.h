@@ -155,6 +155,7 @@ enum { XDT_FBTMODE_DEFAULT = 0, XDT_FBTMODE_BREAKPOINT = 1,
 enum { XDT_BUFPOLICY_SWITCH = 0, XDT_BUFPOLICY_FILL = 1,
        XDT_BUFPOLICY_RING = 2 };
 #define XDT_BUFSIZE_MAX		(64u << 20)
+#define XDT_STRSIZE_MAX		(64u << 10)	/* -x strsize: 2 .. this */
 #define XDT_PROG_DESTRUCTIVE	0x1	/* dtrace -w: destructive actions allowed */					/* 120 bytes: sections after it 8-aligned */
 
 /*
@@ -337,12 +338,16 @@ struct xdt_aggdesc {
  * ufunc(), usym(), umod(), uaddr(): two words, XDT_USYM_TAG | the form
  * << 32 | pid, then the address -- the compiler's DIF records both (no
  * kernel action of their own); the consumer names the address from the
- * process's objects in the form asked.
+ * process's objects in the form asked.  sym(), func() and mod() are their
+ * kernel twins (DTrace's DTRACEACT_SYM and DTRACEACT_MOD): the same two
+ * words with a kernel form and no pid, named from the kernel's symbols.
  */
 #define XDT_USYM_TAG		0x5546000000000000ULL	/* "UF" */
 #define XDT_IS_USYM(w)		(((w) & XDT_USTACK_MASK) == XDT_USYM_TAG)
 #define XDT_USYM_FORM(w)	((unsigned)((w) >> 32) & 0xff)
-enum { XDT_USYM_FUNC, XDT_USYM_SYM, XDT_USYM_MOD, XDT_USYM_ADDR };
+enum { XDT_USYM_FUNC, XDT_USYM_SYM, XDT_USYM_MOD, XDT_USYM_ADDR,
+       XDT_KSYM_SYM, XDT_KSYM_MOD };
+#define XDT_USYM_KERNEL(form)	((form) >= XDT_KSYM_SYM)
 /* XDT_ACT_AGGKEY arg0: the key's type */
 enum xdt_key_kind {
 	XDT_KEY_INT = 0,		/* 8-byte value from the DIF object */

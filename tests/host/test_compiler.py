@@ -77,6 +77,8 @@ def test_compile_error(dtrace, src):
     ("bufsize=0", "failed to set -x bufsize=0: Invalid value for specified option"),
     ("switchrate=fast", "failed to set -x switchrate=fast: Invalid value"),
     ("strsize=0", "failed to set -x strsize=0: Invalid value"),
+    # past what xdt.ko takes (XDT_STRSIZE_MAX): refused with the option's name
+    ("strsize=65537", "failed to set -x strsize=65537: Invalid value"),
     ("nosuch=1", "failed to set -x nosuch: Invalid option name"),
 ])
 def test_bad_options(dtrace, opt, msg):
@@ -88,7 +90,7 @@ def test_bad_options(dtrace, opt, msg):
 
 @pytest.mark.parametrize("opt", ["bufsize=4m", "bufsize=512k", "bufsize=1g",
                                  "switchrate=10hz", "switchrate=50ms",
-                                 "strsize=32,bufsize=8192"])
+                                 "strsize=32,bufsize=8192", "strsize=64k"])
 def test_good_options(dtrace, opt):
     r = subprocess.run([dtrace, "-x", opt, "-e", "-n", "BEGIN { trace(execname); }"],
                        capture_output=True, text=True)

@@ -116,6 +116,29 @@ def test_fault_reaches_error(dtrace, tmp_path):
     assert "invalid address" in r.stderr
 
 
+def test_strsize_64k(dtrace, tmp_path):
+    """The largest strsize (XDT_STRSIZE_MAX, 64k) end to end: ten strjoin()s
+    of a doubling piece reach 65536 characters, kept at strsize - 1 (DTrace's
+    rule) in a global, a thread-local, an array's key and value and an
+    aggregation's key, and printed whole."""
+    d = tmp_path / "s.d"
+    d.write_text('#pragma D option strsize=64k\n'
+                 'string a[string];\n'
+                 'BEGIN { s = "0123456789abcdef0123456789abcdef0123456789abcdef'
+                 '0123456789abcdef";\n' +
+                 's = strjoin(s, s);\n' * 10 +
+                 'g = s; self->t = s; a[s] = s; @[s] = count(); }\n'
+                 'BEGIN { printf("%d %d %d %d\\n", strlen(g), strlen(self->t), '
+                 'strlen(a[g]), strlen(a["x"]));\n'
+                 'printa("%s\\n", @); exit(0); }\n')
+    r = subprocess.run([dtrace, "-x", "hostvm", "-q", "-s", str(d)],
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    first, key = r.stdout.split("\n")[:2]
+    assert first == "65535 65535 65535 0"
+    assert key == ("0123456789abcdef" * 4096)[:65535]
+
+
 def test_other_probes_match_nothing(dtrace):
     """The host VM has the dtrace provider only: anything else is refused
     the way an unknown probe is, never silently ignored."""
