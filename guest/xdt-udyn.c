@@ -12,9 +12,11 @@
  *   xdt-udyn wait ...    says "waiting PID", waits for SIGUSR1 first
  *                        (dtrace -p), then as above
  *   xdt-udyn dlopen N    dlopen()s libxdtu2.so.1 (guest/xdt-ulib2.c),
- *                        says "loaded", and calls its xu2_late N times: a
- *                        library that appears after tracing started
- *                        (dtrace -c makes its probes at the entry point)
+ *                        says "loaded", and calls its xu2_late N times
+ *                        (each: getpid() once): a library that appears
+ *                        after tracing started (dtrace -c makes its
+ *                        probes at the entry point); then lingers 1 s, so
+ *                        a consumer reads its objects while it lives
  */
 #include <dlfcn.h>
 #include <signal.h>
@@ -79,6 +81,7 @@ int main(int argc, char **argv)
 		fflush(stdout);
 		for (i = 1; i <= n; i++)
 			sum += late(i);
+		sleep(1);
 	} else {
 		fprintf(stderr, "xdt-udyn: unknown mode %s\n", argv[k]);
 		return 2;

@@ -331,6 +331,14 @@ static long elf_syms(const struct elfimg *e, int all,
 	return n;
 }
 
+static int elf_has_symtab(const struct elfimg *e)
+{
+	for (unsigned i = 0; i < e->eh->e_shnum; i++)
+		if (elf_shdr(e, i)->sh_type == SHT_SYMTAB)
+			return 1;
+	return 0;
+}
+
 static long elf_funcs(const struct elfimg *e,
 		      void (*fn)(void *ctx, const char *name, uint64_t v,
 				 uint64_t size),
@@ -903,7 +911,7 @@ int dt_uprobes_make(int fd, const struct xdt_probedesc *d, const char *where,
 {
 	struct ubatch b = { .fd = fd, .err = err, .errlen = errlen };
 	struct uobj *objs = NULL;
-	int nobj = 0, i, ret = -1, mods = 0, stripped = 0, usdt;
+	int nobj = 0, i, ret = -1, mods = 0, stripped = 0, dynonly = 0, usdt;
 	unsigned funcs = 0;
 
 	b.pid = uproc_split(d, b.prov, sizeof(b.prov));
@@ -947,9 +955,11 @@ int dt_uprobes_make(int fd, const struct xdt_probedesc *d, const char *where,
 		c.e = &e;
 		c.mod = d->mod[0] && !is_glob(d->mod) ? d->mod : obj_name(&objs[i]);
 		n = usdt ? elf_usdt(&c) : elf_funcs(&e, one_func, &c);
-		elf_close(&e);
 		if (n <= 0 && !usdt)
 			stripped++;
+		else if (!usdt && !elf_has_symtab(&e))
+			dynonly++;	/* its exported functions only */
+		elf_close(&e);
 		funcs += c.matched;
 		if (c.failed)
 			goto out;
@@ -986,6 +996,14 @@ int dt_uprobes_make(int fd, const struct xdt_probedesc *d, const char *where,
 				  "in the matching module%s (stripped?)",
 				  d->prov, d->mod, d->func, d->name,
 				  mods > 1 ? "s" : "");
+	else if (!funcs && dynonly && stripped + dynonly == mods &&
+		 d->func[0] && !is_glob(d->func))
+		ret = -!!snprintf(err, errlen, "%s:%s:%s:%s: '%s' is not a "
+				  "function the matching module%s export%s, and "
+				  "%s stripped of its other symbols (no .symtab)",
+				  d->prov, d->mod, d->func, d->name, d->func,
+				  mods > 1 ? "s" : "", mods > 1 ? "" : "s",
+				  mods > 1 ? "they are" : "it is");
 	if (ret < 0)
 		utag(err, errlen, DT_D_PDESC_ZERO, where);
 out:
