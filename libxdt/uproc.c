@@ -1104,7 +1104,8 @@ static void usobj_free(struct usobj *so)
  * (Re)read @up's objects from its maps: an object already loaded (the
  * same file at the same place) keeps its symbols, a new one (dlopen())
  * is loaded, one no longer mapped goes.  A process that cannot be read
- * (gone) keeps what was read while it lived.  0, or -1 if unreadable.
+ * or maps nothing (gone, or a zombie) keeps what was read while it
+ * lived.  0, or -1 if unreadable.
  */
 static int usproc_read(struct usproc *up)
 {
@@ -1114,8 +1115,11 @@ static int usproc_read(struct usproc *up)
 	int n = 0;
 
 	clock_gettime(CLOCK_MONOTONIC, &up->read);
-	if (read_maps(up->pid, &objs, &n, err, sizeof(err)) < 0)
+	/* a zombie's maps are empty: what it had stays */
+	if (read_maps(up->pid, &objs, &n, err, sizeof(err)) < 0 || !n) {
+		free(objs);
 		return -1;
+	}
 	nv = xzalloc((n ? n : 1) * sizeof(*nv));
 	for (int i = 0; i < n; i++) {
 		int k;
