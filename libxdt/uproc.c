@@ -1047,12 +1047,11 @@ static size_t nusprocs;
 
 static void sym_add(void *ctx, const char *name, uint64_t v, uint64_t size)
 {
-	(void)size;	/* a symbol ends where the next begins (below) */
 	struct usobj *so = ctx;
 
 	so->syms = xrealloc(so->syms, (so->nsyms + 1) * sizeof(*so->syms));
 	so->syms[so->nsyms].v = v;
-	so->syms[so->nsyms].size = 0;
+	so->syms[so->nsyms].size = size;	/* bounded below */
 	so->syms[so->nsyms].name = xstrdup(name);
 	so->nsyms++;
 }
@@ -1086,11 +1085,22 @@ static void usobj_load(struct usobj *so, pid_t pid)
 	elf_close(&e);
 	if (so->nsyms)
 		qsort(so->syms, so->nsyms, sizeof(*so->syms), usym_cmp);
-	/* a symbol ends where the next begins: sizes need not be trusted */
-	for (size_t k = 0; k + 1 < so->nsyms; k++)
-		so->syms[k].size = so->syms[k + 1].v - so->syms[k].v;
-	if (so->nsyms)
-		so->syms[so->nsyms - 1].size = UINT64_MAX - so->syms[so->nsyms - 1].v;
+	/*
+	 * A symbol ends where the next begins, or where its size says if
+	 * that is sooner: the size is the file's, not to be trusted further.
+	 * A PC past it is in no function (a library's .dynsym names only its
+	 * exported ones: libc's __libc_start_call_main is not there) and
+	 * prints as mod`0x..., as DTrace's (libproc's lookup by address
+	 * heeds sizes), rather than as the exported function below it.
+	 */
+	for (size_t k = 0; k < so->nsyms; k++) {
+		uint64_t gap = k + 1 < so->nsyms ?
+			       so->syms[k + 1].v - so->syms[k].v :
+			       UINT64_MAX - so->syms[k].v;
+
+		if (!so->syms[k].size || so->syms[k].size > gap)
+			so->syms[k].size = gap;
+	}
 }
 
 static void usobj_free(struct usobj *so)
