@@ -180,6 +180,9 @@ $(BUILD)/%/xdt-utarget: guest/xdt-utarget.c | deps
 # which xdt-udyn dlopen()s; same flags as xdt-utarget.  The guests carry
 # Debian's loader and libc for them (tools/xdtisa.py guest-dynlibs: the
 # paths are arch/<dir>/isa.toml [debian]'s); nothing else is dynamic.
+# libxdtu.so.1 is installed as distributions install libraries, a link
+# named by the soname to a file that is not (libxdtu.so.1.0), so the
+# module's name (the soname) and its file's base name differ.
 UDYN_CFLAGS := -std=gnu11 -O1 -fno-omit-frame-pointer -Wall -Wextra -Werror
 $(BUILD)/%/libxdtu.so.1: guest/xdt-ulib.c | deps
 	@mkdir -p $(@D)
@@ -324,7 +327,8 @@ $(BUILD)/%/initramfs.cpio: $(BUILD)/%/init $$(call guest_dtrace,$$*) \
 		--file $(BUILD)/$*/xdt-utarget:/usr/bin/xdt-utarget \
 		--file $(BUILD)/$*/xdt-usdt:/usr/bin/xdt-usdt \
 		--file $(BUILD)/$*/xdt-udyn:/usr/bin/xdt-udyn \
-		--file $(BUILD)/$*/libxdtu.so.1:/usr/lib/libxdtu.so.1 \
+		--file $(BUILD)/$*/libxdtu.so.1:/usr/lib/libxdtu.so.1.0 \
+		--symlink /usr/lib/libxdtu.so.1:libxdtu.so.1.0 \
 		--file $(BUILD)/$*/libxdtu2.so.1:/usr/lib/libxdtu2.so.1 \
 		$(foreach f,$(call guest_dynlibs,$*),--file $(f)) \
 		--file guest/xdt_usdt.d:/usr/share/xdt/xdt_usdt.d \

@@ -43,11 +43,14 @@ def test_library_functions_count_exactly(xdt):
     assert f"sum {sum_calls(5)}" in r.stdout, r.stdout
 
 
-@pytest.mark.parametrize("mod", ["", "libxdtu", "libxdtu*", "*.so.1"])
+@pytest.mark.parametrize("mod", ["", "libxdtu", "libxdtu*", "*.so.1",
+                                 "libxdtu.so.1.0"])
 def test_probemod_is_the_soname(xdt, mod):
-    """An empty or glob module field names the library by its soname;
-    `libxdtu` (the soname up to a '.') matches it too and is the probes'
-    module as written, as a module field that is not a glob always is."""
+    """The guests' libxdtu.so.1 is a link to libxdtu.so.1.0, the file the
+    process maps.  An empty or glob module field names the library by its
+    soname; `libxdtu` (up to a '.') and the file's base name match it too
+    and are the probes' module as written, as a module field that is not a
+    glob always is."""
     r = dtrace(xdt, "-qn", f"pid$target:{mod}:xu_leaf:entry "
                "{ @[probemod] = count(); }", "-c", f"{UD} calls 3")
     assert r.ok, (mod, r)
