@@ -100,14 +100,16 @@ VM_CFLAGS := -std=gnu11 -O2 -Wall -Wextra -Wno-unused-parameter \
 abs_flags = $(patsubst -I%,-I$(CURDIR)/%,$(1))
 
 # $(call build_libxdt,CROSS-PREFIX,ARCHIVE,ISA[,EXTRA-CFLAGS]).  The ISA's
-# own C macros, which dtrace -C predefines, come from arch/<dir>/isa.toml [d].
+# own C macros, which dtrace -C predefines, come from arch/<dir>/isa.toml [d];
+# the instruction dtrace -c stops a dynamic command with, from [user].
 define build_libxdt
 	@mkdir -p $(dir $(2))libxdt-obj
 	@cd $(dir $(2))libxdt-obj && rm -f *.o && \
 	  $(1)gcc $(call abs_flags,$(FE_CFLAGS)) $(4) \
 	    -DXDT_CPP_ISA='$(shell $(PYTHON) tools/xdtisa.py cpp-defines $(3))' -c \
 	    $(addprefix $(CURDIR)/,$(FE_SRCS)) && \
-	  $(1)gcc $(call abs_flags,$(CONSUMER_CFLAGS)) $(4) -c \
+	  $(1)gcc $(call abs_flags,$(CONSUMER_CFLAGS)) $(4) \
+	    -DXDT_UHOLD='$(shell $(PYTHON) tools/xdtisa.py uhold $(3))' -c \
 	    $(addprefix $(CURDIR)/,$(CONSUMER_SRCS)) && \
 	  $(1)gcc $(call abs_flags,$(VM_CFLAGS)) $(4) -c $(addprefix $(CURDIR)/,$(VM_SRCS))
 	@rm -f $(2) && $(1)ar rcs $(2) $(dir $(2))libxdt-obj/*.o
@@ -172,6 +174,26 @@ host-dlib: $(foreach f,$(DLIB_GEN),$(BUILD)/host/dlib/$(f))
 $(BUILD)/%/xdt-utarget: guest/xdt-utarget.c | deps
 	@mkdir -p $(@D)
 	$(call cross,$*)gcc -std=gnu11 -O1 -fno-omit-frame-pointer -Wall -Wextra -Werror -static -o $@ $<
+
+# The pid provider in shared libraries: xdt's own libxdtu.so.1 (DT_SONAME)
+# and xdt-udyn, a PIE linked against it and Debian's libc, and libxdtu2.so.1,
+# which xdt-udyn dlopen()s; same flags as xdt-utarget.  The guests carry
+# Debian's loader and libc for them (tools/xdtisa.py guest-dynlibs: the
+# paths are arch/<dir>/isa.toml [debian]'s); nothing else is dynamic.
+# libxdtu.so.1 is installed as distributions install libraries, a link
+# named by the soname to a file that is not (libxdtu.so.1.0), so the
+# module's name (the soname) and its file's base name differ.
+UDYN_CFLAGS := -std=gnu11 -O1 -fno-omit-frame-pointer -Wall -Wextra -Werror
+$(BUILD)/%/libxdtu.so.1: guest/xdt-ulib.c | deps
+	@mkdir -p $(@D)
+	$(call cross,$*)gcc $(UDYN_CFLAGS) -fPIC -shared -Wl,-soname,$(@F) -o $@ $<
+$(BUILD)/%/libxdtu2.so.1: guest/xdt-ulib2.c | deps
+	@mkdir -p $(@D)
+	$(call cross,$*)gcc $(UDYN_CFLAGS) -fPIC -shared -Wl,-soname,$(@F) -o $@ $<
+$(BUILD)/%/xdt-udyn: guest/xdt-udyn.c $(BUILD)/%/libxdtu.so.1 | deps
+	$(call cross,$*)gcc $(UDYN_CFLAGS) -o $@ $< -L$(@D) -l:libxdtu.so.1
+guest_dynlibs = $(shell $(PYTHON) tools/xdtisa.py guest-dynlibs $(1))
+guest_dynlib_srcs = $(foreach f,$(call guest_dynlibs,$(1)),$(firstword $(subst :, ,$(f))))
 
 # The USDT demo (guest/xdt-usdt.c): provider xdt_usdt from a header that
 # dtrace -h makes, as a user's would be; provider xdt_sdt from systemtap's
@@ -291,6 +313,8 @@ $(KCACHE)/%.current/vmlinux.vars: $(KCACHE)/%.current/vmlinux \
 $(BUILD)/%/initramfs.cpio: $(BUILD)/%/init $$(call guest_dtrace,$$*) \
 		$$(call guest_xdtko,$$*) $(BUILD)/%/xdt-rawprog $(BUILD)/%/xdt-runas $(BUILD)/%/xdt-fuzz \
 		$(BUILD)/%/xdt-utarget $(BUILD)/%/xdt-usdt $(BUILD)/%/regs.d \
+		$(BUILD)/%/xdt-udyn $(BUILD)/%/libxdtu.so.1 $(BUILD)/%/libxdtu2.so.1 \
+		$$(call guest_dynlib_srcs,$$*) \
 		$(foreach f,$(DLIB_GEN),$(BUILD)/%/dlib/$(f)) $(BUILD)/%/xdt-dfuzz $(BUILD)/%/xdt-failnth \
 		$(BUILD)/%/xdt-bpfbench $(BUILD)/%/xdt-lua lua/xdt-watch $(WATCH_PROFILES) $(LUA_LIBS) \
 		$(LUA_EXAMPLES) tools/mkinitramfs.py busybox mcpp $(DLIB) \
@@ -302,6 +326,11 @@ $(BUILD)/%/initramfs.cpio: $(BUILD)/%/init $$(call guest_dtrace,$$*) \
 		--file $(BUILD)/$*/xdt-runas:/usr/bin/xdt-runas \
 		--file $(BUILD)/$*/xdt-utarget:/usr/bin/xdt-utarget \
 		--file $(BUILD)/$*/xdt-usdt:/usr/bin/xdt-usdt \
+		--file $(BUILD)/$*/xdt-udyn:/usr/bin/xdt-udyn \
+		--file $(BUILD)/$*/libxdtu.so.1:/usr/lib/libxdtu.so.1.0 \
+		--symlink /usr/lib/libxdtu.so.1:libxdtu.so.1.0 \
+		--file $(BUILD)/$*/libxdtu2.so.1:/usr/lib/libxdtu2.so.1 \
+		$(foreach f,$(call guest_dynlibs,$*),--file $(f)) \
 		--file guest/xdt_usdt.d:/usr/share/xdt/xdt_usdt.d \
 		--file $(BUILD)/$*/xdt-fuzz:/usr/bin/xdt-fuzz \
 		--file $(BUILD)/$*/xdt-dfuzz:/usr/bin/xdt-dfuzz \

@@ -242,8 +242,9 @@ def build_image(isa, pkgs, img):
             shutil.copy(path, os.path.join(root, "lib", so))  # follows links
         ld = f"{MNT}/lib/{LOADER[isa]}"
         with open(os.path.join(root, "bpftrace"), "w") as f:
-            # The guest has no glibc: bpftrace runs under the disk's loader,
-            # its libraries from the disk only.  exec keeps the pid.
+            # The guest's glibc is only the loader and libc xdt-udyn needs:
+            # bpftrace runs under the disk's loader, its libraries from the
+            # disk only.  exec keeps the pid.
             f.write(f"#!/bin/sh\nexec {ld} --library-path {MNT}/lib "
                     f"{MNT}/bin/bpftrace \"$@\"\n")
         os.chmod(os.path.join(root, "bpftrace"), 0o755)

@@ -524,12 +524,16 @@ static int go(xdt_hdl_t *h)
 	for (i = 0; !h->vm && i < p->nclauses; i++) {
 		const struct xdt_probedesc *d = &p->clauses[i].desc;
 		char where[48];
+		int r;
 
 		if (i && !memcmp(d, &p->clauses[i - 1].desc, sizeof(*d)))
 			continue;
 		snprintf(where, sizeof(where), "line %d:%d: ", p->clauses[i].line,
 			 p->clauses[i].col);
-		if (dt_uprobes_make(h->fd, d, where, h->errmsg, sizeof(h->errmsg)) < 0) {
+		r = dt_uprobes_make(h->fd, d, where, h->errmsg, sizeof(h->errmsg));
+		if (r == -2 && h->zdefs) {
+			h->errmsg[0] = 0;	/* -Z: it matches nothing */
+		} else if (r < 0) {
 			char why[sizeof(h->errmsg) / 2];
 			int src = p->clauses[i].src;
 
@@ -656,6 +660,9 @@ static int work(xdt_hdl_t *h, const struct xdt_consumer *c)
 	/* the host VM's BEGIN has run by now: its records are all there */
 	if (h->vm || now - h->lastdrain_ns >= h->o.switchrate_us * 1000LL) {
 		h->lastdrain_ns = now;
+		/* ustack()'s names for what the -c/-p process dlopen()ed */
+		if (!h->vm && h->env.target > 0)
+			dt_usyms_refresh(h->env.target);
 		/* forced: printa() in what drain() reads must see totals at
 		   least as new as its record, even when the snapshot at
 		   aggrate came a moment ago */

@@ -25,12 +25,18 @@ pid_t dt_uproc_pid(const struct xdt_probedesc *d);
  * Make what @d names in its process through /dev/xdt's @fd (nothing when
  * @d is not a pid provider's): 0, or -1 with why in @err, which -x errtags
  * starts with DTrace's tag and @where ("line 3:1: ", the description's
- * place, or "").
+ * place, or ""); -2 (and why) when no object of the process matches its
+ * module, which -Z accepts.
  */
 int dt_uprobes_make(int fd, const struct xdt_probedesc *d, const char *where,
 		    char *err, size_t errlen);
 /* Read @pid's objects and symbols now, for dt_usym_format() later. */
 void dt_usyms_load(pid_t pid);
+/* Read the objects @pid has mapped since (dlopen()), if it lives. */
+void dt_usyms_refresh(pid_t pid);
+/* Run the ptrace-stopped @pid on to its entry point if it is dynamically
+   linked (see uproc.c): 0, or -1 with why in @err. */
+int dt_uproc_to_entry(pid_t pid, char *err, size_t errlen);
 /* A user address of @pid as DTrace prints it: mod`func+0x1c, or 0x... */
 void dt_usym_format(pid_t pid, uint64_t pc, char *buf, size_t len);
 /* ... in ufunc()'s, usym()'s, umod()'s or uaddr()'s form (XDT_USYM_*). */

@@ -634,6 +634,11 @@ int xdt_uses_process(xdt_hdl_t *h, pid_t pid)
 	return 0;
 }
 
+int xdt_run_to_entry(xdt_hdl_t *h, pid_t pid)
+{
+	return dt_uproc_to_entry(pid, h->errmsg, sizeof(h->errmsg));
+}
+
 void xdt_set_cpp(xdt_hdl_t *h, int on, char **args, int nargs)
 {
 	h->cpp = on;

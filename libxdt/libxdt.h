@@ -102,6 +102,13 @@ void xdt_set_target(xdt_hdl_t *h, pid_t pid);
  * tracing starts, so dtrace -c lets its command exec first.
  */
 int xdt_uses_process(xdt_hdl_t *h, pid_t pid);
+/*
+ * A command the caller holds ptrace-stopped at its new image's first
+ * instruction (dtrace -c): if it is dynamically linked, run it on to its
+ * entry point, where the loader has mapped its libraries, so that pid
+ * probes and ustack()'s names see them.  0, or -1 with xdt_errmsg().
+ */
+int xdt_run_to_entry(xdt_hdl_t *h, pid_t pid);
 void xdt_set_cpp(xdt_hdl_t *h, int on, char **args, int nargs);
 /* Where the default printers write (dtrace -o): @fp, not stdout. */
 void xdt_set_output(xdt_hdl_t *h, FILE *fp);

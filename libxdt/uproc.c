@@ -4,19 +4,21 @@
  * pid<PID>:<module>:<function>:<name> names in a live process, made into
  * probes by XDT_IOC_UPROBES (providers/pid.c; core/uapi/xdt.h section 7).
  *
- * Modules are the file-backed executable mappings of /proc/PID/maps.  A
- * module field matches an object by its base name (a glob), its full
- * path, a prefix of the base name up to a '.' (libc for libc.so.6, as
- * illumos allows), or "a.out" for the executable.  A probe made for a
- * module field that is not a glob carries that field as its module, so
- * the kernel's matcher finds it under the name the user wrote; a glob's
- * probes carry the base name.  Functions are the object's ELF symbols of
- * type FUNC or GNU_IFUNC (.symtab, else .dynsym).
+ * Modules are the file-backed executable mappings of /proc/PID/maps,
+ * named as DTrace names them: a shared library by its DT_SONAME
+ * (libc.so.6, whatever file it is), any other object by its base name.
+ * A module field matches an object by that name or its base name (a
+ * glob), its full path, a prefix of either up to a '.' (libc for
+ * libc.so.6, as illumos allows), or "a.out" for the executable.  A probe
+ * made for a module field that is not a glob carries that field as its
+ * module, so the kernel's matcher finds it under the name the user wrote;
+ * a glob's probes carry the object's name.  Functions are the object's
+ * ELF symbols of type FUNC or GNU_IFUNC (.symtab, else .dynsym).
  *
  * The ELF reader is this file's own (ELF64, the host's byte order): the
- * symbol and program header tables are all it needs, the guests are
- * static, and libelf would be a cross-built library (elfutils, with zlib
- * and zstd) in every guest for ~150 lines.  Every offset read from the
+ * symbol, dynamic and program header tables are all it needs, and libelf
+ * would be a cross-built library (elfutils, with zlib and zstd) in every
+ * guest for ~150 lines.  Every offset read from the
  * file is checked against its size: the file is the traced process's,
  * not ours.
  */
@@ -32,9 +34,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <sys/auxv.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/ptrace.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "dt_consumer.h"
@@ -45,6 +52,7 @@ struct umap {
 
 struct uobj {
 	char path[PATH_MAX];
+	char name[256];		/* DT_SONAME, else the base name */
 	int is_exe;
 	struct umap maps[32];
 	int nmaps;
@@ -115,16 +123,27 @@ static const char *obj_base(const struct uobj *o)
 	return b ? b + 1 : o->path;
 }
 
-static int mod_match(const char *pat, const struct uobj *o)
+/* The object's module name: its soname, else its base name. */
+static const char *obj_name(const struct uobj *o)
+{
+	return o->name[0] ? o->name : obj_base(o);
+}
+
+/* @name, or its prefix up to a '.' (libc for libc.so.6) */
+static int name_match(const char *pat, const char *name)
 {
 	size_t n = strlen(pat);
-	const char *base = obj_base(o);
 
-	if (field_match(pat, base) || !strcmp(pat, o->path))
+	return field_match(pat, name) ||
+	       (!is_glob(pat) && !strncmp(name, pat, n) && name[n] == '.');
+}
+
+static int mod_match(const char *pat, const struct uobj *o)
+{
+	if (name_match(pat, obj_base(o)) || name_match(pat, obj_name(o)) ||
+	    !strcmp(pat, o->path))
 		return 1;
-	if (o->is_exe && !strcmp(pat, "a.out"))
-		return 1;
-	return !is_glob(pat) && !strncmp(base, pat, n) && base[n] == '.';
+	return o->is_exe && !strcmp(pat, "a.out");
 }
 
 /* The objects mapped executable in @pid, from /proc/PID/maps. */
@@ -312,12 +331,64 @@ static long elf_syms(const struct elfimg *e, int all,
 	return n;
 }
 
+static int elf_has_symtab(const struct elfimg *e)
+{
+	for (unsigned i = 0; i < e->eh->e_shnum; i++)
+		if (elf_shdr(e, i)->sh_type == SHT_SYMTAB)
+			return 1;
+	return 0;
+}
+
 static long elf_funcs(const struct elfimg *e,
 		      void (*fn)(void *ctx, const char *name, uint64_t v,
 				 uint64_t size),
 		      void *ctx)
 {
 	return elf_syms(e, 0, fn, ctx);
+}
+
+/*
+ * The object's DT_SONAME, from its SHT_DYNAMIC section and the string
+ * table that section links: "" when it has none (an executable, or a
+ * library linked without -soname).
+ */
+static void elf_soname(const struct elfimg *e, char *buf, size_t len)
+{
+	buf[0] = 0;
+	for (unsigned i = 0; i < e->eh->e_shnum; i++) {
+		const Elf64_Shdr *sh = elf_shdr(e, i), *str;
+		const Elf64_Dyn *d;
+
+		if (sh->sh_type != SHT_DYNAMIC)
+			continue;
+		str = elf_shdr(e, sh->sh_link);
+		if (!str || sh->sh_entsize != sizeof(Elf64_Dyn) ||
+		    (sh->sh_offset & 7) || !in_file(e, sh->sh_offset, sh->sh_size) ||
+		    !in_file(e, str->sh_offset, str->sh_size))
+			return;
+		d = (const Elf64_Dyn *)(e->p + sh->sh_offset);
+		for (uint64_t k = 0; k < sh->sh_size / sizeof(*d) &&
+		     d[k].d_tag != DT_NULL; k++) {
+			const char *n = (const char *)e->p + str->sh_offset +
+					d[k].d_un.d_val;
+
+			if (d[k].d_tag != DT_SONAME || d[k].d_un.d_val >= str->sh_size)
+				continue;
+			if (memchr(n, 0, str->sh_size - d[k].d_un.d_val))
+				snprintf(buf, len, "%s", n);
+			return;
+		}
+		return;
+	}
+}
+
+/* Open @o's file as @pid sees it (through its root), else as we do. */
+static int obj_open(struct elfimg *e, const struct uobj *o, pid_t pid)
+{
+	char path[PATH_MAX + 32];
+
+	snprintf(path, sizeof(path), "/proc/%d/root%s", (int)pid, o->path);
+	return elf_open(e, path) < 0 && elf_open(e, o->path) < 0 ? -1 : 0;
 }
 
 /* ---- making the probes ---------------------------------------------------- */
@@ -840,8 +911,7 @@ int dt_uprobes_make(int fd, const struct xdt_probedesc *d, const char *where,
 {
 	struct ubatch b = { .fd = fd, .err = err, .errlen = errlen };
 	struct uobj *objs = NULL;
-	int nobj = 0, i, ret = -1, mods = 0, stripped = 0, usdt;
-	char path[PATH_MAX + 32];
+	int nobj = 0, i, ret = -1, mods = 0, stripped = 0, dynonly = 0, usdt;
 	unsigned funcs = 0;
 
 	b.pid = uproc_split(d, b.prov, sizeof(b.prov));
@@ -871,20 +941,25 @@ int dt_uprobes_make(int fd, const struct xdt_probedesc *d, const char *where,
 		struct elfimg e;
 		long n;
 
-		if (!mod_match(d->mod, &objs[i]))
-			continue;
-		mods++;
 		/* through the process's root: its view of the file system */
-		snprintf(path, sizeof(path), "/proc/%d/root%s", (int)b.pid,
-			 objs[i].path);
-		if (elf_open(&e, path) < 0 && elf_open(&e, objs[i].path) < 0)
+		if (obj_open(&e, &objs[i], b.pid) < 0) {
+			mods += mod_match(d->mod, &objs[i]);
 			continue;
+		}
+		elf_soname(&e, objs[i].name, sizeof(objs[i].name));
+		if (!mod_match(d->mod, &objs[i])) {
+			elf_close(&e);
+			continue;
+		}
+		mods++;
 		c.e = &e;
-		c.mod = d->mod[0] && !is_glob(d->mod) ? d->mod : obj_base(&objs[i]);
+		c.mod = d->mod[0] && !is_glob(d->mod) ? d->mod : obj_name(&objs[i]);
 		n = usdt ? elf_usdt(&c) : elf_funcs(&e, one_func, &c);
-		elf_close(&e);
 		if (n <= 0 && !usdt)
 			stripped++;
+		else if (!usdt && !elf_has_symtab(&e))
+			dynonly++;	/* its exported functions only */
+		elf_close(&e);
 		funcs += c.matched;
 		if (c.failed)
 			goto out;
@@ -903,15 +978,32 @@ int dt_uprobes_make(int fd, const struct xdt_probedesc *d, const char *where,
 		utag(err, errlen, note_tag(b.note), where);
 		goto out;
 	}
-	if (!mods)
-		ret = -!!snprintf(err, errlen, "%s:%s:%s:%s: process %d has no "
-				  "module matching '%s'", d->prov, d->mod,
-				  d->func, d->name, (int)b.pid, d->mod);
-	else if (!funcs && stripped == mods)
+	if (!mods) {
+		/*
+		 * Not an object of the process now.  Objects it maps later
+		 * (dlopen()) get no probes: -Z lets the description match
+		 * nothing instead (docs/d-language.md, "User space").
+		 */
+		snprintf(err, errlen, "%s:%s:%s:%s: process %d has no module "
+			 "matching '%s' (an object dlopen()ed later gets no "
+			 "probes; -Z accepts the description)", d->prov, d->mod,
+			 d->func, d->name, (int)b.pid, d->mod);
+		utag(err, errlen, DT_D_PDESC_ZERO, where);
+		ret = -2;
+		goto out;
+	} else if (!funcs && stripped == mods)
 		ret = -!!snprintf(err, errlen, "%s:%s:%s:%s: no symbol table "
 				  "in the matching module%s (stripped?)",
 				  d->prov, d->mod, d->func, d->name,
 				  mods > 1 ? "s" : "");
+	else if (!funcs && dynonly && stripped + dynonly == mods &&
+		 d->func[0] && !is_glob(d->func))
+		ret = -!!snprintf(err, errlen, "%s:%s:%s:%s: '%s' is not a "
+				  "function the matching module%s export%s, and "
+				  "%s stripped of its other symbols (no .symtab)",
+				  d->prov, d->mod, d->func, d->name, d->func,
+				  mods > 1 ? "s" : "", mods > 1 ? "" : "s",
+				  mods > 1 ? "they are" : "it is");
 	if (ret < 0)
 		utag(err, errlen, DT_D_PDESC_ZERO, where);
 out:
@@ -947,6 +1039,7 @@ struct usproc {
 	int gone;		/* could not be read: addresses only */
 	struct usobj *objs;
 	int nobj;
+	struct timespec read;	/* when its maps were last read */
 };
 
 static struct usproc *usprocs;
@@ -954,12 +1047,11 @@ static size_t nusprocs;
 
 static void sym_add(void *ctx, const char *name, uint64_t v, uint64_t size)
 {
-	(void)size;	/* a symbol ends where the next begins (below) */
 	struct usobj *so = ctx;
 
 	so->syms = xrealloc(so->syms, (so->nsyms + 1) * sizeof(*so->syms));
 	so->syms[so->nsyms].v = v;
-	so->syms[so->nsyms].size = 0;
+	so->syms[so->nsyms].size = size;	/* bounded below */
 	so->syms[so->nsyms].name = xstrdup(name);
 	so->nsyms++;
 }
@@ -973,14 +1065,13 @@ static int usym_cmp(const void *a, const void *b)
 
 static void usobj_load(struct usobj *so, pid_t pid)
 {
-	char path[PATH_MAX + 32];
 	const Elf64_Phdr *ph;
 	struct elfimg e;
 	unsigned i;
 
-	snprintf(path, sizeof(path), "/proc/%d/root%s", (int)pid, so->o.path);
-	if (elf_open(&e, path) < 0 && elf_open(&e, so->o.path) < 0)
+	if (obj_open(&e, &so->o, pid) < 0)
 		return;
+	elf_soname(&e, so->o.name, sizeof(so->o.name));
 	ph = (const Elf64_Phdr *)(e.p + e.eh->e_phoff);
 	for (i = 0; i < e.eh->e_phnum && so->nsegs < 8; i++) {
 		if (ph[i].p_type != PT_LOAD || !(ph[i].p_flags & PF_X))
@@ -994,19 +1085,84 @@ static void usobj_load(struct usobj *so, pid_t pid)
 	elf_close(&e);
 	if (so->nsyms)
 		qsort(so->syms, so->nsyms, sizeof(*so->syms), usym_cmp);
-	/* a symbol ends where the next begins: sizes need not be trusted */
-	for (size_t k = 0; k + 1 < so->nsyms; k++)
-		so->syms[k].size = so->syms[k + 1].v - so->syms[k].v;
-	if (so->nsyms)
-		so->syms[so->nsyms - 1].size = UINT64_MAX - so->syms[so->nsyms - 1].v;
+	/*
+	 * A symbol ends where the next begins, or where its size says if
+	 * that is sooner: the size is the file's, not to be trusted further.
+	 * A PC past it is in no function (a library's .dynsym names only its
+	 * exported ones: libc's __libc_start_call_main is not there) and
+	 * prints as mod`0x..., as DTrace's (libproc's lookup by address
+	 * heeds sizes), rather than as the exported function below it.
+	 */
+	for (size_t k = 0; k < so->nsyms; k++) {
+		uint64_t gap = k + 1 < so->nsyms ?
+			       so->syms[k + 1].v - so->syms[k].v :
+			       UINT64_MAX - so->syms[k].v;
+
+		if (!so->syms[k].size || so->syms[k].size > gap)
+			so->syms[k].size = gap;
+	}
+}
+
+static void usobj_free(struct usobj *so)
+{
+	for (size_t k = 0; k < so->nsyms; k++)
+		free(so->syms[k].name);
+	free(so->syms);
+}
+
+/*
+ * (Re)read @up's objects from its maps: an object already loaded (the
+ * same file at the same place) keeps its symbols, a new one (dlopen())
+ * is loaded, one no longer mapped goes.  A process that cannot be read
+ * or maps nothing (gone, or a zombie) keeps what was read while it
+ * lived.  0, or -1 if unreadable.
+ */
+static int usproc_read(struct usproc *up)
+{
+	struct uobj *objs = NULL;
+	struct usobj *nv;
+	char err[256];
+	int n = 0;
+
+	clock_gettime(CLOCK_MONOTONIC, &up->read);
+	/* a zombie's maps are empty: what it had stays */
+	if (read_maps(up->pid, &objs, &n, err, sizeof(err)) < 0 || !n) {
+		free(objs);
+		return -1;
+	}
+	nv = xzalloc((n ? n : 1) * sizeof(*nv));
+	for (int i = 0; i < n; i++) {
+		int k;
+
+		for (k = 0; k < up->nobj; k++)
+			if (up->objs[k].o.nmaps && !strcmp(up->objs[k].o.path, objs[i].path) &&
+			    up->objs[k].o.maps[0].start == objs[i].maps[0].start)
+				break;
+		if (k < up->nobj) {
+			nv[i] = up->objs[k];
+			nv[i].o = objs[i];
+			snprintf(nv[i].o.name, sizeof(nv[i].o.name), "%s",
+				 up->objs[k].o.name);
+			up->objs[k].o.nmaps = 0;	/* moved */
+			up->objs[k].syms = NULL;
+			up->objs[k].nsyms = 0;
+			continue;
+		}
+		nv[i].o = objs[i];
+		usobj_load(&nv[i], up->pid);
+	}
+	for (int k = 0; k < up->nobj; k++)
+		usobj_free(&up->objs[k]);
+	free(up->objs);
+	up->objs = nv;
+	up->nobj = n;
+	free(objs);
+	return 0;
 }
 
 static struct usproc *usproc_get(pid_t pid)
 {
-	struct uobj *objs = NULL;
 	struct usproc *up;
-	char err[256];
-	int n = 0;
 
 	for (size_t i = 0; i < nusprocs; i++)
 		if (usprocs[i].pid == pid)
@@ -1015,23 +1171,36 @@ static struct usproc *usproc_get(pid_t pid)
 	up = &usprocs[nusprocs++];
 	memset(up, 0, sizeof(*up));
 	up->pid = pid;
-	if (read_maps(pid, &objs, &n, err, sizeof(err)) < 0) {
-		up->gone = 1;
-		return up;
-	}
-	up->objs = xzalloc((n ? n : 1) * sizeof(*up->objs));
-	up->nobj = n;
-	for (int i = 0; i < n; i++) {
-		up->objs[i].o = objs[i];
-		usobj_load(&up->objs[i], pid);
-	}
-	free(objs);
+	up->gone = usproc_read(up) < 0;
 	return up;
 }
 
 void dt_usyms_load(pid_t pid)
 {
 	usproc_get(pid);
+}
+
+/*
+ * Objects mapped since @pid was read (dlopen()): its maps read again,
+ * at most once per 100 ms however many frames miss -- at every status
+ * interval for the -c/-p process, and when a frame of a process seen
+ * alive is in no object known.  A process gone keeps its last objects.
+ */
+void dt_usyms_refresh(pid_t pid)
+{
+	struct usproc *up = NULL;
+	struct timespec now;
+
+	for (size_t i = 0; i < nusprocs && !up; i++)
+		if (usprocs[i].pid == pid)
+			up = &usprocs[i];
+	if (!up || up->gone)
+		return;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	if ((now.tv_sec - up->read.tv_sec) * 1000000000L +
+	    (now.tv_nsec - up->read.tv_nsec) < 100000000L)
+		return;
+	usproc_read(up);
 }
 
 void dt_usym_format(pid_t pid, uint64_t pc, char *buf, size_t len)
@@ -1043,11 +1212,25 @@ void dt_usym_format(pid_t pid, uint64_t pc, char *buf, size_t len)
  * Where @pc of @pid is: its object (NULL: none maps it), and the symbol
  * at or below it with @pc's distance past it (NULL: none covers it).
  */
+static const struct usobj *usym_find(struct usproc *up, uint64_t pc,
+				     const struct usym **sym, uint64_t *past);
+
 static const struct usobj *usym_lookup(pid_t pid, uint64_t pc,
 				       const struct usym **sym, uint64_t *past)
 {
 	struct usproc *up = pid > 0 ? usproc_get(pid) : NULL;
+	const struct usobj *so = usym_find(up, pc, sym, past);
 
+	if (!so && up && !up->gone) {
+		dt_usyms_refresh(pid);
+		so = usym_find(up, pc, sym, past);
+	}
+	return so;
+}
+
+static const struct usobj *usym_find(struct usproc *up, uint64_t pc,
+				     const struct usym **sym, uint64_t *past)
+{
 	*sym = NULL;
 	for (int i = 0; up && i < up->nobj; i++) {
 		const struct usobj *so = &up->objs[i];
@@ -1101,14 +1284,14 @@ void dt_usym_form(pid_t pid, uint64_t pc, int form, char *buf, size_t len)
 	if (!so)
 		snprintf(buf, len, "0x%llx", (unsigned long long)pc);
 	else if (form == XDT_USYM_MOD)
-		snprintf(buf, len, "%s", obj_base(&so->o));
+		snprintf(buf, len, "%s", obj_name(&so->o));
 	else if (!sy)
-		snprintf(buf, len, "%s`0x%llx", obj_base(&so->o),
+		snprintf(buf, len, "%s`0x%llx", obj_name(&so->o),
 			 (unsigned long long)pc);
 	else if (!past || form != XDT_USYM_ADDR)
-		snprintf(buf, len, "%s`%s", obj_base(&so->o), sy->name);
+		snprintf(buf, len, "%s`%s", obj_name(&so->o), sy->name);
 	else
-		snprintf(buf, len, "%s`%s+0x%llx", obj_base(&so->o), sy->name,
+		snprintf(buf, len, "%s`%s+0x%llx", obj_name(&so->o), sy->name,
 			 (unsigned long long)past);
 }
 
@@ -1128,4 +1311,87 @@ uint64_t dt_usym_base(pid_t pid, uint64_t pc, int form)
 	if (so && form == XDT_USYM_MOD)
 		return so->o.maps[0].start;
 	return so && sy ? pc - past : pc;
+}
+
+/* ---- dtrace -c: a dynamic command run to its entry point ---------------- */
+/*
+ * dtrace -c holds its command, ptrace-stopped, at the first instruction
+ * of its new image; of a dynamically linked program that is the
+ * loader's, and the libraries the program needs are not mapped yet (the
+ * loader maps them before it jumps to the program's entry point).  So the
+ * command is run on to its entry point first (AT_ENTRY), where every
+ * DT_NEEDED object is mapped, relocated and initialised -- DTrace's
+ * default evaltime, postinit -- and before any code of the program
+ * itself has run.  An instruction that stops it with the PC on it
+ * (arch/<dir>/isa.toml [user] hold: ud2 on x86_64, an undefined word on
+ * arm64 and riscv64) is written there through ptrace and taken out again
+ * at the stop: no register is touched, and nothing but the PC's
+ * instruction, which the stop's siginfo names, tells it from any other
+ * signal, which is passed on.  The cost is one stop (docs/mechanisms.md).
+ * A static program's first instruction is its own: nothing to do.
+ */
+#ifndef XDT_UHOLD
+#define XDT_UHOLD	/* a machine xdt has no port for: not held */
+#endif
+static const unsigned char uhold[] = { XDT_UHOLD 0 };
+
+int dt_uproc_to_entry(pid_t pid, char *err, size_t errlen)
+{
+	uint64_t entry = 0, base = 0, av[2];
+	char path[64];
+	long orig, word;
+	int fd, sig = 0, status;
+	siginfo_t si;
+
+	snprintf(path, sizeof(path), "/proc/%d/auxv", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		snprintf(err, errlen, "failed to read %s: %s", path, strerror(errno));
+		return -1;
+	}
+	while (read(fd, av, sizeof(av)) == (ssize_t)sizeof(av) && av[0] != AT_NULL) {
+		if (av[0] == AT_ENTRY)
+			entry = av[1];
+		else if (av[0] == AT_BASE)
+			base = av[1];
+	}
+	close(fd);
+	if (!base || !entry || sizeof(uhold) == 1)
+		return 0;	/* no loader: static */
+	errno = 0;
+	orig = ptrace(PTRACE_PEEKTEXT, pid, (void *)(uintptr_t)entry, NULL);
+	word = orig;
+	memcpy(&word, uhold, sizeof(uhold) - 1);
+	if (errno || ptrace(PTRACE_POKETEXT, pid, (void *)(uintptr_t)entry,
+			    (void *)word) < 0) {
+		snprintf(err, errlen, "failed to stop process %d at its entry "
+			 "point 0x%llx: %s", (int)pid, (unsigned long long)entry,
+			 strerror(errno));
+		return -1;
+	}
+	for (;;) {
+		if (ptrace(PTRACE_CONT, pid, NULL, (void *)(long)sig) < 0 ||
+		    waitpid(pid, &status, 0) != pid) {
+			snprintf(err, errlen, "process %d: %s", (int)pid,
+				 strerror(errno));
+			return -1;
+		}
+		if (!WIFSTOPPED(status)) {
+			snprintf(err, errlen, "process %d exited before its entry "
+				 "point (its loader failed?)", (int)pid);
+			return -1;
+		}
+		sig = WSTOPSIG(status);
+		if ((sig == SIGILL || sig == SIGTRAP) &&
+		    !ptrace(PTRACE_GETSIGINFO, pid, NULL, &si) &&
+		    (uintptr_t)si.si_addr == entry)
+			break;	/* there; the signal is dropped */
+	}
+	if (ptrace(PTRACE_POKETEXT, pid, (void *)(uintptr_t)entry,
+		   (void *)orig) < 0) {
+		snprintf(err, errlen, "process %d: failed to restore its entry "
+			 "point: %s", (int)pid, strerror(errno));
+		return -1;
+	}
+	return 0;
 }

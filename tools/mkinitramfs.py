@@ -6,6 +6,7 @@ headers, so nothing needs mknod or chown on the host.  Timestamps are zero so
 the same inputs give the same bytes.
 
 usage: mkinitramfs.py OUT --init INIT --busybox DIR [--file SRC:DST]...
+                      [--symlink LINK:TARGET]...
 """
 import argparse
 import os
@@ -66,6 +67,9 @@ def main():
                     help="busybox build dir (busybox, busybox.links)")
     ap.add_argument("--file", action="append", default=[],
                     help="SRC:DST, DST relative to the root")
+    ap.add_argument("--symlink", action="append", default=[],
+                    help="LINK:TARGET, LINK relative to the root (after "
+                    "the files: its directory must be made by one)")
     a = ap.parse_args()
 
     tmp = a.out + ".tmp"
@@ -104,6 +108,12 @@ def main():
             with open(src, "rb") as g:
                 mode = stat.S_IMODE(os.stat(src).st_mode)
                 c.file(dst.lstrip("/"), g.read(), mode)
+        for spec in a.symlink:
+            link, _, target = spec.partition(":")
+            link = link.lstrip("/")
+            if os.path.dirname(link) not in made:
+                raise SystemExit(f"mkinitramfs: no directory for {link}")
+            c.symlink(link, target)
         c.close()
     os.replace(tmp, a.out)
 

@@ -110,9 +110,46 @@ def cpp_defines(isa):
     return "".join(f'"-D{m}",' for m in FACTS[isa]["d"]["cpp_predefined"])
 
 
+def uhold(isa):
+    """The C initializer of the instruction dtrace -c writes at a dynamic
+    command's entry point to stop it there (isa.toml [user] hold), for
+    the Makefile's build of libxdt; empty for a machine xdt has no port
+    for (the command is then not held: its libraries come later)."""
+    if isa not in FACTS:
+        return ""
+    return "".join(f"0x{b:02x}," for b in
+                   bytes.fromhex(FACTS[isa]["user"]["hold"]))
+
+
+def guest_dynlibs(isa):
+    """SRC:DST of the dynamic userland the guests carry for xdt's
+    dynamically linked test programs: Debian's loader at the PT_INTERP
+    its programs name, libc in the multiarch directory the loader
+    searches ([debian] interp, triplet), each found by the ISA's cross
+    compiler (Debian's cross libc packages; the host's own for x86_64).
+    glibc 2.34+ has dlopen() and threads in libc: nothing else."""
+    import subprocess
+    deb = FACTS[isa]["debian"]
+    cc = ISAS[isa]["cross"] + "gcc"
+
+    def find(name):
+        p = subprocess.run([cc, f"-print-file-name={name}"], check=True,
+                           capture_output=True, text=True).stdout.strip()
+        if not os.path.isabs(p):
+            raise XdtError(f"{cc} does not find {name} (Debian's cross "
+                           "libc package missing?)")
+        return os.path.realpath(p)
+    return [f"{find(deb['loader'])}:{deb['interp']}",
+            f"{find('libc.so.6')}:/lib/{deb['triplet']}/libc.so.6"]
+
+
 if __name__ == "__main__":
     import sys
     if len(sys.argv) == 3 and sys.argv[1] == "cpp-defines":
         print(cpp_defines(sys.argv[2]))
+    elif len(sys.argv) == 3 and sys.argv[1] == "uhold":
+        print(uhold(sys.argv[2]))
+    elif len(sys.argv) == 3 and sys.argv[1] == "guest-dynlibs":
+        print(" ".join(guest_dynlibs(sys.argv[2])))
     else:
-        sys.exit("usage: xdtisa.py cpp-defines ISA")
+        sys.exit("usage: xdtisa.py cpp-defines|uhold|guest-dynlibs ISA")

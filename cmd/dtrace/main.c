@@ -183,7 +183,9 @@ static void desc_fill(struct xdt_probedesc *d, const char *s)
  *   - the program has pid provider probes in the child: they are made
  *     from the image it runs, so it execs first and is held at the first
  *     instruction of the new image, as DTrace's -c holds it (its exec is
- *     not traced); GO lets it run (PTRACE_DETACH);
+ *     not traced) -- a dynamically linked one at its entry point, once
+ *     the loader has mapped its libraries (DTrace's postinit); GO lets it
+ *     run (PTRACE_DETACH);
  *   - otherwise it stays stopped before the exec and GO releases it with
  *     SIGCONT: after GO only the stop's return and the exec happen, so a
  *     $target predicate sees the same system calls every run.  (A pipe
@@ -226,8 +228,13 @@ static pid_t spawn(const char *cmd, int *gate)
 	return pid;
 }
 
-/* The -c command, compiled against: see spawn(). */
-static void hold(pid_t child, int *gate, int exec_first, const char *cmd)
+/*
+ * The -c command, compiled against: see spawn().  A dynamically linked
+ * command held for its probes is run on to its entry point, where the
+ * loader has mapped its libraries (xdt_run_to_entry()).
+ */
+static void hold(xdt_hdl_t *h, pid_t child, int *gate, int exec_first,
+		 const char *cmd)
 {
 	int status;
 
@@ -236,6 +243,9 @@ static void hold(pid_t child, int *gate, int exec_first, const char *cmd)
 		    waitpid(child, &status, 0) != child || !WIFSTOPPED(status))
 			fatal("failed to start command: %s", cmd);
 		*gate = 2;	/* stopped in its new image; GO detaches */
+		if (xdt_run_to_entry(h, child) < 0)
+			fatal("failed to start command: %s: %s", cmd,
+			      xdt_errmsg(h));
 		return;
 	}
 	if (ptrace(PTRACE_DETACH, child, NULL, (void *)(long)SIGSTOP) < 0 ||
@@ -528,7 +538,7 @@ int main(int argc, char **argv)
 			 * $target's probes are listed in; it is killed after.
 			 */
 			o->child = spawn(cmd, &o->child_gate);
-			hold(o->child, &o->child_gate, 1, cmd);
+			hold(h, o->child, &o->child_gate, 1, cmd);
 			o->target = o->child;
 		}
 		int nld = 0;
@@ -594,7 +604,8 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	if (o->child > 0)
-		hold(o->child, &o->child_gate, xdt_uses_process(h, o->child), cmd);
+		hold(h, o->child, &o->child_gate, xdt_uses_process(h, o->child),
+		     cmd);
 	if (showdif)
 		xdt_dis(h, stdout);
 	if (compile_only)

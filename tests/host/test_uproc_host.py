@@ -189,3 +189,28 @@ def test_header_needs_providers_and_G_has_nothing_to_do(dtrace, tmp_path):
     r = subprocess.run([dtrace, "-h", "-G", "-s", str(d)], cwd=tmp_path,
                        capture_output=True, text=True)
     assert r.returncode != 0 and "cannot be used together" in r.stderr
+
+
+@pytest.fixture(scope="module")
+def shared_lib(tmp_path_factory):
+    """guest/xdt-ulib.c built for the host as the guests' libxdtu.so.1: a
+    shared object with a dynamic section and its DT_SONAME."""
+    so = str(tmp_path_factory.mktemp("ulib") / "libxdtu.so.1")
+    r = subprocess.run(["gcc", "-std=gnu11", "-O1", "-fPIC", "-shared",
+                        "-Wl,-soname,libxdtu.so.1", "-o", so,
+                        os.path.join(TOP, "guest", "xdt-ulib.c")],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    return so
+
+
+def test_elf_reader_takes_any_shared_object(elffuzz, shared_lib, tmp_path):
+    """The same over a shared library: its dynamic section, where the
+    module's name (DT_SONAME) comes from, mutated too."""
+    r = subprocess.run([elffuzz, shared_lib, "1500", "11",
+                        str(tmp_path / "mutant")], capture_output=True,
+                       text=True, timeout=600)
+    assert r.returncode == 0, r.stdout + r.stderr[-3000:]
+    m = re.search(r"elffuzz: (\d+) files, (\d+) opened, (\d+) symbols, "
+                  r"(\d+) usdt, (\d+) sonames", r.stdout)
+    assert m and int(m.group(2)) > 300 and int(m.group(5)) > 300, r.stdout

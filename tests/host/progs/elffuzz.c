@@ -59,7 +59,8 @@ static unsigned long usdt_walk(struct elfimg *e, const char *prov, int print)
 
 int main(int argc, char **argv)
 {
-	unsigned long n, i, opened = 0, usdt = 0;
+	unsigned long n, i, opened = 0, usdt = 0, sonames = 0;
+	char soname[256];
 	unsigned char *orig, *buf;
 	size_t len;
 	FILE *f;
@@ -140,6 +141,8 @@ int main(int argc, char **argv)
 
 			opened++;
 			elf_funcs(&e, count, NULL);
+			elf_soname(&e, soname, sizeof(soname));
+			sonames += soname[0] && elf_has_symtab(&e);
 			elf_v2off(&e, rnd() % (1ull << 24), &off);
 			usdt += usdt_walk(&e, "xdt_usdt", 0);
 			elf_close(&e);
@@ -156,8 +159,8 @@ int main(int argc, char **argv)
 			free(so.syms);
 		}
 	}
-	printf("elffuzz: %lu files, %lu opened, %lu symbols, %lu usdt\n", n,
-	       opened, nsyms, usdt);
+	printf("elffuzz: %lu files, %lu opened, %lu symbols, %lu usdt, "
+	       "%lu sonames\n", n, opened, nsyms, usdt, sonames);
 	free(orig);
 	free(buf);
 	return 0;
