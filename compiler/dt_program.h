@@ -416,6 +416,7 @@ struct prog {
 	unsigned aggsize;	/* -x aggsize, 0 = the kernel's default */
 	unsigned bufpolicy;	/* -x bufpolicy: XDT_BUFPOLICY_* */
 	unsigned fbtmode;	/* -x fbtmode: XDT_FBTMODE_* */
+	unsigned onecpu;	/* -x cpu: 1 + the CPU that traces, 0 = all */
 	/* per -n/-s source: its description text, full text, is it a file */
 	char **srcdesc;		int nsrc;
 	struct dvar **vars;	int nvars;	/* D variables, by id */

@@ -361,6 +361,7 @@ struct xdt_state {
 	struct xdt_ecb *ecbs;
 	u32 necbs;
 	u32 strsize, bufsize, aggsize, bufpolicy;
+	u32 onecpu;		/* -x cpu: 1 + the CPU that traces, 0 = all */
 	u32 endreserve;			/* fill: the largest END record */
 	u32 keymax;			/* bytes of the longest aggregation key */
 	struct xdt_spec *spec;		/* speculations (spec.c), or NULL */

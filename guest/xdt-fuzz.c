@@ -883,6 +883,8 @@ static void generate(int fbt)
 	g.p.bufsize = chance(90) ? 4096 : 0;	/* small: quicker GO/close */
 	/* switch, fill, ring, and one past them (refused) */
 	g.p.bufpolicy = chance(50) ? 0 : below(4);
+	/* -x cpu: CPU 0 or 1 (the guests have 2), or one past (refused) */
+	g.p.onecpu = chance(80) ? 0 : 1 + below(3);
 	/*
 	 * Storage sizes: the defaults (a MiB or more per CPU each) one time
 	 * in ten, otherwise small -- small arenas are where the exhaustion

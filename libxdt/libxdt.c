@@ -120,7 +120,7 @@ static const struct { const char *name; enum optkind kind; int implemented; } op
 	{ "stackframes", OPT_COUNT, 1 }, { "zdefs", OPT_FLAG, 1 },
 	{ "aggrate", OPT_RATE, 1 }, { "aggsize", OPT_SIZE, 1 },
 	{ "bufpolicy", OPT_ANY, 1 }, { "bufresize", OPT_ANY, 1 },
-	{ "cpu", OPT_COUNT, 0 }, { "destructive", OPT_FLAG, 1 },
+	{ "cpu", OPT_COUNT, 1 }, { "destructive", OPT_FLAG, 1 },
 	{ "flowindent", OPT_FLAG, 1 }, { "grabanon", OPT_FLAG, 0 },
 	{ "jstackframes", OPT_COUNT, 1 }, { "jstackstrsize", OPT_SIZE, 0 },
 	{ "nspec", OPT_COUNT, 1 }, { "specsize", OPT_SIZE, 1 },
@@ -250,7 +250,9 @@ static int set_one(const char *opt, const char *val, struct xdt_hdl *c,
 		 * strsize past what the kernel takes (load.c) is refused
 		 * here, with the option's name, not at enabling.
 		 */
-		if (!n || (n > (1ULL << 31) && strcmp(opt, "bufsize")) ||
+		/* -x cpu=0 is CPU 0 */
+		if ((!n && strcmp(opt, "cpu")) ||
+		    (n > (1ULL << 31) && strcmp(opt, "bufsize")) ||
 		    (!strcmp(opt, "strsize") && (n < 2 || n > XDT_STRSIZE_MAX)) ||
 		    (options[i].kind == OPT_COUNT && !isdigit((unsigned char)val[strlen(val) - 1]))) {
 			snprintf(why, len, "failed to set -x %s=%s: Invalid value for specified option",
@@ -363,6 +365,10 @@ static void opt_apply(const char *name, const char *val, unsigned long long n,
 		c->p.bufpolicy = !strcmp(val, "fill") ? XDT_BUFPOLICY_FILL :
 				 !strcmp(val, "ring") ? XDT_BUFPOLICY_RING :
 				 XDT_BUFPOLICY_SWITCH;
+	} else if (!strcmp(name, "cpu")) {
+		/* xdt.ko refuses a CPU the machine does not have */
+		if (n < 65536)
+			c->p.onecpu = (unsigned)n + 1;
 	} else if (!strcmp(name, "fbtmode")) {
 		c->p.fbtmode = (unsigned)fbtmode_of(val);
 	} else if (!strcmp(name, "bufresize")) {

@@ -40,6 +40,7 @@ void *prog_blob(const struct prog *p, size_t *size)
 	h.aggsize = p->aggsize;
 	h.bufpolicy = p->bufpolicy;
 	h.fbtmode = p->fbtmode;
+	h.onecpu = p->onecpu;
 	/* speculative buffers only for a program that speculates */
 	h.nspec = p->speculates ? (p->nspec ? p->nspec : 1) : 0;
 	h.specsize = p->specsize;

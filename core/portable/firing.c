@@ -366,6 +366,15 @@ void __xdt_probe xdt_probe_fire_irqsoff(struct xdt_ctx *ctx)
 		st = e->st;
 		if (ctx->only ? st != ctx->only : !READ_ONCE(st->running))
 			continue;
+		/*
+		 * -x cpu: other CPUs' firings are not this consumer's, as
+		 * DTrace's, whose other CPUs have no buffer to reserve in.
+		 * BEGIN and END (ctx->only: fired by the consumer's own
+		 * ioctl, on whatever CPU it runs) always run.
+		 */
+		if (unlikely(st->onecpu) && !ctx->only &&
+		    (u32)cpu != st->onecpu - 1)
+			continue;
 		if (st != last) {
 			/* A consumer's ECBs on a probe are together. */
 			last = st;

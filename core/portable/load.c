@@ -383,6 +383,10 @@ int xdt_prog_load(struct xdt_state *st, struct xdt_enable *req, void *blob)
 	if (p->bufpolicy > XDT_BUFPOLICY_RING)
 		return EERR("bufpolicy %u", p->bufpolicy);
 	st->bufpolicy = p->bufpolicy;
+	if (p->onecpu && (p->onecpu - 1 >= nr_cpu_ids ||
+			  !cpu_possible(p->onecpu - 1)))
+		return EERR("cpu %u: no such CPU", p->onecpu - 1);
+	st->onecpu = p->onecpu;
 	/*
 	 * aggsize is per CPU and bounded: an arena is allocated for each CPU
 	 * and one more for the merged snapshot.

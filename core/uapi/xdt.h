@@ -23,11 +23,12 @@
 #include <linux/types.h>
 
 #define XDT_DEVICE		"/dev/xdt"
-#define XDT_ABI_VERSION		9	/* 5: aggregation descriptors, lquantize,
+#define XDT_ABI_VERSION		10	/* 5: aggregation descriptors, lquantize,
 					   llquantize, increments; 6: speculations,
 					   double errors; 7: buffer policies,
 					   per-CPU aggregation drops; 8: user-space
-					   probes (XDT_IOC_UPROBES); 9: USDT */
+					   probes (XDT_IOC_UPROBES); 9: USDT;
+					   10: -x cpu (xdt_prog.onecpu) */
 
 #define XDT_PROVNAMELEN		32
 #define XDT_MODNAMELEN		64
@@ -131,6 +132,8 @@ struct xdt_prog {
 	__u32 specsize;			/* per-CPU bytes of each, 0 = default */
 	__u32 bufpolicy;		/* XDT_BUFPOLICY_* */
 	__u32 fbtmode;			/* XDT_FBTMODE_*: -x fbtmode */
+	__u32 onecpu;			/* -x cpu: 1 + the one CPU whose
+					   firings run the clauses; 0 = all */
 };
 /*
  * -x fbtmode: how an fbt entry probe this program switches on is inserted
@@ -156,7 +159,7 @@ enum { XDT_BUFPOLICY_SWITCH = 0, XDT_BUFPOLICY_FILL = 1,
        XDT_BUFPOLICY_RING = 2 };
 #define XDT_BUFSIZE_MAX		(64u << 20)
 #define XDT_STRSIZE_MAX		(64u << 10)	/* -x strsize: 2 .. this */
-#define XDT_PROG_DESTRUCTIVE	0x1	/* dtrace -w: destructive actions allowed */					/* 120 bytes: sections after it 8-aligned */
+#define XDT_PROG_DESTRUCTIVE	0x1	/* dtrace -w: destructive actions allowed */
 
 /*
  * A D variable the program's DIF names by its index in this table (the

@@ -542,3 +542,21 @@ def test_d_path_cwd_root_and_fds_walk_mounts(xdt):
         assert r.ok and re.search(r"invalid address \(0x8\)", r.stderr), r
     finally:
         xdt.run(f"umount {d}")
+
+
+def test_x_cpu_runs_one_cpus_firings(xdt):
+    """-x cpu=N, DTrace's option: only CPU N's firings run the clauses
+    (profile-997 fires on every CPU; without the option both of the
+    guest's CPUs count), BEGIN and END still run wherever the consumer
+    is, and a CPU the machine does not have is refused at enabling."""
+    prog = ('profile-997 { @[cpu] = count(); } '
+            'END { printa("%d %@d\\n", @); }')
+    for opt, want in ((None, {0, 1}), ("cpu=0", {0}), ("cpu=1", {1})):
+        args = (["-x", opt] if opt else []) + ["-qn", prog, "-c", "sleep 1"]
+        r = dtrace(xdt, *args)
+        assert r.ok, r
+        got = {int(c) for c, n in re.findall(r"^(\d+) (\d+)$", r.stdout, re.M)
+               if int(n) > 0}
+        assert got == want, (opt, r.stdout)
+    r = dtrace(xdt, "-x", "cpu=64", "-qn", "BEGIN { exit(0); }")
+    assert not r.ok and "cpu 64: no such CPU" in r.stderr, r
