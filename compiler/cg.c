@@ -10,6 +10,7 @@
  * and nothing else here does.
  */
 #define _GNU_SOURCE
+#include <stdlib.h>
 #include <string.h>
 #include "dt_tree.h"
 
@@ -720,6 +721,75 @@ int prog_add_action(struct prog *p, __u32 kind, int difo, __u32 arg0, __u32 arg1
 }
 
 /*
+ * -x temporal (illumos' option): the consumer prints the CPUs' records in
+ * time order, so every record that is written carries its firing's
+ * timestamp first (the kernel's fixed-per-firing `timestamp`).  Each
+ * clause that records gets one more kernel action, a RECORD of
+ * `timestamp`, as its first data action (after speculate(), which must
+ * come before any data), numbered as no D statement (dact 0); it is not
+ * one of the clause's values (recs[]), so printing, JSON and the
+ * structured API see the same values as without the option; only the
+ * layout moves by 8 (prog_layout) and the consumer reads it at the
+ * record's first value slot.  Trade-off: 8 bytes and one DIF run per
+ * record, paid only with the option; records stay in per-CPU buffers
+ * (no cross-CPU ordering in probe context).  Clauses that write no
+ * record (aggregations only) get nothing.  Done after each compile for
+ * the clauses it added.
+ */
+void prog_temporal(struct prog *p)
+{
+	struct xdt_action *acts, tsact = { XDT_ACT_RECORD, -1, 0, 0 };
+	int n = 0, need = 0;
+
+	if (!p->temporal)
+		return;
+	for (int i = 0; i < p->nclauses; i++)
+		need += !p->clauses[i].ts;
+	if (!need)
+		return;
+	/* ldv timestamp, %r1; ret %r1 */
+	p->difos = xrealloc(p->difos, (p->ndifos + 1) * sizeof(*p->difos));
+	memset(&p->difos[p->ndifos], 0, sizeof(p->difos[0]));
+	p->difos[p->ndifos].insns = xzalloc(2 * sizeof(__u32));
+	p->difos[p->ndifos].insns[0] = DIF_INSN_I(DIF_OP_LDV, DIF_VAR_TIMESTAMP, 1);
+	p->difos[p->ndifos].insns[1] = DIF_INSN_R(DIF_OP_RET, 0, 0, 1);
+	p->difos[p->ndifos].ninsns = 2;
+	p->difos[p->ndifos].rtype = XDT_TYPE_INT;
+	tsact.difo = p->ndifos++;
+	acts = xzalloc((p->nacts + p->nclauses) * sizeof(*acts));
+	for (int i = 0; i < p->nclauses; i++) {
+		struct clause *c = &p->clauses[i];
+		int add = 0, at = 0, a0 = n, *dact;
+
+		if (!c->ts) {
+			c->ts = c->nrecs || c->record ? 1 : -1;
+			add = c->ts > 0;
+		}
+		for (int k = 0; add && c->spec && k < c->nactions; k++)
+			if (p->acts[c->action0 + k].kind == XDT_ACT_SPECULATE)
+				at = k + 1;
+		for (int k = 0; k <= c->nactions; k++) {
+			if (add && k == at)
+				acts[n++] = tsact;
+			if (k < c->nactions)
+				acts[n++] = p->acts[c->action0 + k];
+		}
+		c->action0 = a0;
+		if (!add)
+			continue;
+		/* a fresh dact: "a, b { }"'s clauses share theirs */
+		dact = xzalloc((c->nactions + 1) * sizeof(*dact));
+		for (int k = 0, j = 0; k <= c->nactions; k++)
+			dact[k] = k == at ? 0 : c->dact[j++];
+		c->dact = dact;
+		c->nactions++;
+	}
+	free(p->acts);
+	p->acts = acts;
+	p->nacts = n;
+}
+
+/*
  * Where each recorded value lands: 8-aligned after the header, in order,
  * as the kernel lays them out (core/portable/load.c): an integer 8 bytes, a
  * string strsize, a stack 8 per frame.
@@ -728,7 +798,8 @@ void prog_layout(struct prog *p)
 {
 	for (int i = 0; i < p->nclauses; i++) {
 		struct clause *c = &p->clauses[i];
-		unsigned off = sizeof(struct xdt_rechdr);
+		/* -x temporal's timestamp is first, before every value */
+		unsigned off = sizeof(struct xdt_rechdr) + (c->ts > 0 ? 8 : 0);
 
 		for (int k = 0; k < c->nrecs; k++) {
 			off = (off + 7) & ~7u;

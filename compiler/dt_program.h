@@ -207,6 +207,7 @@ struct prog;
 void dt_compile(struct prog *p, const struct dt_env *env, const char *name,
 		const char *src);
 void prog_layout(struct prog *p);	/* record offsets of every clause */
+void prog_temporal(struct prog *p);	/* cg.c: -x temporal's timestamps */
 void agg_stack_slots(struct prog *p);	/* lower.c: mixed stack keys */
 void dis_prog(FILE *fp, const struct prog *p);
 const char *aggfunc_name(int f);
@@ -354,6 +355,9 @@ struct clause {
 	int line, col;		/* where its description is in that text */
 	int record;		/* always record (XDT_CLAUSE_RECORD) */
 	int spec;		/* speculates (XDT_CLAUSE_SPEC) */
+	int ts;			/* -x temporal: 1 = its record starts with a
+				   hidden timestamp (prog_temporal), -1 =
+				   looked at, records nothing */
 };
 
 struct agg {
@@ -417,6 +421,7 @@ struct prog {
 	unsigned bufpolicy;	/* -x bufpolicy: XDT_BUFPOLICY_* */
 	unsigned fbtmode;	/* -x fbtmode: XDT_FBTMODE_* */
 	unsigned onecpu;	/* -x cpu: 1 + the CPU that traces, 0 = all */
+	int temporal;		/* -x temporal: records carry a timestamp */
 	/* per -n/-s source: its description text, full text, is it a file */
 	char **srcdesc;		int nsrc;
 	struct dvar **vars;	int nvars;	/* D variables, by id */

@@ -1155,7 +1155,7 @@ static void gen_pragmas(void)
 {
 	static const char *const ok[] = { "quiet", "strsize=64", "strsize=512",
 		"strsize=32", "strsize=8k", "aggsortkey", "aggsortrev", "aggpack", "agghist",
-		"aggzoom", "rawbytes", "droptags", "errtags", "encoding=utf8",
+		"aggzoom", "rawbytes", "droptags", "errtags", "encoding=utf8", "temporal",
 		"encoding=ascii", "oformat=json", "bufpolicy=fill", "bufpolicy=ring",
 		"dynvarsize=64k", "dynvarsize=2k", "nspec=4", "specsize=256",
 		"stackframes=5", "cleanrate=101hz", "aggsortkeypos=1", "zdefs",

@@ -399,11 +399,36 @@ static void flow_next(struct xdt_hdl *h, size_t size, size_t off)
 	h->pr.flow.next_probe = ep ? ep->probe : 0;
 }
 
-static int drain_cpu(struct xdt_hdl *h, const struct xdt_consumer *c, int cpu)
+/* One record at @data of @cpu's buffer: printed or handed over; 1: stop. */
+static int one_record(struct xdt_hdl *h, const struct xdt_consumer *c,
+		      int cpu, char *data)
+{
+	struct xdt_rechdr hd;
+	const struct xdt_eprobe *ep;
+
+	memcpy(&hd, data, sizeof(hd));
+	if (hd.epid == UINT32_MAX)
+		return 0;	/* abandoned by a fault; its ERROR record follows */
+	if (hd.epid == 0) {
+		deliver_fault(h, c, data, hd.size);
+		return 0;
+	}
+	if ((ep = ep_find(h, hd.epid)) &&
+	    ep->clause < (unsigned)h->p.nclauses &&
+	    hd.size >= h->p.clauses[ep->clause].recsize) {
+		struct xdt_record r = { cpu, ep, (int)ep->clause, data, hd.size };
+
+		return (c && c->record ? c->record : print_rec)(h, &r,
+							c ? c->arg : NULL);
+	}
+	return 0;
+}
+
+/* @cpu's buffer into h->buf: its size, 0 for none (an offline CPU). */
+static size_t snap_cpu(struct xdt_hdl *h, const struct xdt_consumer *c,
+		       int cpu)
 {
 	struct xdt_bufsnap s;
-	size_t off = 0;
-	int stop = 0;
 
 	for (;;) {
 		memset(&s, 0, sizeof(s));
@@ -421,44 +446,170 @@ static int drain_cpu(struct xdt_hdl *h, const struct xdt_consumer *c, int cpu)
 		}
 		return 0;	/* offline CPU and the like: nothing to read */
 	}
-	if (s.size > h->bufcap)
-		s.size = (__u32)h->bufcap;
-	while (off + sizeof(struct xdt_rechdr) <= s.size && !stop) {
-		struct xdt_rechdr hd;
-		const struct xdt_eprobe *ep;
-
-		memcpy(&hd, h->buf + off, sizeof(hd));
-		if (hd.size < sizeof(hd) || off + hd.size > s.size)
-			break;
-		if (hd.epid == UINT32_MAX) {
-			/* abandoned by a fault; its ERROR record follows */
-		} else if (hd.epid == 0) {
-			deliver_fault(h, c, h->buf + off, hd.size);
-		} else if ((ep = ep_find(h, hd.epid)) &&
-			   ep->clause < (unsigned)h->p.nclauses &&
-			   hd.size >= h->p.clauses[ep->clause].recsize) {
-			struct xdt_record r = { cpu, ep, (int)ep->clause,
-						h->buf + off, hd.size };
-
-			if (h->pr.flow.on)
-				flow_next(h, s.size, off + ((hd.size + 7) & ~7u));
-
-			stop = (c && c->record ? c->record : print_rec)(h, &r,
-							c ? c->arg : NULL);
-		}
-		off += (hd.size + 7) & ~7u;
-	}
 	if (s.drops)
 		(c && c->drop ? c->drop : print_drop)(h, XDT_DROP_PRINCIPAL, cpu,
 						      s.drops, c ? c->arg : NULL);
+	return s.size > h->bufcap ? h->bufcap : s.size;
+}
+
+/* The next whole record at @off of a snapshot of @size bytes, or 0. */
+static __u32 rec_at(const char *buf, size_t size, size_t off)
+{
+	struct xdt_rechdr hd;
+
+	if (off + sizeof(hd) > size)
+		return 0;
+	memcpy(&hd, buf + off, sizeof(hd));
+	if (hd.size < sizeof(hd) || off + hd.size > size)
+		return 0;
+	return hd.size;
+}
+
+static int drain_cpu(struct xdt_hdl *h, const struct xdt_consumer *c, int cpu)
+{
+	size_t size = snap_cpu(h, c, cpu), off = 0;
+	__u32 n;
+	int stop = 0;
+
+	while (!stop && (n = rec_at(h->buf, size, off))) {
+		if (h->pr.flow.on)
+			flow_next(h, size, off + ((n + 7) & ~7u));
+		stop = one_record(h, c, cpu, h->buf + off);
+		off += (n + 7) & ~7u;
+	}
 	return stop;
 }
 
-static int drain(struct xdt_hdl *h, const struct xdt_consumer *c)
+/*
+ * -x temporal: the CPUs' records in time order.  Each record of a clause
+ * that records carries its firing's timestamp first (prog_temporal); a
+ * fault's record and an abandoned one take the one before them on their
+ * CPU, so each CPU's own order is kept.  Every CPU is read, the records
+ * merged by (timestamp, order read) and printed up to the time the reads
+ * began -- a firing on one CPU after that may still be on its way, and
+ * one on another CPU earlier than it may not be read yet -- the rest
+ * wait for the next drain; the last drain (STOP) prints them all.  The
+ * timestamp is the kernel's CLOCK_MONOTONIC (the host VM's too), the
+ * clock the cut is read from.  illumos keeps the same rule with the
+ * snapshots' own times.
+ */
+struct dt_trec {
+	__u64 ts, seq;
+	int cpu;
+	char *data;
+};
+
+static int trec_cmp(const void *a, const void *b)
+{
+	const struct dt_trec *x = a, *y = b;
+
+	if (x->ts != y->ts)
+		return x->ts < y->ts ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+static __u64 trec_ts(struct xdt_hdl *h, const char *data, __u32 size,
+		     __u64 prev)
+{
+	struct xdt_rechdr hd;
+	const struct xdt_eprobe *ep;
+	__u64 ts;
+
+	memcpy(&hd, data, sizeof(hd));
+	if (!hd.epid || hd.epid == UINT32_MAX ||
+	    size < sizeof(hd) + sizeof(ts) || !(ep = ep_find(h, hd.epid)) ||
+	    ep->clause >= (unsigned)h->p.nclauses ||
+	    h->p.clauses[ep->clause].ts <= 0)
+		return prev;
+	memcpy(&ts, data + sizeof(hd), sizeof(ts));
+	return ts;
+}
+
+static int drain_temporal(struct xdt_hdl *h, const struct xdt_consumer *c,
+			  int last)
+{
+	struct timespec now;
+	__u64 cut = UINT64_MAX, seq = 0;
+	size_t k, keep = 0;
+	int stop = 0;
+
+	if (!last) {
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		cut = (__u64)now.tv_sec * 1000000000ULL + (__u64)now.tv_nsec;
+	}
+	for (k = 0; k < h->ntp; k++)
+		h->tp[k].seq = seq++;
+	for (int cpu = 0; cpu < h->ncpus; cpu++) {
+		size_t size = snap_cpu(h, c, cpu), off = 0;
+		__u64 prev = 0;
+		__u32 n;
+
+		while ((n = rec_at(h->buf, size, off))) {
+			if (h->ntp == h->tpcap) {
+				size_t cap = h->tpcap ? 2 * h->tpcap : 256;
+
+				h->tp = xrealloc(h->tp, cap * sizeof(*h->tp));
+				h->tpcap = cap;
+			}
+			prev = trec_ts(h, h->buf + off, n, prev);
+			h->tp[h->ntp] = (struct dt_trec){ prev, seq++, cpu,
+							  xzalloc(n) };
+			memcpy(h->tp[h->ntp++].data, h->buf + off, n);
+			off += (n + 7) & ~7u;
+		}
+	}
+	if (h->ntp)
+		qsort(h->tp, h->ntp, sizeof(*h->tp), trec_cmp);
+	for (k = 0; k < h->ntp; k++) {
+		struct dt_trec *t = &h->tp[k];
+
+		if (stop || t->ts >= cut) {
+			if (stop) {
+				free(t->data);
+			} else {
+				h->tp[keep++] = *t;
+			}
+			continue;
+		}
+		if (h->pr.flow.on) {
+			/* the next record printed, for a return's unindent */
+			const struct xdt_eprobe *ep = NULL;
+			struct xdt_rechdr hd;
+
+			for (size_t j = k + 1; j < h->ntp && h->tp[j].ts < cut; j++) {
+				memcpy(&hd, h->tp[j].data, sizeof(hd));
+				if (hd.epid && hd.epid != UINT32_MAX) {
+					ep = ep_find(h, hd.epid);
+					break;
+				}
+			}
+			h->pr.flow.next_epid = ep ? ep->epid : 0;
+			h->pr.flow.next_probe = ep ? ep->probe : 0;
+		}
+		stop = one_record(h, c, t->cpu, t->data);
+		free(t->data);
+	}
+	h->ntp = keep;
+	return stop;
+}
+
+/* -x temporal's records still held, at xdt_close() */
+void xdt_temporal_free(struct xdt_hdl *h)
+{
+	for (size_t k = 0; k < h->ntp; k++)
+		free(h->tp[k].data);
+	free(h->tp);
+	h->tp = NULL;
+	h->ntp = h->tpcap = 0;
+}
+
+static int drain(struct xdt_hdl *h, const struct xdt_consumer *c, int last)
 {
 	int stop = 0;
 
-	for (int cpu = 0; cpu < h->ncpus && !stop; cpu++)
+	if (h->p.temporal)
+		stop = drain_temporal(h, c, last);
+	for (int cpu = 0; cpu < h->ncpus && !stop && !h->p.temporal; cpu++)
 		stop = drain_cpu(h, c, cpu);
 	fflush(dt_out(h));
 	fflush(stdout);
@@ -667,7 +818,7 @@ static int work(xdt_hdl_t *h, const struct xdt_consumer *c)
 		   least as new as its record, even when the snapshot at
 		   aggrate came a moment ago */
 		agg_snap(h, 1, c);
-		if (drain(h, c))
+		if (drain(h, c, 0))
 			return XDT_WORK_DONE;
 	} else {
 		/*
@@ -710,7 +861,7 @@ static int stop(xdt_hdl_t *h, const struct xdt_consumer *c)
 	if (dev_ioctl(h, XDT_IOC_STOP, NULL) < 0)
 		ret = HERR(h, "failed to stop tracing: %s", strerror(errno));
 	agg_snap(h, 1, c);	/* END's aggregations, before its printa()s */
-	drain(h, c);
+	drain(h, c, 1);
 	h->running = 0;
 	h->stopped = 1;
 	return ret;

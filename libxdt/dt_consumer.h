@@ -116,6 +116,9 @@ struct xdt_hdl {
 	__u32 neps;
 	char *buf;
 	size_t bufcap;
+	/* -x temporal: records read but not yet printed (consumer.c) */
+	struct dt_trec *tp;
+	size_t ntp, tpcap;
 	size_t aggcap;		/* aggregation snapshot buffer bytes */
 	long long lastagg_ns;	/* CLOCK_MONOTONIC of the last snapshot */
 	long long lastdrain_ns;	/* ... of GO or of the last buffer read */
@@ -123,6 +126,7 @@ struct xdt_hdl {
 	struct dt_print pr;
 	void *blob;
 };
+void xdt_temporal_free(struct xdt_hdl *h);	/* consumer.c */
 
 
 #endif

@@ -130,7 +130,7 @@ static const struct { const char *name; enum optkind kind; int implemented; } op
 	{ "aggsortrev", OPT_FLAG, 1 }, { "aggpack", OPT_FLAG, 1 },
 	{ "aggzoom", OPT_FLAG, 1 }, { "agghist", OPT_FLAG, 1 }, { "rawbytes", OPT_FLAG, 1 },
 	{ "droptags", OPT_FLAG, 1 }, { "linkmode", OPT_ANY, 0 },
-	{ "temporal", OPT_FLAG, 0 }, { "oformat", OPT_ANY, 1 },
+	{ "temporal", OPT_FLAG, 1 }, { "oformat", OPT_ANY, 1 },
 	{ "encoding", OPT_ANY, 1 }, { "version", OPT_ANY, 0 },
 	{ "fbtmode", OPT_ANY, 1 },
 	{ "strip", OPT_FLAG, 0 }, { "amin", OPT_ANY, 0 },
@@ -378,6 +378,8 @@ static void opt_apply(const char *name, const char *val, unsigned long long n,
 		c->aggsize = n > UINT_MAX ? UINT_MAX : (unsigned)n;
 	} else if (!strcmp(name, "oformat")) {
 		c->pr.json = val && !strcmp(val, "json");
+	} else if (!strcmp(name, "temporal")) {
+		c->p.temporal = (int)n;
 	} else if (!strcmp(name, "droptags")) {
 		c->o.droptags = (int)n;
 	} else if (!strcmp(name, "nspec")) {
@@ -571,6 +573,7 @@ void xdt_close(xdt_hdl_t *h)
 		close(h->fd);
 	xdt_hostvm_close(h->vm);
 	free(h->buf);
+	xdt_temporal_free(h);
 	aggtab_free(h->pr.aggs);
 	free(h->eps);
 	free(h->blob);
@@ -733,6 +736,7 @@ static int compile_once(xdt_hdl_t *h, const char *src, const char *name,
 		h->p.srcdesc[h->p.nsrc - 1] = xstrdup(name);
 		h->p.srcfile[h->p.nsrc - 1] = 1;
 	}
+	prog_temporal(&h->p);
 	prog_layout(&h->p);
 	agg_stack_slots(&h->p);
 	h->p.bufsize = h->bufsize_set ? (unsigned)h->o.bufsize : 0;

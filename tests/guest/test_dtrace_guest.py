@@ -560,3 +560,34 @@ def test_x_cpu_runs_one_cpus_firings(xdt):
         assert got == want, (opt, r.stdout)
     r = dtrace(xdt, "-x", "cpu=64", "-qn", "BEGIN { exit(0); }")
     assert not r.ok and "cpu 64: no such CPU" in r.stderr, r
+
+
+def test_x_temporal_orders_records_across_cpus(xdt):
+    """-x temporal (illumos' option): the CPUs' records come out in time
+    order -- each carries its firing's timestamp (hidden, first in the
+    record), the consumer merges the CPUs' buffers and holds back what
+    a later read could still precede.  profile-4999 fires on both of the
+    guest's CPUs; each record prints the firing's own timestamp (fixed
+    for the firing), which must never go backwards, with END last.
+    Without the option the same records come CPU by CPU per read, which
+    the check must be able to tell: it does go backwards there."""
+    prog = ('profile-4999 { printf("%d %d\\n", cpu, timestamp); } '
+            'END { printf("end %d\\n", timestamp); }')
+
+    def stamps(*opts):
+        r = dtrace(xdt, *opts, "-qn", prog, "-c", "sleep 2")
+        assert r.ok, r
+        lines = r.stdout.split("\n")
+        rows = [tuple(map(int, ln.split())) for ln in lines
+                if re.match(r"^\d+ \d+$", ln)]
+        return r, rows
+    r, rows = stamps("-x", "temporal")
+    ts = [t for _, t in rows]
+    assert {c for c, _ in rows} == {0, 1}, r.stdout[-500:]
+    assert ts == sorted(ts), "not in time order"
+    end = int(re.search(r"^end (\d+)$", r.stdout, re.M).group(1))
+    assert r.stdout.rstrip().split("\n")[-1].startswith("end") and \
+        end >= ts[-1], r.stdout[-300:]
+    r, rows = stamps()
+    ts = [t for _, t in rows]
+    assert ts != sorted(ts), "per-CPU order happened to be time order"
