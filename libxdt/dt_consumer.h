@@ -101,6 +101,8 @@ struct xdt_hdl {
 	char errmsg[1024];
 	int cpp;			/* -C */
 	char **cppargs;
+	char **xcpp;		/* -x define/undef/incdir: mcpp's -D/-U/-I */
+	int nxcpp;
 	int ncpp;
 	/* the D library: -L / -x libdir directories, -x syslibdir, -x nolibs */
 	char *libdirs[8];

@@ -145,8 +145,9 @@ static const struct { const char *name; enum optkind kind; int implemented; } op
 	{ "stdc", OPT_ANY, 0 }, { "syslibdir", OPT_ANY, 1 },
 	{ "tree", OPT_COUNT, 0 }, { "tregs", OPT_COUNT, 0 },
 	{ "udefs", OPT_FLAG, 0 }, { "verbose", OPT_FLAG, 0 },
-	{ "incdir", OPT_ANY, 0 }, { "define", OPT_ANY, 0 },
-	{ "undef", OPT_ANY, 0 }, { "libdir", OPT_ANY, 1 },
+	{ "incdir", OPT_ANY, 1 }, { "define", OPT_ANY, 1 },
+	{ "undef", OPT_ANY, 1 }, { "libdir", OPT_ANY, 1 },
+	{ "cpp", OPT_FLAG, 1 },
 	/* the -c command's environment (DTrace's dt_opt_setenv) */
 	{ "setenv", OPT_ANY, 1 }, { "unsetenv", OPT_ANY, 1 },
 	/* xdt's own: run BEGIN/END/ERROR programs in libxdt's host VM */
@@ -378,6 +379,20 @@ static void opt_apply(const char *name, const char *val, unsigned long long n,
 		c->aggsize = n > UINT_MAX ? UINT_MAX : (unsigned)n;
 	} else if (!strcmp(name, "oformat")) {
 		c->pr.json = val && !strcmp(val, "json");
+	} else if (!strcmp(name, "define") || !strcmp(name, "undef") ||
+		   !strcmp(name, "incdir")) {
+		/*
+		 * DTrace's -D, -U and -I are these options (its dtrace.c
+		 * sets them): mcpp's -D/-U/-I, after the CLI's own.
+		 */
+		char *a = xzalloc(strlen(val ? val : "") + 3);
+
+		sprintf(a, "-%c%s", name[0] == 'd' ? 'D' : name[0] == 'u' ?
+			'U' : 'I', val ? val : "");
+		c->xcpp = xrealloc(c->xcpp, (c->nxcpp + 1) * sizeof(*c->xcpp));
+		c->xcpp[c->nxcpp++] = a;
+	} else if (!strcmp(name, "cpp")) {
+		c->cpp = (int)n;	/* DTrace's name for -C */
 	} else if (!strcmp(name, "temporal")) {
 		c->p.temporal = (int)n;
 	} else if (!strcmp(name, "droptags")) {
@@ -650,7 +665,7 @@ int xdt_run_to_entry(xdt_hdl_t *h, pid_t pid)
 
 void xdt_set_cpp(xdt_hdl_t *h, int on, char **args, int nargs)
 {
-	h->cpp = on;
+	h->cpp |= on;	/* or -x cpp, set before */
 	h->cppargs = args;
 	h->ncpp = nargs;
 }
@@ -687,7 +702,13 @@ static int compile_once(xdt_hdl_t *h, const char *src, const char *name,
 
 	if (cpp) {
 		char why[4096];
-		char *out = dt_cpp(src, name, h->cppargs, h->ncpp, why, sizeof(why));
+		char **args = xzalloc((h->ncpp + h->nxcpp + 1) * sizeof(*args));
+		char *out;
+
+		memcpy(args, h->cppargs, h->ncpp * sizeof(*args));
+		memcpy(args + h->ncpp, h->xcpp, h->nxcpp * sizeof(*args));
+		out = dt_cpp(src, name, args, h->ncpp + h->nxcpp, why, sizeof(why));
+		free(args);
 
 		if (!out) {
 			memset(err, 0, sizeof(*err));

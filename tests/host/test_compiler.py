@@ -322,3 +322,26 @@ def test_iregs(dtrace):
     r = run("-x", "iregs=5", "-x", "hostvm", "-q", "-n",
             small.replace("}", "exit(0); }"))
     assert r.returncode == 0, r.stderr
+
+
+def test_cpp_options_are_dtrace_flags(dtrace, tmp_path):
+    """-x cpp, define, undef and incdir are DTrace's options behind -C, -D,
+    -U and -I (its dtrace.c sets them): the preprocessor gets them after
+    the command line's own."""
+    d = tmp_path / "def.d"
+    d.write_text('#include "bar.h"\n#ifdef FOO\n'
+                 'BEGIN { printf("%d %d\\n", FOO, BAR); exit(0); }\n#else\n'
+                 'BEGIN { printf("nofoo %d\\n", BAR); exit(0); }\n#endif\n')
+    (tmp_path / "inc").mkdir()
+    (tmp_path / "inc" / "bar.h").write_text("inline int BAR = 42;\n")
+    inc = f"incdir={tmp_path / 'inc'}"
+
+    def run(*args):
+        r = subprocess.run([dtrace, "-x", "hostvm", "-q", *args, "-s", str(d)],
+                           capture_output=True, text=True, timeout=60)
+        assert r.returncode == 0, r.stderr
+        return r.stdout.strip()
+    assert run("-x", "cpp", "-x", "define=FOO=7", "-x", inc) == "7 42"
+    assert run("-C", "-x", inc) == "nofoo 42"
+    assert run("-C", "-I", str(tmp_path / "inc"), "-D", "FOO=3",
+               "-x", "undef=FOO") == "nofoo 42"
