@@ -208,6 +208,56 @@ static int list_probes(xdt_hdl_t *h, const struct xdt_probedesc *m, int n,
 	return ret;
 }
 
+/*
+ * dtrace -i: probe @id's description, from a listing of every probe (the
+ * kernel numbers probes as they are made; the listing is where the IDs a
+ * user sees come from).
+ */
+static int probe_desc(xdt_hdl_t *h, unsigned id, struct xdt_probedesc *d)
+{
+	int fd = open_dev_err(h->errmsg, sizeof(h->errmsg)), ret = -1;
+	struct xdt_probe_query q = { 0 };
+	struct xdt_probeinfo *pi = NULL;
+	__u32 cap = 32768;
+
+	if (fd < 0)
+		return -1;
+	for (;;) {
+		pi = xrealloc(pi, cap * sizeof(*pi));
+		q.cap = cap;
+		q.buf = (__u64)(uintptr_t)pi;
+		if (ioctl(fd, XDT_IOC_PROBES, &q) < 0) {
+			snprintf(h->errmsg, sizeof(h->errmsg),
+				 "failed to list probes: %s", strerror(errno));
+			goto out;
+		}
+		if (q.count <= cap)
+			break;
+		cap = q.count + 64;
+	}
+	snprintf(h->errmsg, sizeof(h->errmsg),
+		 "invalid probe identifier %u: No probe matches the ID", id);
+	for (__u32 i = 0; i < q.count; i++)
+		if (pi[i].id == id && id) {
+			*d = pi[i].desc;
+			h->errmsg[0] = 0;
+			ret = 0;
+			break;
+		}
+out:
+	free(pi);
+	close(fd);
+	return ret;
+}
+
+int xdt_probe_desc(xdt_hdl_t *h, unsigned id, struct xdt_probedesc *d)
+{
+	int ret = -1;
+
+	XDT_GUARDED(h, return -1, ret = probe_desc(h, id, d));
+	return ret;
+}
+
 int xdt_list_probes(xdt_hdl_t *h, const struct xdt_probedesc *m, int n,
 		    int verbose)
 {

@@ -91,6 +91,9 @@ const char *xdt_errmsg(const xdt_hdl_t *h);
 int xdt_list_probes(xdt_hdl_t *h, const struct xdt_probedesc *m, int n,
 		    int verbose);
 
+/* dtrace -i: the description of probe @id, 0; -1 (xdt_errmsg) if none */
+int xdt_probe_desc(xdt_hdl_t *h, unsigned id, struct xdt_probedesc *d);
+
 /* -x NAME[=VALUE] (DTrace's option names); -1 with xdt_errmsg(). */
 int xdt_setopt(xdt_hdl_t *h, const char *name, const char *value);
 /* $1.. macro arguments, $target, the preprocessor (-C) and its options */

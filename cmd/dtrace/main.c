@@ -57,10 +57,11 @@ static void usage(void)
 	fprintf(stderr,
 		"Usage: dtrace [-eFGhSlqvVwZ] [-b bufsz] [-n program] [-s script] [-c cmd]\n"
 		"\t[-p pid] [-o output] [-P provider] [-m module] [-f function]\n"
-		"\t[-x opt[=val]] [args ...]\n"
+		"\t[-i probe-id] [-x opt[=val]] [args ...]\n"
 		"\t-n  enable the probes described by program (repeatable)\n"
 		"\t-s  enable the probes of a D script file\n"
 		"\t-P -m -f  enable a provider's, module's, function's probes (as -n)\n"
+		"\t-i  enable the probe with this ID (dtrace -l shows them; as -n)\n"
 		"\t-l  list probes (filtered by -n -P -m -f); -v shows refusals\n"
 		"\t-e  compile only; -S show the DIF; -q quiet\n"
 		"\t-b  set trace buffer size (-x bufsize=SIZE[k|m|g|t])\n"
@@ -356,7 +357,30 @@ struct dsrc {
 	int file;		/* -s */
 	const char *s;
 	int spec;		/* -P -m -f: the description field it ends at */
+	int id;			/* -i: s starts with a probe's ID */
 };
+
+/*
+ * -i probe-id [[predicate] action]: the ID's probe, by its description
+ * written out (what -n would take), then the rest of the text.
+ */
+static const char *id_program(xdt_hdl_t *h, const char *arg)
+{
+	struct xdt_probedesc d;
+	char *end, *p;
+	unsigned long id = strtoul(arg, &end, 10);
+	size_t n;
+
+	if (end == arg || (*end && !strchr(" \t\n{/", *end)))
+		fatal("invalid probe identifier %s", arg);
+	if (xdt_probe_desc(h, (unsigned)id, &d) < 0)
+		fatal("%s", xdt_errmsg(h));
+	n = strlen(d.prov) + strlen(d.mod) + strlen(d.func) + strlen(d.name) +
+	    strlen(end) + 5;
+	p = zalloc(n);
+	snprintf(p, n, "%s:%s:%s:%s%s", d.prov, d.mod, d.func, d.name, end);
+	return p;
+}
 
 /*
  * -P provider, -m [provider:]module, -f [[provider:]module:]function: a
@@ -438,11 +462,15 @@ int main(int argc, char **argv)
 	if (!h)
 		fatal("cannot open a handle: %s", strerror(errno));
 	memset(&lmatch, 0, sizeof(lmatch));
-	while ((c = getopt(argc, argv, "+n:s:lvqwo:c:p:eSx:P:m:f:hGCD:U:I:HL:b:FVZ")) != -1) {
+	while ((c = getopt(argc, argv, "+n:s:i:lvqwo:c:p:eSx:P:m:f:hGCD:U:I:HL:b:FVZ")) != -1) {
 		switch (c) {
 		case 'n':
 		case 's':
 			src[nsrc].file = c == 's';
+			src[nsrc++].s = optarg;
+			break;
+		case 'i':
+			src[nsrc].id = 1;
 			src[nsrc++].s = optarg;
 			break;
 		case 'l': list = 1; break;
@@ -522,6 +550,9 @@ int main(int argc, char **argv)
 	}
 	xdt_set_macros(h, argv + optind, argc - optind);
 	xdt_set_cpp(h, cpp, cppargs, ncpp);
+	for (i = 0; i < nsrc; i++)
+		if (src[i].id)
+			src[i].s = id_program(h, src[i].s);
 
 	if (list) {
 		/* each -n is a description of its own, listed in turn (as

@@ -591,3 +591,20 @@ def test_x_temporal_orders_records_across_cpus(xdt):
     r, rows = stamps()
     ts = [t for _, t in rows]
     assert ts != sorted(ts), "per-CPU order happened to be time order"
+
+
+def test_i_enables_a_probe_by_its_id(xdt):
+    """dtrace -i probe-id [[predicate] action] (DTrace's flag): the probe
+    whose ID `dtrace -l` shows, with the text after the ID as its clause;
+    -l -i lists it; an ID no probe has is an error."""
+    r = dtrace(xdt, "-l", "-n", "fbt::read_zero:entry")
+    assert r.ok, r
+    pid = int(r.stdout.splitlines()[1].split()[0])
+    r = dtrace(xdt, "-qi", f"{pid} {{ @ = count(); }} ",
+               "-c", "dd if=/dev/zero of=/dev/null bs=1 count=7")
+    assert r.ok and re.search(r"^\s+7\s*$", r.stdout, re.M), r
+    r = dtrace(xdt, "-l", "-i", str(pid))
+    assert r.ok and re.search(rf"^\s*{pid}\s+fbt\s+\S+\s+read_zero\s+entry$",
+                              r.stdout, re.M), r
+    r = dtrace(xdt, "-i", "999999999")
+    assert not r.ok and "invalid probe identifier 999999999" in r.stderr, r
