@@ -63,6 +63,7 @@ void print_printa(const struct prog *p, const struct dt_aggsort *o,
 		  const struct pformat *pf, const int *ids, int nids,
 		  const char *buf, size_t size, unsigned count, FILE *fp);
 void print_stack(const __u64 *pcs, unsigned nframes, FILE *fp);
+extern unsigned print_stackindent;	/* -x stackindent: 14, DTrace's */
 void print_bytes(struct dt_print *pr, const char *c, size_t n, int width,
 		 int raw, FILE *fp);
 

@@ -124,7 +124,7 @@ static const struct { const char *name; enum optkind kind; int implemented; } op
 	{ "flowindent", OPT_FLAG, 1 }, { "grabanon", OPT_FLAG, 0 },
 	{ "jstackframes", OPT_COUNT, 1 }, { "jstackstrsize", OPT_SIZE, 0 },
 	{ "nspec", OPT_COUNT, 1 }, { "specsize", OPT_SIZE, 1 },
-	{ "stackindent", OPT_COUNT, 0 }, { "statusrate", OPT_RATE, 1 },
+	{ "stackindent", OPT_COUNT, 1 }, { "statusrate", OPT_RATE, 1 },
 	{ "ustackframes", OPT_COUNT, 1 }, { "aggsortkey", OPT_FLAG, 1 },
 	{ "aggsortkeypos", OPT_COUNT, 1 }, { "aggsortpos", OPT_COUNT, 1 },
 	{ "aggsortrev", OPT_FLAG, 1 }, { "aggpack", OPT_FLAG, 1 },
@@ -393,6 +393,8 @@ static void opt_apply(const char *name, const char *val, unsigned long long n,
 		c->xcpp[c->nxcpp++] = a;
 	} else if (!strcmp(name, "cpp")) {
 		c->cpp = (int)n;	/* DTrace's name for -C */
+	} else if (!strcmp(name, "stackindent")) {
+		print_stackindent = n > 256 ? 256 : (unsigned)n;
 	} else if (!strcmp(name, "temporal")) {
 		c->p.temporal = (int)n;
 	} else if (!strcmp(name, "droptags")) {

@@ -423,6 +423,8 @@ int dt_frame_format(const void *pcs, unsigned nwords, unsigned i, char *buf,
 	return 1;
 }
 
+unsigned print_stackindent = 14;
+
 /* stack() and ustack() alike: a stack tells its kind by its first word. */
 void print_stack(const __u64 *pcs, unsigned nframes, FILE *fp)
 {
@@ -430,7 +432,7 @@ void print_stack(const __u64 *pcs, unsigned nframes, FILE *fp)
 
 	fputc('\n', fp);
 	for (unsigned i = 0; dt_frame_format(pcs, nframes, i, sym, sizeof(sym)); i++)
-		fprintf(fp, "%14s%s\n", "", sym);
+		fprintf(fp, "%*s%s\n", (int)print_stackindent, "", sym);
 }
 
 void print_header(struct dt_print *pr)
