@@ -55,7 +55,7 @@ static char *sdup(const char *s)
 static void usage(void)
 {
 	fprintf(stderr,
-		"Usage: dtrace [-eFGhSlqvVwZ] [-b bufsz] [-n program] [-s script] [-c cmd]\n"
+		"Usage: dtrace [-64] [-eFGhSlqvVwZ] [-b bufsz] [-n program] [-s script] [-c cmd]\n"
 		"\t[-p pid] [-o output] [-P provider] [-m module] [-f function]\n"
 		"\t[-i probe-id] [-x opt[=val]] [args ...]\n"
 		"\t-n  enable the probes described by program (repeatable)\n"
@@ -462,7 +462,7 @@ int main(int argc, char **argv)
 	if (!h)
 		fatal("cannot open a handle: %s", strerror(errno));
 	memset(&lmatch, 0, sizeof(lmatch));
-	while ((c = getopt(argc, argv, "+n:s:i:lvqwo:c:p:eSx:P:m:f:hGCD:U:I:HL:b:FVZ")) != -1) {
+	while ((c = getopt(argc, argv, "+n:s:i:lvqwo:c:p:eSx:P:m:f:hGCD:U:I:HL:b:FVZ3:6:")) != -1) {
 		switch (c) {
 		case 'n':
 		case 's':
@@ -472,6 +472,20 @@ int main(int argc, char **argv)
 		case 'i':
 			src[nsrc].id = 1;
 			src[nsrc++].s = optarg;
+			break;
+		/*
+		 * -32 / -64, DTrace's data models: xdt's kernels are all
+		 * LP64, so -64 is what it does anyway and -32 cannot be had.
+		 */
+		case '3':
+			if (strcmp(optarg, "2"))
+				usage();
+			fatal("-32: the ILP32 data model is not supported "
+			      "(xdt traces LP64 kernels only)");
+			break;
+		case '6':
+			if (strcmp(optarg, "4"))
+				usage();
 			break;
 		case 'l': list = 1; break;
 		case 'v': verbose = 1; break;

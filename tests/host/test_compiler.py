@@ -345,3 +345,15 @@ def test_cpp_options_are_dtrace_flags(dtrace, tmp_path):
     assert run("-C", "-x", inc) == "nofoo 42"
     assert run("-C", "-I", str(tmp_path / "inc"), "-D", "FOO=3",
                "-x", "undef=FOO") == "nofoo 42"
+
+
+def test_data_model_flags(dtrace):
+    """-64 is DTrace's flag for LP64 D programs, which is all xdt makes;
+    -32 is refused with the reason, not taken for something else."""
+    r = subprocess.run([dtrace, "-64", "-x", "hostvm", "-q", "-n",
+                        'BEGIN { printf("%d\\n", sizeof (long)); exit(0); }'],
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0 and r.stdout.strip() == "8", r
+    r = subprocess.run([dtrace, "-32", "-n", "BEGIN"], capture_output=True,
+                       text=True, timeout=60)
+    assert r.returncode == 1 and "ILP32 data model is not supported" in r.stderr
