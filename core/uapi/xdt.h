@@ -134,7 +134,11 @@ struct xdt_prog {
 	__u32 fbtmode;			/* XDT_FBTMODE_*: -x fbtmode */
 	__u32 onecpu;			/* -x cpu: 1 + the one CPU whose
 					   firings run the clauses; 0 = all */
+	__u32 pad;			/* 128 bytes: a builder that places the
+					   sections right after the header
+					   (xdt-rawprog) keeps them 8-aligned */
 };
+_Static_assert(sizeof(struct xdt_prog) % 8 == 0, "xdt_prog: 8-byte multiple");
 /*
  * -x fbtmode: how an fbt entry probe this program switches on is inserted
  * (docs/mechanisms.md).  default: the cheapest the function allows;
