@@ -119,14 +119,39 @@ static void list_argtypes(const struct xdt_probedesc *d)
 	printf("\n");
 }
 
+/*
+ * The probes @q->match names, into a growing array (NULL with @h's
+ * errmsg if the kernel could not be asked); @q->count says how many.
+ */
+static struct xdt_probeinfo *query_probes(struct xdt_hdl *h, int fd,
+					  struct xdt_probe_query *q, __u32 cap)
+{
+	struct xdt_probeinfo *pi = NULL;
+
+	for (;;) {
+		pi = xrealloc(pi, cap * sizeof(*pi));
+		q->cap = cap;
+		q->buf = (__u64)(uintptr_t)pi;
+		if (ioctl(fd, XDT_IOC_PROBES, q) < 0) {
+			snprintf(h->errmsg, sizeof(h->errmsg),
+				 "failed to list probes: %s", strerror(errno));
+			free(pi);
+			return NULL;
+		}
+		if (q->count <= cap)
+			return pi;
+		cap = q->count + 64;
+	}
+}
+
 /* One description's probes; 1 if it matched none, -1 (@h's errmsg) if
    the listing failed. */
 static int list_one(struct xdt_hdl *h, int fd, const struct xdt_probedesc *m,
 		    int verbose)
 {
 	struct xdt_probe_query q = { .match = *m };
-	struct xdt_probeinfo *pi = NULL;
-	__u32 cap = 1024, i;
+	struct xdt_probeinfo *pi;
+	__u32 i;
 
 	q.flags = verbose ? XDT_PQ_REFUSED : 0;
 	if (dt_uprobes_make(fd, m, "", h->errmsg, sizeof(h->errmsg)) < 0) {
@@ -135,20 +160,9 @@ static int list_one(struct xdt_hdl *h, int fd, const struct xdt_probedesc *m,
 		h->errmsg[0] = 0;
 		return 1;
 	}
-	for (;;) {
-		pi = xrealloc(pi, cap * sizeof(*pi));
-		q.cap = cap;
-		q.buf = (__u64)(uintptr_t)pi;
-		if (ioctl(fd, XDT_IOC_PROBES, &q) < 0) {
-			snprintf(h->errmsg, sizeof(h->errmsg),
-				 "failed to list probes: %s", strerror(errno));
-			free(pi);
-			return -1;
-		}
-		if (q.count <= cap)
-			break;
-		cap = q.count + 64;
-	}
+	pi = query_probes(h, fd, &q, 1024);
+	if (!pi)
+		return -1;
 	for (i = 0; i < q.count; i++) {
 		const struct xdt_probedesc *d = &pi[i].desc;
 
@@ -218,23 +232,12 @@ static int probe_desc(xdt_hdl_t *h, unsigned id, struct xdt_probedesc *d)
 	int fd = open_dev_err(h->errmsg, sizeof(h->errmsg)), ret = -1;
 	struct xdt_probe_query q = { 0 };
 	struct xdt_probeinfo *pi = NULL;
-	__u32 cap = 32768;
 
 	if (fd < 0)
 		return -1;
-	for (;;) {
-		pi = xrealloc(pi, cap * sizeof(*pi));
-		q.cap = cap;
-		q.buf = (__u64)(uintptr_t)pi;
-		if (ioctl(fd, XDT_IOC_PROBES, &q) < 0) {
-			snprintf(h->errmsg, sizeof(h->errmsg),
-				 "failed to list probes: %s", strerror(errno));
-			goto out;
-		}
-		if (q.count <= cap)
-			break;
-		cap = q.count + 64;
-	}
+	pi = query_probes(h, fd, &q, 32768);
+	if (!pi)
+		goto out;
 	snprintf(h->errmsg, sizeof(h->errmsg),
 		 "invalid probe identifier %u: No probe matches the ID", id);
 	for (__u32 i = 0; i < q.count; i++)
