@@ -9,6 +9,7 @@
 #define _GNU_SOURCE
 #include <ctype.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include "dt_tree.h"
@@ -140,6 +141,24 @@ int dt_pragma(struct lexer *lx, const char *p)
 	/* #error, #pragma error and #pragma D error are all DTrace's */
 	if (!strcmp(w[0], "error"))
 		pragma_error(lx, strstr(start, "error") + 5);
+	/*
+	 * #pragma line N ["file"], illumos' directive form of #line: the
+	 * next line is line N (of file), in every message after it.
+	 */
+	if (!strcmp(w[0], "line")) {
+		char *end;
+		long n = strtol(w[1], &end, 10);
+		size_t k = strlen(w[2]);
+
+		if (nw < 2 || nw > 3 || end == w[1] || *end || n <= 0 ||
+		    (nw == 3 && (k < 2 || w[2][0] != '"' || w[2][k - 1] != '"')))
+			dt_cerrt(lx, DT_D_PRAGMA_MALFORM, lx->line, lx->col,
+				 "malformed #pragma line");
+		if (nw == 3 && !(lx->fname = strndup(w[2] + 1, k - 2)))
+			dt_fatal("out of memory");
+		lx->lineoff = (int)n - (lx->line + 1);
+		return 1;
+	}
 	if (nw == 0 || strcmp(w[0], "D"))
 		return 1;	/* not D's: ignored, as DTrace does */
 	if (!strcmp(w[1], "option") || !strcmp(w[1], "binding") ||
