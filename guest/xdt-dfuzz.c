@@ -9,7 +9,7 @@
  * what the compiler really emits.
  *
  *   xdt-dfuzz [-n COUNT] [-s SEED] [-i INDEX] [-V] [-B] [-p] [-v] [-E]
- *             [-I ITERS] [-w SECONDS] [-b BATCH]
+ *             [-I ITERS] [-w SECONDS] [-b BATCH] [-f FILE]
  *
  *   -n  programs to run (default 1000); -s the seed (default 1)
  *   -i  run only program INDEX of the seed (a failure names it)
@@ -21,6 +21,11 @@
  *   -E  keep libxdt's stderr (default: /dev/null, it is chatter)
  *   -I  work() calls a program that exits must end within (default 3000)
  *   -w  watchdog: a program's seconds before it counts as hung (120)
+ *   -f  the program text from FILE, not the generator: a finding kept
+ *       as a file replays on every ISA through the same harness (the
+ *       generator's probes differ by ISA, so a seed's program does);
+ *       the settings still vary with -s/-i; it counts as right and not
+ *       bound to exit
  *   -b  programs per child process (1000; 0: all in this one).  Not a
  *       fork per program: a batch's programs share the process as a
  *       long-lived libxdt user's would, and the child bounds the memory
@@ -1234,9 +1239,50 @@ static int verbose, printprog, keepstderr, hostvm, timeronly, errfd = -1;
 static unsigned maxiter = 3000, watchdog = 120;
 static unsigned long long batch = 1000;
 static int batch_fork = 1, compile_only;
+static const char *progfile;		/* -f */
 /* the program a batch's child is on, shared: if it dies, the parent says */
 static volatile unsigned *shared_cur;
 static FILE *out;			/* what the printers print: /dev/null or stdout */
+
+/*
+ * Each program's output budget.  A program may print without bound --
+ * printa() of an aggregation keyed by rand() in an ERROR clause that a
+ * 1 kHz probe fires prints N lines per firing with N growing every
+ * firing, output quadratic in time, in DTrace as here -- and then no
+ * watchdog can tell it from a hang (three such programs were the
+ * aarch64 debug soak's "hung (watchdog)" findings).  Past the budget the
+ * stream's writes fail, as a pipe whose reader is gone does (`dtrace |
+ * head`), and libxdt must end the drain and say so (xdt_work() ==
+ * XDT_WORK_ERROR with "failed to write output"): counted as cut, a path
+ * of its own under test, not a failure.
+ */
+#define OUT_BUDGET (4ULL << 20)
+static unsigned long long out_bytes;
+static int out_over;			/* a write was refused: past the budget */
+static FILE *out_sink;			/* under the budget: /dev/null or stdout */
+
+static ssize_t budget_write(void *cookie, const char *buf, size_t n)
+{
+	(void)cookie;
+	/* 0, not -1, on error: fopencookie(3) says a negative count must
+	   not be returned, and glibc's fwrite() then reads a byte past the
+	   caller's buffer (an ASan SEGV in the guest, found by this very
+	   budget) */
+	if (out_bytes + n > OUT_BUDGET) {
+		out_over = 1;
+		errno = EFBIG;
+		return 0;
+	}
+	out_bytes += n;
+	if (out_sink && fwrite(buf, 1, n, out_sink) != n)
+		return 0;
+	return (ssize_t)n;
+}
+
+static int out_cut(void)
+{
+	return out_over && ferror(out);
+}
 
 /*
  * What the programs came to.  A batch of programs runs in a child process
@@ -1246,7 +1292,7 @@ static FILE *out;			/* what the printers print: /dev/null or stdout */
  */
 struct counts {
 	unsigned long long prog, compiled, refused, ran, faults, fail;
-	unsigned long long exited, bound, wrong_accepted, right_cerr;
+	unsigned long long exited, bound, cut, wrong_accepted, right_cerr;
 	unsigned long long right_refused, badrun_ran, constdiv, noreg;
 	unsigned long long wrong_seen[W_NWRONG], wrong_acc[W_NWRONG];
 	unsigned long long badrun_refused[R_NBADRUN];
@@ -1418,11 +1464,11 @@ static int cb_record(xdt_hdl_t *h, const struct xdt_record *r, void *arg)
 	}
 	text = xdt_record_consume(h, r, &len);
 	if (text) {
-		if (verbose)
-			fwrite(text, 1, len, out);
+		/* counted against the budget, printed only under -v */
+		fwrite(text, 1, len, out);
 		free(text);
 	}
-	return 0;
+	return ferror(out) != 0;	/* past the budget: stop (libxdt says why) */
 }
 
 static int cb_fault(xdt_hdl_t *h, const struct xdt_fault *f, void *arg)
@@ -1507,15 +1553,43 @@ static void run_one(unsigned idx, int fds0)
 	const struct xdt_consumer *c = NULL;
 	xdt_hdl_t *h;
 	unsigned it;
-	int r, done = 0, fds;
+	int r, done = 0, cut = 0, fds;
 
 	cur = idx;
 	if (shared_cur)
 		*shared_cur = idx;
+	fflush(out);
+	clearerr(out);
+	out_bytes = 0;
+	out_over = 0;
 	set_stage("generating");
 	rs = seed * 0x100000001b3ULL ^ (idx + 1) * 0x9e3779b97f4a7c15ULL;
 	plan(idx);
 	generate();
+	if (progfile) {
+		FILE *f = fopen(progfile, "r");
+
+		if (!f) {
+			fail("-f %s: %s", progfile, strerror(errno));
+			return;
+		}
+		if (scap < 65536) {
+			scap = 65536;
+			src = realloc(src, scap);
+			if (!src) {
+				perror("xdt-dfuzz: realloc");
+				_exit(2);
+			}
+		}
+		slen = fread(src, 1, scap - 1, f);
+		src[slen] = 0;
+		if (!feof(f))
+			fail("-f %s: longer than %zu bytes", progfile, scap - 1);
+		fclose(f);
+		P.wrong = W_NONE;
+		P.badrun = R_NONE;
+		P.must_exit = 0;
+	}
 	C.prog++;
 	if (P.wrong)
 		C.wrong_seen[P.wrong]++;
@@ -1643,8 +1717,19 @@ static void run_one(unsigned idx, int fds0)
 			poke();
 		}
 		r = xdt_work(h, c);
+		if (r == XDT_WORK_ERROR && out_cut() &&
+		    strstr(xdt_errmsg(h), "failed to write output")) {
+			cut = 1;
+			break;
+		}
 		if (r == XDT_WORK_ERROR) {
 			fail("xdt_work: %s", xdt_errmsg(h));
+			break;
+		}
+		if (r == XDT_WORK_DONE && out_cut()) {
+			/* the callback stopped it: libxdt must have said why */
+			fail("xdt_work: output past the budget ended as done, not as an error");
+			cut = 1;
 			break;
 		}
 		if (r == XDT_WORK_DONE) {
@@ -1657,8 +1742,8 @@ static void run_one(unsigned idx, int fds0)
 	}
 	if (done)
 		C.exited++;
-	else if (P.must_exit && it == maxiter)
-		fail("it must exit but did not within %u work() calls", maxiter);
+	else if (cut)
+		C.cut++;
 	else
 		C.bound++;
 
@@ -1681,6 +1766,13 @@ static void run_one(unsigned idx, int fds0)
 		xdt_report_drops(h, &st);
 		if (st.errors || cs.faults)
 			C.faults++;
+		/*
+		 * The exit() it surely calls may be behind an action that
+		 * faults every time (a clause ends at its first fault):
+		 * only a program that never faulted had to exit.
+		 */
+		else if (!done && !cut && P.must_exit && it == maxiter)
+			fail("it must exit but did not within %u work() calls", maxiter);
 	}
 	(void)xdt_exit_status(h);
 	C.ran++;
@@ -1768,22 +1860,24 @@ static void run_batch(unsigned long long first, unsigned long long n)
 	 * and print it again (its text depends on the seed and index only).
 	 */
 	cur = *shared_cur;
-	say("xdt-dfuzz: FAIL seed %llu program %u (rerun: xdt-dfuzz -s %llu -i %u -p%s): "
+	say("xdt-dfuzz: FAIL seed %llu program %u (rerun: xdt-dfuzz -s %llu -i %u -p%s%s%s): "
 	    "the batch of programs %llu..%llu %s %d on it\n", seed, cur, seed, cur,
-	    hostvm ? " -V" : "", first, first + n - 1,
+	    hostvm ? " -V" : "", progfile ? " -f " : "", progfile ? progfile : "",
+	    first, first + n - 1,
 	    WIFSIGNALED(status) ? "died of signal" : "exited",
 	    WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
 	rs = seed * 0x100000001b3ULL ^ (cur + 1) * 0x9e3779b97f4a7c15ULL;
 	plan(cur);
 	generate();
-	show_program();
+	if (!progfile)	/* -f's text is the file's */
+		show_program();
 	cur = ~0u;
 }
 
 static void usage(void)
 {
 	fprintf(stderr, "usage: xdt-dfuzz [-n COUNT] [-s SEED] [-i INDEX] [-V] [-B] "
-		"[-p] [-v] [-E] [-e] [-I ITERS] [-w SECONDS] [-b BATCH]\n");
+		"[-p] [-v] [-E] [-e] [-I ITERS] [-w SECONDS] [-b BATCH] [-f FILE]\n");
 	exit(2);
 }
 
@@ -1795,11 +1889,12 @@ int main(int argc, char **argv)
 	struct timespec t0, t1;
 	int c;
 
-	while ((c = getopt(argc, argv, "n:s:i:VBpvEI:w:b:e")) != -1) {
+	while ((c = getopt(argc, argv, "n:s:i:VBpvEI:w:b:ef:")) != -1) {
 		switch (c) {
 		case 'n': count = strtoull(optarg, NULL, 0); break;
 		case 's': seed = strtoull(optarg, NULL, 0); break;
 		case 'i': only = strtoll(optarg, NULL, 0); break;
+		case 'f': progfile = optarg; break;
 		case 'V': hostvm = 1; break;
 		case 'B': timeronly = 1; break;
 		case 'p': printprog = 1; break;
@@ -1833,9 +1928,10 @@ int main(int argc, char **argv)
 		}
 		close(nul);
 	}
-	out = verbose ? stdout : fopen("/dev/null", "w");
+	out_sink = verbose ? stdout : NULL;
+	out = fopencookie(NULL, "w", (cookie_io_functions_t){ .write = budget_write });
 	if (!out) {
-		perror("xdt-dfuzz: /dev/null");
+		perror("xdt-dfuzz: fopencookie");
 		return 2;
 	}
 	memset(&sa, 0, sizeof(sa));
@@ -1876,8 +1972,10 @@ int main(int argc, char **argv)
 		double secs = (double)(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9;
 
 		fflush(out);
-		printf("xdt-dfuzz: %.1f programs/s (%.1f s); exited %llu, stopped at the bound %llu\n",
-		       secs > 0 ? (double)C.prog / secs : 0.0, secs, C.exited, C.bound);
+		printf("xdt-dfuzz: %.1f programs/s (%.1f s); exited %llu, stopped at the bound %llu, "
+		       "output cut at %llu MiB %llu\n",
+		       secs > 0 ? (double)C.prog / secs : 0.0, secs, C.exited, C.bound,
+		       OUT_BUDGET >> 20, C.cut);
 		printf("xdt-dfuzz: compile errors by tag:");
 		for (int i = 0; i < C.ntags; i++)
 			printf(" %s %llu", C.tags[i].tag, C.tags[i].n);

@@ -459,6 +459,15 @@ static int one_record(struct xdt_hdl *h, const struct xdt_consumer *c,
 	struct xdt_rechdr hd;
 	const struct xdt_eprobe *ep;
 
+	/*
+	 * Output that cannot be written ends the drain here, not after the
+	 * rest of the buffer is formatted for nothing: a reader of the pipe
+	 * gone, a full disk, or a program whose printa() of a growing
+	 * aggregation in a 1 kHz clause makes output quadratic in time
+	 * (the fuzzer's output budget) -- work() then says why.
+	 */
+	if (ferror(dt_out(h)))
+		return 1;
 	memcpy(&hd, data, sizeof(hd));
 	if (hd.epid == UINT32_MAX)
 		return 0;	/* abandoned by a fault; its ERROR record follows */
@@ -664,9 +673,11 @@ static int drain(struct xdt_hdl *h, const struct xdt_consumer *c, int last)
 		stop = drain_temporal(h, c, last);
 	for (int cpu = 0; cpu < h->ncpus && !stop && !h->p.temporal; cpu++)
 		stop = drain_cpu(h, c, cpu);
-	fflush(dt_out(h));
+	errno = 0;
+	if ((fflush(dt_out(h)) || ferror(dt_out(h))) && !h->outerr)
+		h->outerr = errno ? errno : EIO;
 	fflush(stdout);
-	return stop;
+	return stop || h->outerr;
 }
 
 static int agg_snap(xdt_hdl_t *h, int force, const struct xdt_consumer *c);
@@ -680,6 +691,23 @@ static int run_setopt(void *ctx, const char *name, const char *val)
 		return -1;
 	h->pr.quiet = h->o.quiet;
 	return 0;
+}
+
+/*
+ * A -n program's text as its "invalid probe specifier" message quotes
+ * it: whole, as DTrace does, up to 3/8 of errmsg, else its head and
+ * "..." -- the reason after it must always fit (a 1300-byte fuzzed -n
+ * program's "does not match any probes" fell off the end of errmsg).
+ */
+static const char *spec_text(const xdt_hdl_t *h, const char *text, char *buf,
+			     size_t len)
+{
+	size_t max = sizeof(h->errmsg) * 3 / 8;	/* beside a why of 1/2 */
+
+	if (strlen(text) <= max)
+		return text;
+	snprintf(buf, len, "%.*s...", (int)(max < len - 4 ? max : len - 4), text);
+	return buf;
 }
 
 static int go(xdt_hdl_t *h)
@@ -738,7 +766,7 @@ static int go(xdt_hdl_t *h)
 		if (r == -2 && h->zdefs) {
 			h->errmsg[0] = 0;	/* -Z: it matches nothing */
 		} else if (r < 0) {
-			char why[sizeof(h->errmsg) / 2];
+			char why[sizeof(h->errmsg) / 2], head[sizeof(h->errmsg) * 3 / 8 + 4];
 			int src = p->clauses[i].src;
 
 			memcpy(why, h->errmsg, sizeof(why) - 1);
@@ -746,8 +774,8 @@ static int go(xdt_hdl_t *h)
 			if (p->srcfile[src])
 				return HERR(h, "failed to compile script %.400s: %s",
 					    p->srcdesc[src], why);
-			return HERR(h, "invalid probe specifier %.400s: %s",
-				    p->srctext[src], why);
+			return HERR(h, "invalid probe specifier %s: %s",
+				    spec_text(h, p->srctext[src], head, sizeof(head)), why);
 		}
 	}
 	memset(&en, 0, sizeof(en));
@@ -772,7 +800,7 @@ static int go(xdt_hdl_t *h)
 		/* DTrace's compile error D_PDESC_ZERO: under errtags its tag
 		   and the description's place, as xdt's compile errors have
 		   them (xdt finds it when the kernel matches) */
-		char tag[64] = "";
+		char tag[64] = "", head[sizeof(h->errmsg) * 3 / 8 + 4];
 
 		if (dt_errtags)
 			snprintf(tag, sizeof(tag), "[D_PDESC_ZERO] line %d:%d: ",
@@ -788,7 +816,8 @@ static int go(xdt_hdl_t *h)
 			return HERR(h, "failed to compile script %s: %sprobe description %s:%s:%s:%s does not match any probes",
 				    p->srcdesc[src], tag, d->prov, d->mod, d->func, d->name);
 		return HERR(h, "invalid probe specifier %s: %sprobe description %s:%s:%s:%s does not match any probes",
-			    p->srctext[src], tag, d->prov, d->mod, d->func, d->name);
+			    spec_text(h, p->srctext[src], head, sizeof(head)), tag,
+			    d->prov, d->mod, d->func, d->name);
 	}
 	for (;;) {
 		h->eps = xrealloc(h->eps, cap * sizeof(*h->eps));
@@ -871,8 +900,12 @@ static int work(xdt_hdl_t *h, const struct xdt_consumer *c)
 		   least as new as its record, even when the snapshot at
 		   aggrate came a moment ago */
 		agg_snap(h, 1, c);
-		if (drain(h, c, 0))
+		if (drain(h, c, 0)) {
+			if (h->outerr)
+				return HERR(h, "processing aborted: failed to write output: %s",
+					    strerror(h->outerr));
 			return XDT_WORK_DONE;
+		}
 	} else {
 		/*
 		 * Between drains too, at aggrate (agg_snap keeps the rate):

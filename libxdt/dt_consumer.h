@@ -98,7 +98,7 @@ struct xdt_hdl {
 	int bufresize_manual;	/* -x bufresize=manual */
 	int bufsize_toobig;	/* ... and a bufsize past XDT_BUFSIZE_MAX */
 	unsigned aggsize;	/* -x aggsize, 0 = the kernel's default */
-	char errmsg[1024];
+	char errmsg[4096];
 	int cpp;			/* -C */
 	char **cppargs;
 	char **xcpp;		/* -x define/undef/incdir: mcpp's -D/-U/-I */
@@ -113,6 +113,7 @@ struct xdt_hdl {
 	char unimplemented[DT_NOPTIONS];	/* options named, not acted on */
 	/* running (consumer.c) */
 	int fd, ncpus, running, stopped;
+	int outerr;		/* errno of the first output write that failed */
 	struct xdt_hostvm *vm;		/* -x hostvm, instead of fd */
 	struct xdt_eprobe *eps;
 	__u32 neps;

@@ -324,7 +324,11 @@ static int run(xdt_hdl_t *h, struct targets *o)
 		struct timespec ts = { us / 1000000, (us % 1000000) * 1000 };
 
 		nanosleep(&ts, NULL);
-		if (xdt_work(h, NULL) != XDT_WORK_OKAY)
+		int r = xdt_work(h, NULL);
+
+		if (r == XDT_WORK_ERROR && !ferror(o->out))
+			fprintf(stderr, "dtrace: %s\n", xdt_errmsg(h));
+		if (r != XDT_WORK_OKAY)
 			break;
 		if (ferror(o->out) || interrupted)
 			break;
