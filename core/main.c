@@ -15,6 +15,7 @@
 #include <linux/capability.h>
 #include <linux/fs.h>
 #include <linux/miscdevice.h>
+#include <linux/poll.h>
 #include <linux/module.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
@@ -112,6 +113,26 @@ static void xdt_show_fdinfo(struct seq_file *m, struct file *f)
 		   READ_ONCE(st->counted) ? 1 : 0);
 }
 
+/*
+ * poll(): EPOLLPRI while a provider wants the consumer now (pid: a thread
+ * held at the loader's r_brk waits for the consumer to make the probes of
+ * an object it dlopen()ed).  One queue for all consumers: rare events.
+ */
+static DECLARE_WAIT_QUEUE_HEAD(xdt_attn_wq);
+
+void xdt_attn_wake(void)
+{
+	wake_up_all(&xdt_attn_wq);
+}
+
+static __poll_t xdt_poll(struct file *f, struct poll_table_struct *pt)
+{
+	struct xdt_state *st = f->private_data;
+
+	poll_wait(f, &xdt_attn_wq, pt);
+	return READ_ONCE(st->attn) ? EPOLLPRI : 0;
+}
+
 static const struct file_operations xdt_fops = {
 	.owner = THIS_MODULE,
 	.open = xdt_open,
@@ -119,6 +140,7 @@ static const struct file_operations xdt_fops = {
 	.unlocked_ioctl = xdt_ioctl,
 	.compat_ioctl = compat_ptr_ioctl,
 	.show_fdinfo = xdt_show_fdinfo,
+	.poll = xdt_poll,
 };
 
 static struct miscdevice xdt_dev = {
@@ -131,7 +153,8 @@ static struct miscdevice xdt_dev = {
 static void providers_exit(unsigned int n)
 {
 	while (n--)
-		xdt_provider_modules[n].exit();
+		if (xdt_provider_modules[n].exit)
+			xdt_provider_modules[n].exit();
 }
 
 static int __init xdt_init(void)
@@ -143,7 +166,8 @@ static int __init xdt_init(void)
 	xdt_dif_init();
 	xdt_destructive_init();
 	for (i = 0; i < xdt_nprovider_modules && !ret; i++) {
-		ret = xdt_provider_modules[i].init();
+		ret = xdt_provider_modules[i].init ?
+		      xdt_provider_modules[i].init() : 0;
 		if (ret) {
 			pr_err("xdt: provider %s: %d\n",
 			       xdt_provider_modules[i].name, ret);

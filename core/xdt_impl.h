@@ -112,6 +112,12 @@ struct xdt_provider_ops {
 	 * nothing.  Holds xdt_lock.  May sleep.
 	 */
 	void (*provide)(const struct xdt_probedesc *d, char *why, size_t len);
+	/*
+	 * Probes made while consumers trace (pid: an object the process
+	 * dlopen()ed) are bound to the running clauses that match them
+	 * (xdt_state_bind_late).  Providers without sites only.
+	 */
+	bool late;
 	/* Providers without sites: switch @probe on / off.  May sleep. */
 	int (*enable)(struct xdt_probe *probe);
 	void (*disable)(struct xdt_probe *probe);
@@ -179,6 +185,7 @@ struct xdt_probe {
 	 * it (IRQs off), an ECB freed only after a grace period.
 	 */
 	struct xdt_ecb *ecbs;
+	u64 lategen;			/* xdt_state_bind_late()'s pass, xdt_lock */
 	struct list_head fnode;		/* by function name, ID order */
 	struct list_head pnode;		/* in prov->probes */
 	struct list_head nnode;		/* by probe name, ID order */
@@ -346,6 +353,18 @@ struct xdt_ecb {
 struct xdt_scpu;
 
 /*
+ * Something a provider hangs on a running consumer (pid: the hold at the
+ * loader's r_brk), taken off at its STOP before END, xdt_lock held: ->stop
+ * may sleep and frees it.
+ */
+struct xdt_attach {
+	struct xdt_attach *next;
+	void (*stop)(struct xdt_attach *a);
+};
+/* A consumer's ->attn was set: wake its poll() (core/main.c) */
+void xdt_attn_wake(void);
+
+/*
  * One consumer (one open of /dev/xdt): its program, ECBs, per-CPU buffers
  * and aggregations, variables and exit status.  Consumers share only the
  * probes: a probe is patched in / enabled while any consumer has an ECB on
@@ -360,6 +379,7 @@ struct xdt_state {
 	struct xdt_aggdesc *aggs;	/* [naggs], checked copies */
 	struct xdt_ecb *ecbs;
 	u32 necbs;
+	u32 ecbcap;			/* room at @ecbs: necbs + xdt_enable.late */
 	u32 strsize, bufsize, aggsize, bufpolicy;
 	u32 onecpu;		/* -x cpu: 1 + the CPU that traces, 0 = all */
 	u32 endreserve;			/* fill: the largest END record */
@@ -381,6 +401,8 @@ struct xdt_state {
 	int running;			/* firings run its clauses: after BEGIN
 					   until STOP */
 	u64 traps0, traps1;		/* machine's trap count at GO, STOP */
+	struct xdt_attach *attached;	/* providers' (GO to STOP) */
+	int attn;			/* poll(): EPOLLPRI (xdt_attn_wake) */
 	struct mutex ioc_lock;		/* its ioctls, one at a time */
 	/*
 	 * Set at open from the opener's capabilities (core/main.c) and kept
@@ -404,6 +426,7 @@ int xdt_prog_load(struct xdt_state *st, struct xdt_enable *req, void *blob);
 	   -EINVAL; })
 int xdt_state_enable(struct xdt_state *st, struct xdt_enable *req, void *blob);
 int xdt_state_go(struct xdt_state *st);
+int xdt_state_bind_late(struct xdt_state *st, u32 *bound);
 void xdt_state_stop(struct xdt_state *st);
 void xdt_state_reset(struct xdt_state *st);
 void xdt_state_free(struct xdt_state *st);

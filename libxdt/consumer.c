@@ -10,6 +10,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
 #include <sys/ioctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -154,7 +155,7 @@ static int list_one(struct xdt_hdl *h, int fd, const struct xdt_probedesc *m,
 	__u32 i;
 
 	q.flags = verbose ? XDT_PQ_REFUSED : 0;
-	if (dt_uprobes_make(fd, m, "", h->errmsg, sizeof(h->errmsg)) < 0) {
+	if (dt_uprobes_make(fd, m, "", h->errmsg, sizeof(h->errmsg), NULL) < 0) {
 		fprintf(stderr, "dtrace: failed to match %s:%s:%s:%s: %s\n",
 			m->prov, m->mod, m->func, m->name, h->errmsg);
 		h->errmsg[0] = 0;
@@ -710,13 +711,175 @@ static const char *spec_text(const xdt_hdl_t *h, const char *text, char *buf,
 	return buf;
 }
 
+/* The enabled probes, by EPID (at ENABLE, and after late_probes()) */
+static int query_eps(xdt_hdl_t *h)
+{
+	struct xdt_eprobe_query eq;
+	__u32 cap = h->neps > 256 ? h->neps : 256;
+
+	for (;;) {
+		h->eps = xrealloc(h->eps, cap * sizeof(*h->eps));
+		eq.cap = cap;
+		eq.count = 0;
+		eq.buf = (__u64)(uintptr_t)h->eps;
+		if (dev_ioctl(h, XDT_IOC_EPROBES, &eq) < 0)
+			return HERR(h, "failed to list enabled probes: %s", strerror(errno));
+		if (eq.count <= cap)
+			break;
+		cap = eq.count;
+	}
+	h->neps = eq.count;
+	qsort(h->eps, h->neps, sizeof(*h->eps), ep_cmp);
+	return 0;
+}
+
+/*
+ * Objects a traced process mapped since the last look (dlopen()): the pid
+ * and USDT clauses naming it are made again, and the kernel binds the new
+ * probes to the running clauses (xdt_state_bind_late), as DTrace makes
+ * them at the loader's RD_DLACTIVITY.  DTrace stops the process there;
+ * xdt looks at every switchrate, so what the process runs between its
+ * dlopen() and the next look is not traced (docs/d-language.md).  The
+ * process's maps, not a loader's hook: any loader, and no stop.
+ */
+static void late_probes(xdt_hdl_t *h)
+{
+	const struct prog *p = &h->p;
+	unsigned total = 0;
+	int k, any = 0;
+
+	for (k = 0; k < h->nlsig; k++) {
+		uint64_t sig = dt_umaps_sig(h->lsig[k].pid);
+
+		h->lsig[k].changed = sig && sig != h->lsig[k].sig;
+		any |= h->lsig[k].changed;
+		if (sig)
+			h->lsig[k].sig = sig;
+	}
+	for (int i = 0; any && i < p->nclauses; i++) {
+		const struct xdt_probedesc *d = &p->clauses[i].desc;
+		pid_t pid = dt_uproc_pid(d);
+		unsigned bound = 0;
+		char err[512];
+
+		if (pid <= 0 || (i && !memcmp(d, &p->clauses[i - 1].desc, sizeof(*d))))
+			continue;
+		for (k = 0; k < h->nlsig && h->lsig[k].pid != pid; k++)
+			;
+		if (k == h->nlsig || !h->lsig[k].changed)
+			continue;
+		/* -2: still no object matches its module; fine, as -Z was */
+		if (dt_uprobes_make(h->fd, d, "", err, sizeof(err), &bound) == -1 &&
+		    !h->late_warned++)
+			fprintf(stderr, "dtrace: probes in objects pid %d mapped "
+				"while traced: %s\n", (int)pid, err);
+		total += bound;
+	}
+	if (total)
+		query_eps(h);
+}
+
+/*
+ * Threads the kernel holds at their loader's r_brk (XDT_IOC_UHOLD): the
+ * objects mapped since are looked at (late_probes), then they go on.
+ */
+static void late_holds(xdt_hdl_t *h)
+{
+	struct xdt_uhold_req q[sizeof(h->lsig) / sizeof(h->lsig[0])];
+	int k;
+
+	for (k = 0; k < h->nlsig; k++) {
+		memset(&q[k], 0, sizeof(q[k]));
+		q[k].pid = h->lsig[k].pid;
+		q[k].op = XDT_UHOLD_PEEK;
+		if (!h->lsig[k].held || ioctl(h->fd, XDT_IOC_UHOLD, &q[k]) < 0)
+			q[k].seq = 0;
+	}
+	late_probes(h);
+	for (k = 0; k < h->nlsig; k++) {
+		if (!q[k].seq)
+			continue;
+		q[k].op = XDT_UHOLD_ACK;
+		ioctl(h->fd, XDT_IOC_UHOLD, &q[k]);
+	}
+}
+
+/* The kernel holds the traced processes at r_brk while tracing */
+static void late_hold_set(xdt_hdl_t *h)
+{
+	for (int k = 0; k < h->nlsig; k++) {
+		struct xdt_uhold_req q;
+
+		memset(&q, 0, sizeof(q));
+		q.pid = h->lsig[k].pid;
+		q.op = XDT_UHOLD_SET;
+		q.addr = dt_uproc_rbrk(q.pid);
+		h->lsig[k].held = q.addr && ioctl(h->fd, XDT_IOC_UHOLD, &q) == 0;
+		if (h->lsig[k].held)
+			continue;
+		/*
+		 * uprobes cannot take r_brk's instruction (riscv64 on 6.1
+		 * refuses compressed jumps, and _dl_debug_state is one
+		 * c.jr ra): the return of dlopen() then, after the object's
+		 * initialisers, where the caller can first call into it.
+		 * Neither (a static program): switchrate's look only.
+		 */
+		q.op = XDT_UHOLD_SET_RET;
+		q.addr = dt_uproc_sym(q.pid, "dlopen");
+		h->lsig[k].held = q.addr && ioctl(h->fd, XDT_IOC_UHOLD, &q) == 0;
+	}
+}
+
+/* Is a thread held for us?  (poll(): EPOLLPRI) */
+static int late_attn(xdt_hdl_t *h)
+{
+	struct pollfd p = { h->fd, POLLPRI, 0 };
+
+	return poll(&p, 1, 0) > 0 && (p.revents & POLLPRI);
+}
+
+int xdt_wait(xdt_hdl_t *h)
+{
+	long us = xdt_switchrate_us(h);
+	struct pollfd p = { h->fd, POLLPRI, 0 };
+
+	if (h->fd >= 0 && h->late && h->running)
+		return poll(&p, 1, (int)((us + 999) / 1000)) < 0 && errno != EINTR ? -1 : 0;
+	{
+		struct timespec ts = { us / 1000000, (us % 1000000) * 1000 };
+
+		nanosleep(&ts, NULL);
+	}
+	return 0;
+}
+
+/* The maps late_probes() compares with: each traced process's at GO */
+static void late_baseline(xdt_hdl_t *h)
+{
+	const struct prog *p = &h->p;
+
+	for (int i = 0; i < p->nclauses; i++) {
+		pid_t pid = dt_uproc_pid(&p->clauses[i].desc);
+		int k;
+
+		if (pid <= 0)
+			continue;
+		for (k = 0; k < h->nlsig && h->lsig[k].pid != pid; k++)
+			;
+		/* (8 processes; more are traced as at GO) */
+		if (k < h->nlsig || k == (int)(sizeof(h->lsig) / sizeof(h->lsig[0])))
+			continue;
+		h->lsig[k].pid = pid;
+		h->lsig[k].sig = dt_umaps_sig(pid);
+		h->nlsig++;
+	}
+}
+
 static int go(xdt_hdl_t *h)
 {
 	const struct prog *p = &h->p;
 	struct xdt_enable en;
-	struct xdt_eprobe_query eq;
 	size_t size;
-	__u32 cap = 256;
 	int i;
 
 	if (!p->nclauses)
@@ -762,7 +925,10 @@ static int go(xdt_hdl_t *h)
 			continue;
 		snprintf(where, sizeof(where), "line %d:%d: ", p->clauses[i].line,
 			 p->clauses[i].col);
-		r = dt_uprobes_make(h->fd, d, where, h->errmsg, sizeof(h->errmsg));
+		r = dt_uprobes_make(h->fd, d, where, h->errmsg, sizeof(h->errmsg),
+				    NULL);
+		if (dt_uproc_pid(d) > 0)
+			h->late = 1;	/* its process may map more objects */
 		if (r == -2 && h->zdefs) {
 			h->errmsg[0] = 0;	/* -Z: it matches nothing */
 		} else if (r < 0) {
@@ -778,10 +944,18 @@ static int go(xdt_hdl_t *h)
 				    spec_text(h, p->srctext[src], head, sizeof(head)), why);
 		}
 	}
+	if (h->late)
+		late_baseline(h);
 	memset(&en, 0, sizeof(en));
 	en.prog = (__u64)(uintptr_t)h->blob;
 	en.size = (__u32)size;
 	en.unmatched = -1;
+	/*
+	 * Room for the probes of objects a traced process dlopen()s while
+	 * tracing (late_probes()): 16k ECBs, 640 KB of kernel memory, only
+	 * for a program with pid/USDT clauses.
+	 */
+	en.late = h->late ? DT_LATE_ECBS : 0;
 	if (dev_ioctl(h, XDT_IOC_ENABLE, &en) < 0 && en.unmatched < 0) {
 		/* -w from a CAP_PERFMON-only consumer: the kernel says why */
 		if (errno == EPERM && en.err[0])
@@ -819,19 +993,8 @@ static int go(xdt_hdl_t *h)
 			    spec_text(h, p->srctext[src], head, sizeof(head)), tag,
 			    d->prov, d->mod, d->func, d->name);
 	}
-	for (;;) {
-		h->eps = xrealloc(h->eps, cap * sizeof(*h->eps));
-		eq.cap = cap;
-		eq.count = 0;
-		eq.buf = (__u64)(uintptr_t)h->eps;
-		if (dev_ioctl(h, XDT_IOC_EPROBES, &eq) < 0)
-			return HERR(h, "failed to list enabled probes: %s", strerror(errno));
-		if (eq.count <= cap)
-			break;
-		cap = eq.count;
-	}
-	h->neps = eq.count;
-	qsort(h->eps, h->neps, sizeof(*h->eps), ep_cmp);
+	if (query_eps(h) < 0)
+		return -1;
 	/*
 	 * dtrace(1)'s notice()s, one per -n/-s, each with the enabled probes
 	 * its own clauses made (DTrace's dpi_matches: -Z's zero included);
@@ -861,6 +1024,8 @@ static int go(xdt_hdl_t *h)
 		return HERR(h, "could not enable tracing: %s", strerror(errno));
 	}
 	h->running = 1;
+	if (h->late)
+		late_hold_set(h);
 	{
 		struct timespec ts;
 
@@ -887,6 +1052,9 @@ static int work(xdt_hdl_t *h, const struct xdt_consumer *c)
 
 	if (!h->running)
 		return HERR(h, "not tracing");
+	/* a traced process waits at its loader's r_brk: its objects now */
+	if (h->late && !h->vm && late_attn(h))
+		late_holds(h);
 	/* buffers (and aggregations, at aggrate) every switchrate */
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	now = ts.tv_sec * 1000000000LL + ts.tv_nsec;
@@ -896,6 +1064,9 @@ static int work(xdt_hdl_t *h, const struct xdt_consumer *c)
 		/* ustack()'s names for what the -c/-p process dlopen()ed */
 		if (!h->vm && h->env.target > 0)
 			dt_usyms_refresh(h->env.target);
+		/* probes in objects the traced processes mapped since */
+		if (h->late)
+			late_probes(h);
 		/* forced: printa() in what drain() reads must see totals at
 		   least as new as its record, even when the snapshot at
 		   aggrate came a moment ago */

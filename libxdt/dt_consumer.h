@@ -26,10 +26,20 @@ pid_t dt_uproc_pid(const struct xdt_probedesc *d);
  * @d is not a pid provider's): 0, or -1 with why in @err, which -x errtags
  * starts with DTrace's tag and @where ("line 3:1: ", the description's
  * place, or ""); -2 (and why) when no object of the process matches its
- * module, which -Z accepts.
+ * module, which -Z accepts.  While tracing, the kernel binds the new
+ * probes to the running clauses that match them: *@bound (if not NULL)
+ * gets how many enabled probes that made.
  */
 int dt_uprobes_make(int fd, const struct xdt_probedesc *d, const char *where,
-		    char *err, size_t errlen);
+		    char *err, size_t errlen, unsigned *bound);
+/* @pid's executable file mappings as a hash: 0 when it is gone */
+uint64_t dt_umaps_sig(pid_t pid);
+/* the loader's r_brk in @pid (its _r_debug), 0: none */
+uint64_t dt_uproc_rbrk(pid_t pid);
+/* @name's address in @pid's objects, 0: none */
+uint64_t dt_uproc_sym(pid_t pid, const char *name);
+/* ECBs xdt.ko keeps room for, for probes made while tracing */
+#define DT_LATE_ECBS 16384
 /* Read @pid's objects and symbols now, for dt_usym_format() later. */
 void dt_usyms_load(pid_t pid);
 /* Read the objects @pid has mapped since (dlopen()), if it lives. */
@@ -114,6 +124,13 @@ struct xdt_hdl {
 	/* running (consumer.c) */
 	int fd, ncpus, running, stopped;
 	int outerr;		/* errno of the first output write that failed */
+	/* late_probes(): pid/USDT clauses name processes; their maps' hash */
+	int late, late_warned, nlsig;
+	struct {
+		pid_t pid;
+		int changed, held;	/* held: the kernel holds it at r_brk */
+		uint64_t sig;
+	} lsig[8];
 	struct xdt_hostvm *vm;		/* -x hostvm, instead of fd */
 	struct xdt_eprobe *eps;
 	__u32 neps;

@@ -64,7 +64,7 @@ struct ubatch {
 	char prov[XDT_PROVNAMELEN];	/* "pid", or a USDT provider's name */
 	struct xdt_uprobe *v;
 	size_t n, cap;
-	unsigned made;
+	unsigned made, bound;
 	char note[128];		/* the kernel's why for a probe not made */
 	char *err;
 	size_t errlen;
@@ -102,6 +102,34 @@ static pid_t uproc_split(const struct xdt_probedesc *d, char *name, size_t len)
 pid_t dt_uproc_pid(const struct xdt_probedesc *d)
 {
 	return uproc_split(d, NULL, XDT_PROVNAMELEN);
+}
+
+/*
+ * What @pid has mapped from files with execute permission, as one hash
+ * (FNV-1a over those lines of its maps): it changes when the process
+ * maps or unmaps an object (dlopen(), dlclose()); 0 when it is gone.
+ */
+uint64_t dt_umaps_sig(pid_t pid)
+{
+	char path[64], line[PATH_MAX + 128];
+	uint64_t h = 1469598103934665603ULL;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f)) {
+		char perms[8] = "";
+
+		if (sscanf(line, "%*s %7s", perms) != 1 || perms[2] != 'x' ||
+		    !strchr(line, '/'))
+			continue;
+		for (const char *c = line; *c; c++)
+			h = (h ^ (unsigned char)*c) * 1099511628211ULL;
+	}
+	fclose(f);
+	return h ? h : 1;
 }
 
 static int is_glob(const char *s)
@@ -413,6 +441,7 @@ static int ask(struct ubatch *b)
 		return -1;
 	}
 	b->made += r.created;
+	b->bound += r.bound;
 	if (r.err[0])
 		snprintf(b->note, sizeof(b->note), "%.*s", (int)sizeof(r.err) - 1,
 			 r.err);
@@ -907,7 +936,7 @@ static int note_tag(const char *note)
 }
 
 int dt_uprobes_make(int fd, const struct xdt_probedesc *d, const char *where,
-		    char *err, size_t errlen)
+		    char *err, size_t errlen, unsigned *bound)
 {
 	struct ubatch b = { .fd = fd, .err = err, .errlen = errlen };
 	struct uobj *objs = NULL;
@@ -980,14 +1009,17 @@ int dt_uprobes_make(int fd, const struct xdt_probedesc *d, const char *where,
 	}
 	if (!mods) {
 		/*
-		 * Not an object of the process now.  Objects it maps later
-		 * (dlopen()) get no probes: -Z lets the description match
-		 * nothing instead (docs/d-language.md, "User space").
+		 * Not an object of the process now: as in DTrace, an error
+		 * unless -Z, which lets the description match nothing now;
+		 * an object that matches it when the process maps it
+		 * (dlopen()) gets its probes then (late_probes(),
+		 * docs/d-language.md "User space").
 		 */
 		snprintf(err, errlen, "%s:%s:%s:%s: process %d has no module "
-			 "matching '%s' (an object dlopen()ed later gets no "
-			 "probes; -Z accepts the description)", d->prov, d->mod,
-			 d->func, d->name, (int)b.pid, d->mod);
+			 "matching '%s' (with -Z the description matches nothing "
+			 "now and gets its probes when the process maps such an "
+			 "object)", d->prov, d->mod, d->func, d->name, (int)b.pid,
+			 d->mod);
 		utag(err, errlen, DT_D_PDESC_ZERO, where);
 		ret = -2;
 		goto out;
@@ -1007,6 +1039,8 @@ int dt_uprobes_make(int fd, const struct xdt_probedesc *d, const char *where,
 	if (ret < 0)
 		utag(err, errlen, DT_D_PDESC_ZERO, where);
 out:
+	if (bound)
+		*bound = b.bound;
 	free(b.v);
 	free(objs);
 	return ret;
@@ -1394,4 +1428,56 @@ int dt_uproc_to_entry(pid_t pid, char *err, size_t errlen)
 		return -1;
 	}
 	return 0;
+}
+
+/* @name's address in @pid: the first mapped object that defines it; 0: none */
+uint64_t dt_uproc_sym(pid_t pid, const char *name)
+{
+	struct uobj *objs = NULL;
+	uint64_t addr = 0;
+	char err[128];
+	int nobj = 0;
+
+	if (read_maps(pid, &objs, &nobj, err, sizeof(err)) < 0)
+		return 0;
+	for (int i = 0; i < nobj && !addr; i++) {
+		struct symq q = { name, 0, 0 };
+		struct elfimg e;
+		uint64_t bias;
+
+		if (obj_open(&e, &objs[i], pid) < 0)
+			continue;
+		elf_syms(&e, 1, symq_one, &q);
+		if (q.found && elf_bias(&e, &objs[i], &bias) == 0)
+			addr = bias + q.v;
+		elf_close(&e);
+	}
+	free(objs);
+	return addr;
+}
+
+/*
+ * The loader's debugger hook in @pid: r_brk of its _r_debug (glibc's
+ * <link.h> struct r_debug: int r_version, struct link_map *r_map, then
+ * ElfW(Addr) r_brk -- offset 16 on every LP64 ISA), the function the
+ * loader calls before and after it maps or unmaps an object, which
+ * DTrace's rtld_db breaks on (RD_DLACTIVITY).  0: none (a static
+ * program, a loader that does not export _r_debug, or not set up yet).
+ */
+uint64_t dt_uproc_rbrk(pid_t pid)
+{
+	uint64_t rd = dt_uproc_sym(pid, "_r_debug"), brk = 0;
+	char path[64];
+	int fd;
+
+	if (!rd)
+		return 0;
+	snprintf(path, sizeof(path), "/proc/%d/mem", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	if (pread(fd, &brk, sizeof(brk), (off_t)(rd + 16)) != sizeof(brk))
+		brk = 0;
+	close(fd);
+	return brk;
 }

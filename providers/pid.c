@@ -274,6 +274,7 @@ static void uproc_mechanism(struct xdt_probe *p, char *buf, size_t len)
 }
 
 static const struct xdt_provider_ops uproc_ops = {
+	.late = true,
 	.enable = uproc_enable,
 	.disable = uproc_disable,
 	.mechanism = uproc_mechanism,
@@ -753,6 +754,7 @@ long xdt_pid_ioctl(struct xdt_state *st, struct file *f, void __user *uarg)
 		goto out;
 	memset(req->err, 0, sizeof(req->err));
 	req->created = 0;
+	req->bound = 0;
 	ret = -EINVAL;
 	plen = strnlen(req->prov, sizeof(req->prov));
 	if (!plen || plen + 11 > sizeof(req->prov) ||
@@ -829,6 +831,19 @@ long xdt_pid_ioctl(struct xdt_state *st, struct file *f, void __user *uarg)
 	if (!IS_ERR(up) && list_empty(&up->sites))
 		uproc_destroy(up);
 	mutex_unlock(&xdt_lock);
+	/*
+	 * While tracing (an object dlopen()ed after GO): the consumer's
+	 * clauses that match the new probes get them now.
+	 */
+	if (!ret && st->state == XDT_STATE_RUNNING) {
+		ret = xdt_state_bind_late(st, &req->bound);
+		if (ret == -ENOSPC)
+			snprintf(req->err, sizeof(req->err), "no room for more "
+				 "probes made while tracing (xdt_enable.late)");
+		else if (ret)
+			snprintf(req->err, sizeof(req->err), "could not enable "
+				 "the new probes (%ld)", ret);
+	}
 reply:
 	if (copy_to_user(uarg, req, sizeof(*req)))
 		ret = -EFAULT;
@@ -863,4 +878,210 @@ void xdt_pid_exit(void)
 	list_for_each_entry_safe(up, n, &upids, node)
 		uproc_destroy(up);
 	mutex_unlock(&xdt_lock);
+}
+
+/* ---- the loader's hold: objects dlopen()ed while tracing ----------------- */
+/*
+ * DTrace stops a traced process at its loader's r_brk (rtld_db's
+ * RD_DLACTIVITY) and makes the probes of a new object before the process
+ * goes on.  Here the consumer asks for a uprobe at r_brk
+ * (XDT_IOC_UHOLD/SET, the address read from the loader's _r_debug): a
+ * thread of the process that calls it waits in the handler -- in its own
+ * context on its way back to user space, where a uprobe handler may sleep
+ * -- until the consumer has made the new object's probes, which the kernel
+ * binds to the running clauses (xdt_state_bind_late), and says so (ACK).
+ * The loader calls r_brk before it maps an object and again once it is
+ * mapped and relocated, before its initialisers run, so not one of its
+ * instructions runs untraced.  The wait is killable and bounded
+ * (XDT_UHOLD_MS): a slow or dead consumer costs the process that much per
+ * call, never a hang.  The consumer learns of a waiting thread from
+ * poll() on its file (EPOLLPRI: st->attn).  Not probe context: nothing
+ * here runs in a D firing.
+ */
+struct uhold {
+	struct xdt_attach at;
+	struct uprobe_consumer uc;
+	struct xdt_state *st;
+	struct inode *inode;
+	loff_t off;
+	struct mm_struct *mm;		/* mmgrab()ed: the process held */
+	pid_t pid;
+	bool live;
+	wait_queue_head_t wq;
+	atomic64_t seq;			/* calls of r_brk */
+	u64 ack;			/* released up to */
+};
+
+static int uhold_handler(struct uprobe_consumer *uc, struct pt_regs *regs)
+{
+	struct uhold *h = container_of(uc, struct uhold, uc);
+	u64 seq;
+
+	if (current->mm != h->mm || !READ_ONCE(h->live))
+		return 0;
+	seq = atomic64_inc_return(&h->seq);
+	WRITE_ONCE(h->st->attn, 1);
+	xdt_attn_wake();
+	wait_event_killable_timeout(h->wq, READ_ONCE(h->ack) >= seq ||
+				    !READ_ONCE(h->live),
+				    msecs_to_jiffies(XDT_UHOLD_MS));
+	return 0;
+}
+
+static int uhold_ret_handler(struct uprobe_consumer *uc, unsigned long func,
+			     struct pt_regs *regs)
+{
+	return uhold_handler(uc, regs);
+}
+
+static bool uhold_filter(struct uprobe_consumer *uc, enum uprobe_filter_ctx c,
+			 struct mm_struct *mm)
+{
+	return mm == container_of(uc, struct uhold, uc)->mm;
+}
+
+/* STOP: the held threads go on, then the uprobe goes (it waits for them) */
+static void uhold_stop(struct xdt_attach *a)
+{
+	struct uhold *h = container_of(a, struct uhold, at);
+
+	WRITE_ONCE(h->live, false);
+	wake_up_all(&h->wq);
+	uprobe_unregister(h->inode, h->off, &h->uc);
+	iput(h->inode);
+	mmdrop(h->mm);
+	kfree(h);
+}
+
+static struct uhold *uhold_find(struct xdt_state *st, pid_t pid)
+{
+	struct xdt_attach *a;
+
+	for (a = st->attached; a; a = a->next) {
+		struct uhold *h = container_of(a, struct uhold, at);
+
+		if (a->stop == uhold_stop && h->pid == pid)
+			return h;
+	}
+	return NULL;
+}
+
+static long uhold_set(struct xdt_state *st, struct file *f,
+		      struct xdt_uhold_req *req)
+{
+	struct task_struct *task = NULL;
+	struct vm_area_struct *vma;
+	struct mm_struct *mm = NULL;
+	struct uhold *h = NULL;
+	struct pid *pid;
+	long ret = -ESRCH;
+
+	if (uhold_find(st, req->pid))
+		return 0;		/* one per process is enough */
+	pid = req->pid > 0 ? find_get_pid(req->pid) : NULL;
+	task = pid ? get_pid_task(pid, PIDTYPE_TGID) : NULL;
+	if (task)
+		mm = get_task_mm(task);
+	if (!mm) {
+		snprintf(req->err, sizeof(req->err), "process %d is gone",
+			 req->pid);
+		goto out;
+	}
+	ret = -EPERM;
+	if (!uproc_may_trace(f, task, mm)) {
+		snprintf(req->err, sizeof(req->err), "process %d: permission "
+			 "denied", req->pid);
+		goto out;
+	}
+	ret = -ENOMEM;
+	h = kzalloc(sizeof(*h), GFP_KERNEL);
+	if (!h)
+		goto out;
+	ret = -EINVAL;
+	mmap_read_lock(mm);
+	vma = vma_lookup(mm, req->addr);
+	if (vma && vma->vm_file && (vma->vm_flags & VM_EXEC)) {
+		h->inode = igrab(file_inode(vma->vm_file));
+		h->off = ((loff_t)vma->vm_pgoff << PAGE_SHIFT) +
+			 (req->addr - vma->vm_start);
+	}
+	mmap_read_unlock(mm);
+	if (!h->inode) {
+		snprintf(req->err, sizeof(req->err), "0x%llx is not in "
+			 "executable text of process %d",
+			 (unsigned long long)req->addr, req->pid);
+		goto out;
+	}
+	h->st = st;
+	h->pid = req->pid;
+	h->live = true;
+	h->mm = mm;
+	mmgrab(mm);
+	init_waitqueue_head(&h->wq);
+	if (req->op == XDT_UHOLD_SET_RET)
+		h->uc.ret_handler = uhold_ret_handler;	/* dlopen()'s return */
+	else
+		h->uc.handler = uhold_handler;		/* r_brk */
+	h->uc.filter = uhold_filter;
+	h->at.stop = uhold_stop;
+	ret = uprobe_register(h->inode, h->off, &h->uc);
+	if (ret) {
+		snprintf(req->err, sizeof(req->err), "uprobe at 0x%llx: %ld",
+			 (unsigned long long)req->addr, ret);
+		mmdrop(mm);
+		iput(h->inode);
+		goto out;
+	}
+	mutex_lock(&xdt_lock);
+	h->at.next = st->attached;
+	st->attached = &h->at;
+	mutex_unlock(&xdt_lock);
+	h = NULL;
+out:
+	kfree(h);
+	if (mm)
+		mmput(mm);
+	if (task)
+		put_task_struct(task);
+	put_pid(pid);
+	return ret;
+}
+
+long xdt_uhold_ioctl(struct xdt_state *st, struct file *f, void __user *uarg)
+{
+	struct xdt_uhold_req req;
+	struct uhold *h;
+	long ret = 0;
+
+	if (copy_from_user(&req, uarg, sizeof(req)))
+		return -EFAULT;
+	memset(req.err, 0, sizeof(req.err));
+	if (st->state != XDT_STATE_RUNNING)
+		return -EINVAL;
+	switch (req.op) {
+	case XDT_UHOLD_SET:
+	case XDT_UHOLD_SET_RET:
+		ret = uhold_set(st, f, &req);
+		break;
+	case XDT_UHOLD_PEEK:
+		/* cleared first: a call after this read sets it again */
+		WRITE_ONCE(st->attn, 0);
+		smp_mb();
+		h = uhold_find(st, req.pid);
+		req.seq = h ? atomic64_read(&h->seq) : 0;
+		break;
+	case XDT_UHOLD_ACK:
+		h = uhold_find(st, req.pid);
+		if (!h)
+			return -ENOENT;
+		if (req.seq > READ_ONCE(h->ack))
+			WRITE_ONCE(h->ack, req.seq);
+		wake_up_all(&h->wq);
+		break;
+	default:
+		return -EINVAL;
+	}
+	if (copy_to_user(uarg, &req, sizeof(req)))
+		ret = -EFAULT;
+	return ret;
 }

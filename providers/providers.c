@@ -22,5 +22,6 @@ const struct xdt_provider_module xdt_provider_modules[] = {
 	{ "rawtp", xdt_rawtp_init, xdt_rawtp_exit },
 	{ "stable", xdt_stable_init, xdt_stable_exit },
 	{ "pid", xdt_pid_init, xdt_pid_exit, XDT_IOC_UPROBES, xdt_pid_ioctl },
+	{ "pid-hold", NULL, NULL, XDT_IOC_UHOLD, xdt_uhold_ioctl },
 };
 const unsigned int xdt_nprovider_modules = ARRAY_SIZE(xdt_provider_modules);

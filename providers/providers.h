@@ -30,6 +30,7 @@ void xdt_stable_exit(void);
 int xdt_pid_init(void);
 void xdt_pid_exit(void);
 long xdt_pid_ioctl(struct xdt_state *st, struct file *f, void __user *uarg);
+long xdt_uhold_ioctl(struct xdt_state *st, struct file *f, void __user *uarg);
 
 /* Why fbt and kinst leave a function alone, or NULL (providers/fbt.c). */
 const char *xdt_text_excluded(const char *name, unsigned long addr,

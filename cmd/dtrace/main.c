@@ -320,11 +320,10 @@ static int run(xdt_hdl_t *h, struct targets *o)
 	}
 	/* like DTrace, the CPU/ID header waits for the first record */
 	for (;;) {
-		long us = xdt_switchrate_us(h);
-		struct timespec ts = { us / 1000000, (us % 1000000) * 1000 };
+		int r;
 
-		nanosleep(&ts, NULL);
-		int r = xdt_work(h, NULL);
+		xdt_wait(h);
+		r = xdt_work(h, NULL);
 
 		if (r == XDT_WORK_ERROR && !ferror(o->out))
 			fprintf(stderr, "dtrace: %s\n", xdt_errmsg(h));

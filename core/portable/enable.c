@@ -74,9 +74,32 @@ static int bind(struct xdt_state *st, struct xdt_enable *req)
 		/* Thousands of clauses, each cheap: still yield. */
 		cond_resched();
 	}
+	/*
+	 * Room for probes made after GO, kept now: ECBs are linked into
+	 * probes' lists by address from GO on, so the array never moves.
+	 */
+	if (!ret && req->late) {
+		struct xdt_ecb *room;
+
+		if (req->late > XDT_LATE_MAX) {
+			ret = XDT_EERR(req, "room for %u late probes (at most %u)",
+				       req->late, XDT_LATE_MAX);
+		} else {
+			room = kvcalloc(b.n + req->late, sizeof(*room), GFP_KERNEL);
+			if (room) {
+				memcpy(room, b.ecbs, b.n * sizeof(*room));
+				kvfree(b.ecbs);
+				b.ecbs = room;
+				b.cap = b.n + req->late;
+			} else {
+				ret = -ENOMEM;
+			}
+		}
+	}
 	/* Whatever was bound is released by the caller's teardown. */
 	st->ecbs = b.ecbs;
 	st->necbs = b.n;
+	st->ecbcap = req->late && !ret ? b.cap : b.n;
 	return ret;
 }
 
@@ -177,13 +200,13 @@ static void stop_locked(struct xdt_state *st);
  * disable()s queued goes in (or out) in one batch.  Even after a failed
  * enable(), so a provider's queue never outlives the GO or STOP.
  */
-static int commit_all(struct xdt_state *st)
+static int commit_range(struct xdt_state *st, u32 from, u32 to)
 {
 	struct xdt_provider *done[8];
 	u32 i, j, nd = 0;
 	int ret = 0, r;
 
-	for (i = 0; i < st->necbs; i++) {
+	for (i = from; i < to; i++) {
 		struct xdt_provider *pv = st->ecbs[i].probe->prov;
 
 		if (!pv->ops->commit)
@@ -199,6 +222,11 @@ static int commit_all(struct xdt_state *st)
 			ret = r;
 	}
 	return ret;
+}
+
+static int commit_all(struct xdt_state *st)
+{
+	return commit_range(st, 0, st->necbs);
 }
 
 /*
@@ -318,6 +346,96 @@ int xdt_state_go(struct xdt_state *st)
 	return ret;
 }
 
+/*
+ * Probes made while @st runs -- the pid provider's, in an object the
+ * process dlopen()ed after GO -- bound to @st's clauses that match them, in
+ * the room ENABLE kept (xdt_enable.late), linked and switched on, as GO
+ * does.  Probes of providers that say so (ops->late: pid's) and have no
+ * patch sites (STOP gathers sites into the array GO sized), that @st has
+ * no ECB on yet -- made by this consumer's request or another's.  Each
+ * consumer binds at its own request: a probe another consumer made is
+ * bound to @st's clauses when @st looks at the process again.  *@bound:
+ * the ECBs made.
+ */
+struct late_state {
+	struct xdt_state *st;
+	struct xdt_clause_k *clause;
+	u32 n;
+	u64 gen;
+};
+
+static int bind_late_one(struct xdt_probe *pr, void *arg)
+{
+	struct late_state *l = arg;
+	const struct xdt_ecb *x;
+	struct xdt_ecb *e;
+
+	if (!pr->prov->ops->late || pr->prov->ops->sites)
+		return 0;
+	/* bound to @st already (at GO, or by an earlier late pass) */
+	for (x = pr->ecbs; x && pr->lategen != l->gen; x = x->next)
+		if (x->st == l->st)
+			return 0;
+	if (l->n == l->st->ecbcap)
+		return -ENOSPC;
+	if (!try_module_get(pr->owner))
+		return 0;
+	e = &l->st->ecbs[l->n];
+	e->epid = l->n + 1;
+	e->clause = l->clause;
+	e->probe = pr;
+	e->st = l->st;
+	pr->nbound++;
+	pr->lategen = l->gen;
+	l->n++;
+	return 0;
+}
+
+int xdt_state_bind_late(struct xdt_state *st, u32 *bound)
+{
+	static u64 gen;
+	const struct xdt_clause *uc;
+	struct late_state l = { st, NULL, st->necbs, 0 };
+	u32 i, first = st->necbs;
+	int ret = 0, r;
+
+	*bound = 0;
+	if (st->state != XDT_STATE_RUNNING || st->ecbcap == st->necbs)
+		return 0;
+	uc = st->blob + st->prog->clauses_off;
+	mutex_lock(&xdt_lock);
+	l.gen = ++gen;
+	for (i = 0; i < st->prog->nclauses && !ret; i++) {
+		l.clause = &st->clauses[i];
+		ret = xdt_probe_foreach(&uc[i].desc, bind_late_one, &l);
+	}
+	/* Program order on each probe: the last first, each at the head. */
+	for (i = l.n; i-- > first;) {
+		struct xdt_ecb *e = &st->ecbs[i];
+
+		e->next = e->probe->ecbs;
+		smp_store_release(&e->probe->ecbs, e);
+		e->probe->nenabled++;
+	}
+	st->necbs = l.n;	/* STOP and the EPROBES query see them now */
+	for (i = first; i < l.n; i++) {
+		struct xdt_probe *p = st->ecbs[i].probe;
+
+		if (switches_probe(&st->ecbs[i]) && p->prov->ops->enable) {
+			r = p->prov->ops->enable(p);
+			if (r && !ret)
+				ret = r;	/* the others stay on */
+		}
+		cond_resched();
+	}
+	r = commit_range(st, first, l.n);
+	if (r && !ret)
+		ret = r;
+	mutex_unlock(&xdt_lock);
+	*bound = l.n - first;
+	return ret;
+}
+
 void xdt_state_stop(struct xdt_state *st)
 {
 	if (st->state != XDT_STATE_RUNNING)
@@ -340,6 +458,13 @@ static void stop_locked(struct xdt_state *st)
 	}
 	/* From here on no firing runs st's clauses (END excepted). */
 	WRITE_ONCE(st->running, 0);
+	/* threads a provider holds for st go on first (pid's r_brk hold) */
+	while (st->attached) {
+		struct xdt_attach *a = st->attached;
+
+		st->attached = a->next;
+		a->stop(a);
+	}
 	for (i = 0; i < st->necbs; i++) {
 		struct xdt_probe *p = st->ecbs[i].probe;
 

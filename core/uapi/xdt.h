@@ -23,12 +23,14 @@
 #include <linux/types.h>
 
 #define XDT_DEVICE		"/dev/xdt"
-#define XDT_ABI_VERSION		10	/* 5: aggregation descriptors, lquantize,
+#define XDT_ABI_VERSION		11	/* 5: aggregation descriptors, lquantize,
 					   llquantize, increments; 6: speculations,
 					   double errors; 7: buffer policies,
 					   per-CPU aggregation drops; 8: user-space
 					   probes (XDT_IOC_UPROBES); 9: USDT;
-					   10: -x cpu (xdt_prog.onecpu) */
+					   10: -x cpu (xdt_prog.onecpu);
+					   11: probes bound after GO
+					   (xdt_enable.late) */
 
 #define XDT_PROVNAMELEN		32
 #define XDT_MODNAMELEN		64
@@ -47,6 +49,7 @@
 #define XDT_IOC_STATUS		_IOR(XDT_IOC_MAGIC, 7, struct xdt_status)
 #define XDT_IOC_EPROBES		_IOWR(XDT_IOC_MAGIC, 8, struct xdt_eprobe_query)
 #define XDT_IOC_UPROBES		_IOWR(XDT_IOC_MAGIC, 9, struct xdt_uprobe_req)
+#define XDT_IOC_UHOLD		_IOWR(XDT_IOC_MAGIC, 10, struct xdt_uhold_req)
 
 /* ---- 2. probe listing --------------------------------------------------- */
 struct xdt_probedesc {
@@ -413,8 +416,14 @@ struct xdt_enable {
 	char err[128];
 	/* out: index of the first clause that matched nothing, or -1 */
 	__s32 unmatched;
-	__u32 pad;
+	/*
+	 * in: room for this many ECBs of probes made after GO (the pid
+	 * provider's, in an object the process dlopen()s while traced), at
+	 * most XDT_LATE_MAX; 0: the clauses are bound once, at ENABLE
+	 */
+	__u32 late;
 };
+#define XDT_LATE_MAX		65536
 
 /* ---- 4. records --------------------------------------------------------- */
 /*
@@ -731,11 +740,33 @@ struct xdt_uprobe_req {
 	char prov[XDT_PROVNAMELEN];	/* "pid": the provider is pid<pid>;
 					   USDT: the notes' provider name */
 	__u32 created;			/* out: probes new in this request */
-	__u32 pad;
+	__u32 bound;			/* out: after GO, enabled probes (ECBs)
+					   the new probes gave the clauses */
 	char err[128];			/* out: why the request was refused; on
 					   success, why the last probe not made
 					   was not (a first instruction uprobes
 					   cannot take), or empty */
+};
+
+/*
+ * The loader's hold (providers/pid.c): while tracing, a thread of @pid
+ * that calls @addr (the loader's r_brk, which it calls before and after
+ * it maps or unmaps an object) waits until the consumer has made the
+ * probes of what was mapped and says so, at most XDT_UHOLD_MS; poll() on
+ * the consumer's file says EPOLLPRI while one waits.
+ */
+#define XDT_UHOLD_SET		0	/* hold @pid's calls of @addr */
+#define XDT_UHOLD_PEEK		1	/* out: @seq, the calls so far */
+#define XDT_UHOLD_ACK		2	/* release the calls up to @seq */
+#define XDT_UHOLD_SET_RET	3	/* hold @pid's returns from @addr */
+#define XDT_UHOLD_MS		2000
+
+struct xdt_uhold_req {
+	__s32 pid;
+	__u32 op;			/* XDT_UHOLD_* */
+	__u64 addr;
+	__u64 seq;
+	char err[128];			/* out: why SET was refused */
 };
 
 #endif
