@@ -838,19 +838,19 @@ static int late_attn(xdt_hdl_t *h)
 	return poll(&p, 1, 0) > 0 && (p.revents & POLLPRI);
 }
 
-int xdt_wait(xdt_hdl_t *h)
+int xdt_wait(xdt_hdl_t *h, long max_us)
 {
 	long us = xdt_switchrate_us(h);
 	struct pollfd p = { h->fd, POLLPRI, 0 };
+	struct timespec ts;
 
+	if (max_us >= 0 && max_us < us)
+		us = max_us;
 	if (h->fd >= 0 && h->late && h->running)
 		return poll(&p, 1, (int)((us + 999) / 1000)) < 0 && errno != EINTR ? -1 : 0;
-	{
-		struct timespec ts = { us / 1000000, (us % 1000000) * 1000 };
-
-		nanosleep(&ts, NULL);
-	}
-	return 0;
+	ts.tv_sec = us / 1000000;
+	ts.tv_nsec = (us % 1000000) * 1000;
+	return nanosleep(&ts, NULL) < 0 && errno != EINTR ? -1 : 0;
 }
 
 /* The maps late_probes() compares with: each traced process's at GO */

@@ -156,12 +156,13 @@ int xdt_exit_status(const xdt_hdl_t *h);
 /* the run-time options the CLI's loop reads */
 long xdt_switchrate_us(const xdt_hdl_t *h);
 /*
- * Sleep until the next xdt_work() is due: the switch rate, or sooner when
- * the kernel holds a traced process for the consumer (a pid$target
- * program whose process dlopen()s an object: its probes are made in the
- * next xdt_work(), before the process goes on).  0, or -1 (errno).
+ * Sleep until the next xdt_work() is due: the switch rate (or @max_us if
+ * that is shorter and not negative), or sooner when the kernel holds a
+ * traced process for the consumer (a pid$target program whose process
+ * dlopen()s an object: its probes are made in the next xdt_work(), before
+ * the process goes on) or a signal comes.  0, or -1 (errno).
  */
-int xdt_wait(xdt_hdl_t *h);
+int xdt_wait(xdt_hdl_t *h, long max_us);
 
 /*
  * Structured consumers (the Lua bindings, lua/): a record's values and the

@@ -581,7 +581,9 @@ static int l_loop(lua_State *L)
 			wait = next - t;
 		if (secs > 0 && t + wait > start + secs)
 			wait = start + secs - t;
-		sleep_s(wait);
+		/* (sooner when a traced process waits for its dlopen()'s probes) */
+		if (wait > 0)
+			xdt_wait(lh->h, (long)(wait * 1e6));
 		consumer_of(lh, L, 2, &c);
 		r = xdt_work(lh->h, &c);
 		if (lh->err != LUA_NOREF || r == XDT_WORK_ERROR)

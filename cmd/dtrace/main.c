@@ -322,7 +322,7 @@ static int run(xdt_hdl_t *h, struct targets *o)
 	for (;;) {
 		int r;
 
-		xdt_wait(h);
+		xdt_wait(h, -1);
 		r = xdt_work(h, NULL);
 
 		if (r == XDT_WORK_ERROR && !ferror(o->out))
