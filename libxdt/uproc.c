@@ -941,6 +941,7 @@ int dt_uprobes_make(int fd, const struct xdt_probedesc *d, const char *where,
 	struct ubatch b = { .fd = fd, .err = err, .errlen = errlen };
 	struct uobj *objs = NULL;
 	int nobj = 0, i, ret = -1, mods = 0, stripped = 0, dynonly = 0, usdt;
+	char modname[256] = "";
 	unsigned funcs = 0;
 
 	b.pid = uproc_split(d, b.prov, sizeof(b.prov));
@@ -981,6 +982,7 @@ int dt_uprobes_make(int fd, const struct xdt_probedesc *d, const char *where,
 			continue;
 		}
 		mods++;
+		snprintf(modname, sizeof(modname), "%s", obj_name(&objs[i]));
 		c.e = &e;
 		c.mod = d->mod[0] && !is_glob(d->mod) ? d->mod : obj_name(&objs[i]);
 		n = usdt ? elf_usdt(&c) : elf_funcs(&e, one_func, &c);
@@ -1036,6 +1038,19 @@ int dt_uprobes_make(int fd, const struct xdt_probedesc *d, const char *where,
 				  d->prov, d->mod, d->func, d->name, d->func,
 				  mods > 1 ? "s" : "", mods > 1 ? "" : "s",
 				  mods > 1 ? "they are" : "it is");
+	else if (!funcs && !usdt && d->func[0] && !is_glob(d->func) &&
+		 d->mod[0] && !is_glob(d->mod)) {
+		/*
+		 * One function named in one module named, not there: DTrace's
+		 * D_PROC_FUNC, its words, the module by the object's name
+		 * (a.out is the program's); a glob in either matches nothing
+		 * silently, as in DTrace (D_PDESC_ZERO at enable).
+		 */
+		ret = -!!snprintf(err, errlen, "failed to lookup '%s' in module "
+				  "'%s'", d->func, modname[0] ? modname : d->mod);
+		utag(err, errlen, DT_D_PROC_FUNC, where);
+		goto out;
+	}
 	if (ret < 0)
 		utag(err, errlen, DT_D_PDESC_ZERO, where);
 out:

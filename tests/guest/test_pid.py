@@ -209,8 +209,9 @@ def test_probes_go_with_the_process(ut):
 
 
 # The tag is DTrace's for the same failure under -x errtags (illumos
-# dt_pid.c); a module or function that is not there is no pid error in
-# DTrace, the description just matches nothing (D_PDESC_ZERO).
+# dt_pid.c); a module that is not there, or a function that is not in any
+# module, is no pid error in DTrace, the description just matches nothing
+# (D_PDESC_ZERO); one function in one module named is D_PROC_FUNC.
 @pytest.mark.parametrize("desc,why,tag", [
     ("pid999999:::entry", "failed to grab pid 999999: No such process",
      "D_PROC_GRAB"),
@@ -218,6 +219,9 @@ def test_probes_go_with_the_process(ut):
      "D_PDESC_ZERO"),
     ("pid$target::no_such_function:entry", "does not match any probes",
      "D_PDESC_ZERO"),
+    ("pid$target:a.out:no_such_function:entry",
+     "failed to lookup 'no_such_function' in module 'xdt-utarget'",
+     "D_PROC_FUNC"),
     ("pid$target::ut_leaf:1", "0x1 is not an instruction boundary",
      "D_PROC_ALIGN"),
     ("pid$target::ut_leaf:fff0", "0xfff0 is past the function's end",
