@@ -23,6 +23,15 @@
  *
  * A "#!" first line (an executable D script) becomes an empty line, as
  * DTrace does, so that line numbers stay right.
+ *
+ * Directives start in column 1, as in the Reiser cpp that DTrace runs: a
+ * `#` after white space or a comment is text there, which the D compiler
+ * then takes as a control line (`#pragma` and `#line` work; anything else
+ * is D_PRAGCTL_INVAL).  mcpp, like every Standard C preprocessor, has no
+ * mode with that rule, so such a `#` in the script reaches mcpp as `@#`
+ * (text it passes through, macros expanded as the old cpp would), and the
+ * `@` goes again in its output.  Files the script #includes are mcpp's to
+ * read: their indented directives stay directives.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -418,6 +427,83 @@ static int marker(const char *l, const char *end, long *num, const char **f,
 	return 1;
 }
 
+static int blank(char c)
+{
+	return c == ' ' || c == '\t' || c == '\f' || c == '\v' || c == '\r';
+}
+
+/*
+ * @text with a `@` before each `#` that starts a logical line after
+ * white space or comments (those are no directives to DTrace's cpp).
+ * Strings, character constants and comments are skipped, so that a quote
+ * or a comment's opener inside them opens nothing; a backslash-newline joins
+ * lines, as in mcpp.
+ */
+static int mark_indented(const char *text, size_t len, struct buf *b)
+{
+	const char *s = text, *end = text + len, *from = text;
+	int bol = 1, lead = 0, comment = 0;
+	char quote = 0;
+
+	while (s < end) {
+		if (s + 1 < end && s[0] == '\\' && s[1] == '\n') {
+			s += 2;
+			continue;
+		}
+		if (comment) {
+			if (s + 1 < end && s[0] == '*' && s[1] == '/') {
+				comment = 0;
+				s += 2;
+			} else {
+				s++;
+			}
+			continue;
+		}
+		if (*s == '\n') {
+			bol = 1;
+			lead = 0;
+			quote = 0;
+			s++;
+			continue;
+		}
+		if (quote) {
+			if (*s == '\\' && s + 1 < end && s[1] != '\n')
+				s++;
+			else if (*s == quote)
+				quote = 0;
+			s++;
+			continue;
+		}
+		if (s + 1 < end && s[0] == '/' && s[1] == '*') {
+			comment = 1;
+			lead = 1;
+			s += 2;
+			continue;
+		}
+		if (s + 1 < end && s[0] == '/' && s[1] == '/') {
+			while (s < end && *s != '\n')
+				s++;
+			continue;
+		}
+		if (bol && blank(*s)) {
+			lead = 1;
+			s++;
+			continue;
+		}
+		if (bol && *s == '#' && lead) {
+			if (buf_add(b, from, (size_t)(s - from)) ||
+			    buf_add(b, "@", 1))
+				return -1;
+			from = s;
+		}
+		if (*s == '"' || *s == '\'')
+			quote = *s;
+		bol = 0;
+		s++;
+	}
+	return buf_add(b, from, (size_t)(end - from));
+}
+
 /*
  * The output with the script's name in its markers; with @show, each
  * file entered (a marker at line 1 naming a file not on the include
@@ -468,6 +554,17 @@ static char *rewrite(const struct buf *o, const char *qname, int show)
 					goto oom;
 				s = le;
 				continue;
+			}
+		}
+		if (blank(*s)) {	/* mark_indented()'s "@#" is "#" again */
+			const char *p = s;
+
+			while (p < le && blank(*p))
+				p++;
+			if (le - p >= 2 && p[0] == '@' && p[1] == '#') {
+				if (buf_add(&b, s, (size_t)(p - s)))
+					goto oom;
+				s = p + 1;
 			}
 		}
 		if (buf_add(&b, s, (size_t)(le - s)))
@@ -531,7 +628,7 @@ char *dt_cpp(const char *src, const char *name, char *const *argv, int argc,
 	char **av = NULL;
 	struct macros ms = { 0 };
 	struct stream out = { -1, { 0 } }, er = { -1, { 0 } };
-	struct buf diag = { 0 };
+	struct buf diag = { 0 }, marked = { 0 };
 	struct sigaction ign, oldpipe;
 	int in[2] = { -1, -1 }, op[2] = { -1, -1 }, ep[2] = { -1, -1 };
 	int show = 0, st, i;
@@ -558,7 +655,12 @@ char *dt_cpp(const char *src, const char *name, char *const *argv, int argc,
 
 		text = nl ? nl : text + strlen(text);
 	}
-	len = strlen(text);
+	if (mark_indented(text, strlen(text), &marked)) {
+		seterr(err, errlen, "preprocessor: out of memory");
+		goto out;
+	}
+	text = marked.p ? marked.p : "";
+	len = marked.len;
 	qname = quote_name(name);
 	av = qname ? build_argv(path, name, argv, argc, &ms, &show, &dirarg)
 		   : NULL;
@@ -652,5 +754,6 @@ out:
 	free(out.b.p);
 	free(er.b.p);
 	free(diag.p);
+	free(marked.p);
 	return res;
 }

@@ -48,7 +48,10 @@ static void adv(struct lexer *lx)
 	lx->pos++;
 }
 
-/* Only blanks before @lx's position on its line? */
+/*
+ * Only blanks before @lx's position on its line?  A control line is
+ * DTrace's ^[\f\t\v ]*# (dt_lex.l's RGX_CTL): indented ones too.
+ */
 static int line_start(struct lexer *lx)
 {
 	for (size_t i = lx->pos; i > 0; i--) {
@@ -56,7 +59,7 @@ static int line_start(struct lexer *lx)
 
 		if (ch == '\n')
 			return 1;
-		if (ch != ' ' && ch != '\t')
+		if (ch != ' ' && ch != '\t' && ch != '\f' && ch != '\v')
 			return 0;
 	}
 	return 1;
@@ -77,8 +80,8 @@ static const char *directive(struct lexer *lx, size_t *n)
 
 /*
  * Control lines D reads without a preprocessor: line markers, #pragma,
- * #ident, #error, and #! on the first line; anything else (#define, #include, an
- * indented directive) needs -C.  #pragma lines are pragma.c's.
+ * #ident, #error, and #! on the first line, indented or not; anything else
+ * (#define, #include) needs -C.  #pragma lines are pragma.c's.
  */
 static int control_ok(struct lexer *lx)
 {
@@ -126,7 +129,7 @@ void lex_skipspace(struct lexer *lx)
 			adv(lx);
 			adv(lx);
 		} else if (c == '#' && line_start(lx)) {
-			if (lx->col != 1 || !control_ok(lx))
+			if (!control_ok(lx))
 				control_err(lx);
 			/*
 			 * "# N "file"" / "#line N "file"": a preprocessor's line

@@ -592,10 +592,16 @@ static struct node *macro_var(struct parser *ps)
 	const char *m = t.s + 1;
 	struct node *n;
 	char *end;
+	/*
+	 * $projid and $taskid (k -1) are 0: Linux has no Solaris projects or
+	 * tasks, procfs.d's pr_projid and pr_taskid are 0 for every process,
+	 * and FreeBSD's DTrace leaves them 0 too.  There is no $zoneid: no
+	 * DTrace has one (zonename and pr_zoneid are the zone's names).
+	 */
 	static const struct { const char *n; int k; } mv[] = {
 		{ "pid", 0 }, { "ppid", 1 }, { "uid", 2 }, { "gid", 3 },
 		{ "euid", 4 }, { "egid", 5 }, { "pgid", 6 }, { "sid", 7 },
-		{ "target", 8 }, { "0", 9 },
+		{ "target", 8 }, { "0", 9 }, { "projid", -1 }, { "taskid", -1 },
 	};
 
 	if (m[0] == '$' && isdigit((unsigned char)m[1])) {
@@ -628,6 +634,8 @@ static struct node *macro_var(struct parser *ps)
 			n->s = xstrdup(ps->env->name0 ? ps->env->name0 : "");
 			n->slen = strlen(n->s);
 			n->type = XDT_TYPE_STRING;
+		} else if (mv[i].k < 0) {
+			n->ival = 0;
 		} else {
 			n->ival = ps->env->ids[mv[i].k];
 		}

@@ -576,6 +576,20 @@ struct xdt_scpu {
 
 int xdt_bufs_alloc(struct xdt_state *st);
 void xdt_bufs_free(struct xdt_state *st);
+
+/*
+ * The CPU whose principal, aggregation and speculation buffers a firing
+ * on @cpu uses.  -x cpu allocates them for the one traced CPU only, as
+ * DTrace does (dtrace_state_buffer()), so -x cpu=0 -x bufsize=... costs one
+ * CPU's memory; other CPUs' firings do not run (firing.c).  BEGIN and END,
+ * fired by the consumer's own ioctl wherever it runs, use the traced
+ * CPU's: nothing else of the consumer fires or reads them then (running is
+ * 0, and ioctls are serialized).  DTrace would drop their records instead.
+ */
+static inline int xdt_buf_cpu(const struct xdt_state *st, int cpu)
+{
+	return st->onecpu ? (int)st->onecpu - 1 : cpu;
+}
 char *xdt_buf_reserve(struct xdt_scpu *c, u32 size);
 void xdt_bufs_end(struct xdt_state *st);
 int xdt_buf_snap(struct xdt_state *st, u32 cpu, void __user *dst, u32 *size,

@@ -490,6 +490,7 @@ static int apply_pragmas(const char *src, const char *file, struct xdt_hdl *c,
 		size_t n;
 
 		line++;
+		s += strspn(s, " \t\f\v");	/* indented, as the lexer's */
 		if (*s != '#')
 			continue;
 		s += 1 + strspn(s + 1, " \t");

@@ -115,6 +115,8 @@ int xdt_bufs_alloc(struct xdt_state *st)
 	for_each_possible_cpu(cpu) {
 		struct xdt_scpu *c = &st->cpu[cpu];
 
+		if (xdt_buf_cpu(st, cpu) != cpu)
+			continue;	/* -x cpu: size 0, nothing to snap */
 		/* kv*alloc: see xdt_vars_create */
 		c->bufs[0].data = kvmalloc(size, GFP_KERNEL);
 		c->bufs[1].data = kvmalloc(size, GFP_KERNEL);

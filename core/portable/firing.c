@@ -235,8 +235,9 @@ static int __xdt_probe run_clause(struct xdt_cpu *c, struct xdt_scpu *sc,
 		case XDT_ACT_SPECULATE: {
 			int err;
 
+			/* sc's CPU: BEGIN's and END's may be another's */
 			rec = xdt_spec_reserve(st->spec, sc,
-					       raw_smp_processor_id(), v,
+					       (int)(sc - st->cpu), v,
 					       cl->recsize, &err);
 			if (err) {
 				act_fault(ctx, NULL, XDT_FAULT_ILLOP, 0);
@@ -259,9 +260,9 @@ static int __xdt_probe run_clause(struct xdt_cpu *c, struct xdt_scpu *sc,
 		case XDT_ACT_DISCARD:
 			if ((a->kind == XDT_ACT_COMMIT ?
 			     xdt_spec_commit(st->spec, sc,
-					     raw_smp_processor_id(), v) :
+					     (int)(sc - st->cpu), v) :
 			     xdt_spec_discard(st->spec,
-					      raw_smp_processor_id(), v))) {
+					      (int)(sc - st->cpu), v))) {
 				act_fault(ctx, rec, XDT_FAULT_ILLOP, 0);
 				raise_error(c, sc, st, ecb, ctx, i + 1);
 				return -1;
@@ -357,7 +358,7 @@ void __xdt_probe xdt_probe_fire_irqsoff(struct xdt_ctx *ctx)
 	if (ctx->only) {
 		/* BEGIN, END: one consumer's, counted even without clauses. */
 		last = ctx->only;
-		sc = &last->cpu[cpu];
+		sc = &last->cpu[xdt_buf_cpu(last, cpu)];
 		sc->firings++;
 		if (unlikely(last->vcpu[cpu].locals_dirty))
 			xdt_vars_clear(last->vars, &last->vcpu[cpu]);

@@ -48,6 +48,9 @@ int xdt_spec_create(struct xdt_state *st, u32 n, u32 size)
 		if (!sp->s[i].cpu)
 			return -ENOMEM;
 		for_each_possible_cpu(cpu) {
+			/* -x cpu: the traced CPU's only (xdt_buf_cpu) */
+			if (xdt_buf_cpu(st, cpu) != cpu)
+				continue;
 			sp->s[i].cpu[cpu].data = kvmalloc(size, GFP_KERNEL);
 			if (!sp->s[i].cpu[cpu].data)
 				return -ENOMEM;

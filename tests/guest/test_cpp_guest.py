@@ -23,12 +23,16 @@ def test_guest_mcpp(vm):
         assert "MCPP V.2" in r.stderr, r
         vm.run(["mkdir", "-p", "/tmp/cpp"], check=True)
         vm.put(drv, "/tmp/cpp/driver", mode="755")
-        for f in ("basic.d", "inc.h", "error.d"):
+        for f in ("basic.d", "inc.h", "error.d", "column1.d"):
             vm.put(os.path.join(DIR, f), "/tmp/cpp/" + f)
         vm.put(ISA_PROBE.encode(), "/tmp/cpp/isa.d")
     r = vm.run("cd /tmp/cpp && ./driver basic.d basic.d " + " ".join(BASIC_ARGS))
     assert r.ok and r.stderr == "", r
     with open(os.path.join(DIR, "basic.d.out")) as f:
+        assert r.stdout == f.read()
+    r = vm.run("cd /tmp/cpp && ./driver column1.d column1.d")
+    assert r.ok and r.stderr == "", r
+    with open(os.path.join(DIR, "column1.d.out")) as f:
         assert r.stdout == f.read()
     r = vm.run("cd /tmp/cpp && ./driver error.d error.d")
     assert r.code == 1 and "error.d:11: error: End of input within #if" \

@@ -562,6 +562,46 @@ def test_x_cpu_runs_one_cpus_firings(xdt):
     assert not r.ok and "cpu 64: no such CPU" in r.stderr, r
 
 
+def test_x_cpu_allocates_one_cpus_buffers(xdt):
+    """-x cpu=N allocates the principal, aggregation and speculation
+    buffers of CPU N only, as DTrace does: the kernel's vmalloc'd memory
+    while the program runs (/proc/meminfo's VmallocUsed, read by BEGIN's
+    system()) grows by one CPU's worth, not one per CPU.  8 MiB each is
+    past kmalloc's largest, so every buffer is vmalloc'd: per CPU two
+    principal buffers, two aggregation arenas and one speculation buffer,
+    40 MiB.  BEGIN's and END's records land in CPU N's buffer."""
+    mib = 1 << 20
+    per_cpu = 5 * 8 * mib
+    prog = ('BEGIN { system("grep VmallocUsed /proc/meminfo"); '
+            '@a[1] = count(); s = speculation(); } '
+            'BEGIN { speculate(s); printf("spec\\n"); } '
+            'BEGIN { commit(s); } '
+            'END { printa("agg %@d\\n", @a); }')
+
+    def used():
+        r = xdt.run("grep VmallocUsed /proc/meminfo", check=True)
+        return int(r.stdout.split()[1]) * 1024
+
+    grew = {}
+    for opt in (None, "cpu=1"):
+        args = (["-x", opt] if opt else []) + [
+            "-x", "bufsize=8m", "-x", "aggsize=8m", "-x", "specsize=8m",
+            "-wqn", prog, "-c", "sleep 1"]
+        before = used()
+        r = dtrace(xdt, *args)
+        assert r.ok, r
+        m = re.search(r"VmallocUsed:\s+(\d+) kB", r.stdout)
+        assert m, r.stdout
+        assert "spec\n" in r.stdout and "agg 1\n" in r.stdout, r.stdout
+        grew[opt] = int(m.group(1)) * 1024 - before
+    ncpus = int(xdt.run("nproc", check=True).stdout)
+    assert ncpus >= 2
+    # one CPU's buffers, give or take what else the kernel vmallocs
+    assert abs(grew["cpu=1"] - per_cpu) < per_cpu // 8, grew
+    assert abs(grew[None] - grew["cpu=1"] - (ncpus - 1) * per_cpu) < \
+        per_cpu // 4, grew
+
+
 def test_x_temporal_orders_records_across_cpus(xdt):
     """-x temporal (illumos' option): the CPUs' records come out in time
     order -- each carries its firing's timestamp (hidden, first in the

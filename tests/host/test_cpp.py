@@ -15,6 +15,7 @@ import pytest
 from conftest import check_expected
 
 import xdtvm
+from test_compiler import dtrace  # noqa: F401 (fixture)
 
 TOP = xdtvm.TOP
 DIR = os.path.join(TOP, "compiler", "tests", "cpp")
@@ -83,6 +84,39 @@ def test_basic(driver):
     r = run(driver, "basic.d", "basic.d", *BASIC_ARGS)
     assert r.returncode == 0 and r.stderr == "", r.stderr
     check(r.stdout, os.path.join(DIR, "basic.d.out"))
+
+
+@pytest.mark.host
+def test_directives_start_in_column_1(driver):
+    """As in DTrace's cpp, a # after blanks or a comment is text (macros
+    expanded, skipped in a false #if); strings, comments and a directive's
+    continuation lines are left alone."""
+    r = run(driver, "column1.d", "column1.d")
+    assert r.returncode == 0 and r.stderr == "", r.stderr
+    check(r.stdout, os.path.join(DIR, "column1.d.out"))
+
+
+@pytest.mark.host
+def test_indented_control_lines_reach_the_d_compiler(dtrace, tmp_path):
+    """dtrace -C: an indented #define is D_PRAGCTL_INVAL at its line and
+    column (DTrace's preprocessor/err.D_PRAGCTL_INVAL.tabdefine.d); an
+    indented #pragma is D's, with or without -C."""
+    bad = tmp_path / "bad.d"
+    bad.write_text("#define A 1\n\n\t#define VALUE 5\nBEGIN { exit(A); }\n")
+    r = subprocess.run([dtrace, "-C", "-x", "errtags", "-e", "-s", str(bad)],
+                       capture_output=True, text=True)
+    assert r.returncode == 1 and "[D_PRAGCTL_INVAL] line 3:2: invalid " \
+        "control directive: #define\n" in r.stderr, r.stderr
+    good = tmp_path / "good.d"
+    good.write_text("#define V 5\n  #pragma D option quiet\n"
+                    "BEGIN { trace(V); exit(0); }\n")
+    r = subprocess.run([dtrace, "-x", "hostvm", "-C", "-s", str(good)],
+                       capture_output=True, text=True)
+    assert (r.returncode, r.stdout) == (0, "5\n"), r.stderr
+    good.write_text("  #pragma D option quiet\nBEGIN { trace(5); exit(0); }\n")
+    r = subprocess.run([dtrace, "-x", "hostvm", "-s", str(good)],
+                       capture_output=True, text=True)
+    assert (r.returncode, r.stdout) == (0, "5\n"), r.stderr
 
 
 @pytest.mark.host
