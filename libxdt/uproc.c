@@ -982,7 +982,8 @@ int dt_uprobes_make(int fd, const struct xdt_probedesc *d, const char *where,
 			continue;
 		}
 		mods++;
-		snprintf(modname, sizeof(modname), "%s", obj_name(&objs[i]));
+		snprintf(modname, sizeof(modname), "%.*s", (int)sizeof(modname) - 1,
+			 obj_name(&objs[i]));
 		c.e = &e;
 		c.mod = d->mod[0] && !is_glob(d->mod) ? d->mod : obj_name(&objs[i]);
 		n = usdt ? elf_usdt(&c) : elf_funcs(&e, one_func, &c);
