@@ -188,3 +188,24 @@ def test_stripped_library(xdt):
         "and it is stripped of its other symbols (no .symtab)" in r.stderr, \
         r.stderr
     assert "sum " not in r.stdout, r.stdout
+
+
+def test_dtrace_p_sees_a_library_the_process_dlopens(xdt):
+    """-p of a running dynamic process, which then dlopen()s a library:
+    the hold at its loader's r_brk (set at GO in a process that has run
+    for a while, so its _r_debug is read from memory) makes the late
+    library's probes before its calls, at the default switchrate."""
+    xdt.run(f"rm -f /tmp/dynl.ut; {UD} wait dlopen 5 > /tmp/dynl.ut 2>&1 &",
+            check=True)
+    r = xdt.run("while ! grep -q waiting /tmp/dynl.ut; do sleep 0.1; done; "
+                "cat /tmp/dynl.ut", timeout=60, check=True)
+    pid = int(r.stdout.split()[1])
+    xdt.run("dtrace -Z -qn 'pid$target:libxdtu2.so.1:xu2_late:entry "
+            f"{{ @ = count(); }}' -p {pid} > /tmp/dynl.out 2>&1 &",
+            check=True)
+    wait_tracing(xdt, 1)
+    xdt.run(["kill", "-USR1", str(pid)], check=True)
+    xdt.run("while pidof dtrace >/dev/null; do sleep 0.2; done", timeout=120,
+            check=True)
+    out = xdt.run(["cat", "/tmp/dynl.out"], check=True).stdout
+    assert re.findall(r"^\s+(\d+)\s*$", out, re.M) == ["5"], out
