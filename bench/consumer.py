@@ -55,7 +55,13 @@ DRV = "/tmp/cdrive"             # comm "cdrive": the probes' filter
 MNT, BT = bpftrace.MNT, bpftrace.BT
 OUT, ERR, PIDF, READY = "/tmp/c.out", "/tmp/c.err", "/tmp/c.pid", \
     "/tmp/c.ready"
-TOOLS = ["dtrace", "bpftrace"]
+TOOLS = ["dtrace", "bpftrace", "dtrace-s16"]
+# Row 1 only: dtrace with `-x strsize=16`.  A D string is recorded at
+# strsize bytes (default 256) whatever its length, so the clause's record
+# is about 290 bytes where bpftrace's (comm: 16 bytes) is about 50; with
+# strsize=16 (execname is at most 15 characters) the records are as small
+# as bpftrace's, which separates the record size from the consumer.
+STRSIZE_VARIANT = ("dtrace-s16", "strsize=16")
 KMEM = ("Slab", "VmallocUsed", "Percpu")
 # Buffers: bpftrace's printf goes through a perf ring of
 # BPFTRACE_PERF_RB_PAGES pages per CPU (default 64 = 256 KiB); dtrace's
@@ -140,6 +146,21 @@ PROGS = {
 }
 
 
+# How long a tool may take from SIGINT to its exit before the run is
+# recorded as failed (and the tool killed), so one stuck tool costs a run,
+# not the rest of the boot.
+PRINT_LIMIT_S = 300
+
+
+def bounded_wait(limit_s):
+    """Shell: wait for the tool ($p) to exit, at most @limit_s seconds;
+    else "@timeout" and SIGKILL."""
+    return (f"i=0; while kill -0 $p 2>/dev/null && [ $i -lt {limit_s * 10} "
+            "]; do sleep 0.1; i=$((i+1)); done; "
+            "kill -0 $p 2>/dev/null && { echo @timeout; kill -9 $p; }; "
+            "wait; ")
+
+
 def mem_prog(tool, pat):
     if tool == "dtrace":
         return READY_D + f"fbt::{pat}:entry {{ @ = count(); }}"
@@ -157,6 +178,10 @@ def kmem(text, tag):
     for m in re.finditer(rf"^@{tag} (\w+):\s+(\d+) kB", text, re.M):
         tot += int(m.group(2))
     return tot
+
+
+class RunFailed(Exception):
+    pass
 
 
 class Boot:
@@ -190,9 +215,18 @@ class Boot:
     def sh(self, script, timeout=600):
         r = self.vm.run(script, timeout=timeout)
         if not r.ok:
-            raise xdtvm.XdtError(f"{self.isa}: {r.how} {r.code}: "
-                                 f"{r.stdout[-800:]} {r.stderr[-800:]}")
+            raise RunFailed(f"{self.isa}: {r.how} {r.code}: "
+                            f"{r.stdout[-800:]} {r.stderr[-800:]}")
         return r.stdout
+
+    def one(self, row, tool, fn, *args):
+        """fn(*args), or a failed run with the reason: a run the guest
+        timed out or that printed nothing parseable costs that run."""
+        try:
+            return fn(*args)
+        except (RunFailed, IndexError, ValueError) as e:
+            return dict(row=row, tool=tool, ok=False, error=str(e)[-1500:],
+                        tail=None)
 
     def spawn(self, words):
         return (f"rm -f {OUT} {ERR} {PIDF} {READY}; "
@@ -200,8 +234,11 @@ class Boot:
 
     # -- row 1 --
     def rate(self, tool, rate, ms):
-        prog = PROGS["rate"][tool]
-        words = tool_words(tool, prog, (f"bufsize={BUFSIZE}", "quiet"),
+        base, extra = (("dtrace", (STRSIZE_VARIANT[1],))
+                       if tool == STRSIZE_VARIANT[0] else (tool, ()))
+        prog = PROGS["rate"][base]
+        words = tool_words(base, prog,
+                           (f"bufsize={BUFSIZE}", "quiet") + extra,
                            f"{DRV} rate {rate} {ms}", OUT + ".rec")
         script = (f"rm -f {OUT}.rec; {self.spawn(words)}; "
                   f"echo @recs $(grep -c ' cdrive$' {OUT}.rec); "
@@ -232,17 +269,19 @@ class Boot:
                   f"{DRV} keys {n}; sleep 2; "
                   f"grep -E '^(VmHWM|VmRSS):' /proc/$(cat {PIDF})/status | "
                   "sed 's/^/@st /'; "
-                  f"t0=$({DRV} now); kill -INT $(cat {PIDF}); wait; "
+                  f"p=$(cat {PIDF}); t0=$({DRV} now); kill -INT $p; "
+                  f"{bounded_wait(PRINT_LIMIT_S)}"
                   f"echo @t0 $t0; cat {OUT}.sp; "
                   f"echo @lines $(grep -c -E '^ +[0-9]+ +1$|^@\\[[0-9]+\\]: 1$'"
                   f" {OUT}); grep -i -E 'lost|drop' {OUT} {ERR} | head; "
                   f"head -c 600 {ERR}; true")
-        out = self.sh(script, timeout=900)
+        out = self.sh(script, timeout=PRINT_LIMIT_S + 600)
         sp = fields(out, "@spawn")
         t0 = int(out.split("@t0 ", 1)[1].split()[0])
         lines = int(out.split("@lines ", 1)[1].split()[0])
         end = int(sp.get("end_ns", 0))
-        ok = lines == n and sp.get("status") in ("0", "130") and end > t0
+        ok = lines == n and sp.get("status") in ("0", "130") and \
+            end > t0 and "@timeout" not in out
         return dict(row="agg", tool=tool, n=n, print_ms=(end - t0) / 1e6,
                     lines=lines, maxrss_kb=int(sp.get("maxrss_kb", 0)),
                     cpu_us=int(sp.get("cpu_us", 0)),
@@ -279,7 +318,8 @@ class Boot:
                   "enabled_functions) - e0 )); "
                   f"p=$(cat {PIDF}); grep -E '^(Rss|Anonymous):' "
                   "/proc/$p/smaps_rollup | sed 's/^/@sm /'; "
-                  f"kill -INT $p; wait; cat {OUT}.sp; head -c 2000 {ERR}; "
+                  f"kill -INT $p; {bounded_wait(60)}"
+                  f"cat {OUT}.sp; head -c 2000 {ERR}; "
                   f"head -c 300 {OUT}; true")
         out = self.sh(script, timeout=600)
         sp = fields(out, "@spawn")
@@ -332,6 +372,9 @@ def run_isa(isa, size, outdir, use_bt, seed):
 
     def note(r):
         runs.append(r)
+        if r.get("error"):
+            log(f"{tag} {r['row']} {r['tool']}: FAILED: {r['error']}")
+            return
         brief = {k: r[k] for k in r if k in (
             "rate", "achieved", "records", "calls", "print_ms", "lines",
             "first_ms", "exit_ms", "nprobes", "kmem_kb", "maxrss_kb",
@@ -351,18 +394,20 @@ def run_isa(isa, size, outdir, use_bt, seed):
                               " true")
                 assert bg.ok
                 try:
-                    note(b.start_run(t, rep))
+                    r = b.one("start", t, b.start_run, t, rep)
+                    r.setdefault("rep", rep)
+                    note(r)
                 finally:
                     b.vm.run("kill $(pidof cdrive) 2>/dev/null; true")
         # 1: each round climbs the rates, tools interleaved per step; a
         # tool leaves the round at its first failing step.
         for rnd in range(size["rounds"]):
-            live = list(tools)
+            live = list(tools) + [STRSIZE_VARIANT[0]]
             for rate in size["rates"]:
                 rng.shuffle(live)
                 for t in list(live):
-                    r = b.rate(t, rate, size["ms"])
-                    r["round"] = rnd
+                    r = b.one("rate", t, b.rate, t, rate, size["ms"])
+                    r.update(round=rnd, rate=rate)
                     note(r)
                     if not r["ok"]:
                         live.remove(t)
@@ -373,14 +418,16 @@ def run_isa(isa, size, outdir, use_bt, seed):
             order = list(tools)
             rng.shuffle(order)
             for t in order:
-                note(b.agg(t, size["keys"]))
+                note(b.one("agg", t, b.agg, t, size["keys"]))
         # 4
         for rep in range(size["mem_rounds"]):
             for pat in MEM_SET:
                 order = list(tools)
                 rng.shuffle(order)
                 for t in order:
-                    note(b.mem(t, pat, rep))
+                    r = b.one("mem", t, b.mem, t, pat, rep)
+                    r.update(pattern=pat, rep=rep)
+                    note(r)
     except xdtvm.XdtError as e:
         res["error"] = str(e)[-3000:]
         log(f"{tag} FAILED: {res['error']}")
@@ -424,8 +471,10 @@ def figures(res):
             f["rate_capped"] = all(r["rate"] == top for r in bs)
         fails = [r for r in mine if r["row"] == "rate" and not r["ok"]]
         if fails:
-            f["rate_fail"] = fails[0]["drops"][:2] or \
-                [f"{fails[0]['records']} of {fails[0]['calls']} records"]
+            x = fails[0]
+            f["rate_fail"] = ([x["error"][:200]] if x.get("error") else
+                              x["drops"][:2] or
+                              [f"{x['records']} of {x['calls']} records"])
         ag = [r for r in mine if r["row"] == "agg" and r["ok"]]
         if ag:
             f["print_ms"] = med([r["print_ms"] for r in ag])
@@ -535,6 +584,10 @@ def make_table(meta, results):
         row("1. records/s written to a file, no drops (median "
             "[min–max] of rounds)", d.get("rate"), b.get("rate"),
             lower=False, dtxt=rate_txt(d), btxt=rate_txt(b))
+        s16 = figs.get(STRSIZE_VARIANT[0], {})
+        row(f"1. the same, dtrace `-x {STRSIZE_VARIANT[1]}` (records as "
+            "small as bpftrace's)", s16.get("rate"), b.get("rate"),
+            lower=False, dtxt=rate_txt(s16), btxt=rate_txt(b))
         row("1. tool CPU µs per record at that rate (whole run: "
             "start-up included)", d.get("cpu_us_per_rec"),
             b.get("cpu_us_per_rec"), 1)
