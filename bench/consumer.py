@@ -229,8 +229,13 @@ class Boot:
                         tail=None)
 
     def spawn(self, words):
-        return (f"rm -f {OUT} {ERR} {PIDF} {READY}; "
-                f"{DRV} spawn {OUT} {ERR} {PIDF} {words}")
+        """Shell: run the tool under the stopwatch.  The files of the run
+        before are removed here, before any `&`: a ready file left by the
+        previous tool once ended the wait at once, and the keys were
+        made and SIGINT sent while bpftrace was still compiling (it then
+        never exited)."""
+        return (f"rm -f {OUT} {ERR} {PIDF} {READY} {OUT}.sp {OUT}.rec; "
+                f"{{ {DRV} spawn {OUT} {ERR} {PIDF} {words}; }}")
 
     # -- row 1 --
     def rate(self, tool, rate, ms):
@@ -240,7 +245,7 @@ class Boot:
         words = tool_words(base, prog,
                            (f"bufsize={BUFSIZE}", "quiet") + extra,
                            f"{DRV} rate {rate} {ms}", OUT + ".rec")
-        script = (f"rm -f {OUT}.rec; {self.spawn(words)}; "
+        script = (f"{self.spawn(words)}; "
                   f"echo @recs $(grep -c ' cdrive$' {OUT}.rec); "
                   f"cat {OUT} {ERR}; grep -i -E 'lost|drop' {OUT}.rec "
                   "| head -5; true")
@@ -264,7 +269,7 @@ class Boot:
     def agg(self, tool, n):
         words = tool_words(tool, PROGS["agg"][tool],
                            (f"aggsize={AGGSIZE}", "quiet", "destructive"))
-        script = (f"({self.spawn(words)} > {OUT}.sp) & "
+        script = (f"{self.spawn(words)} > {OUT}.sp & "
                   f"{WAIT_READY}sleep 0.5; "
                   f"{DRV} keys {n}; sleep 2; "
                   f"grep -E '^(VmHWM|VmRSS):' /proc/$(cat {PIDF})/status | "
@@ -311,7 +316,7 @@ class Boot:
                            ("destructive", f"bufsize={BUFSIZE}"))
         script = (meminfo_sh("k0") +
                   f"e0=$(wc -l < /sys/kernel/tracing/enabled_functions); "
-                  f"({self.spawn(words)} > {OUT}.sp) & "
+                  f"{self.spawn(words)} > {OUT}.sp & "
                   f"{WAIT_READY}sleep 1; " +
                   meminfo_sh("k1") +
                   f"echo @ef $(( $(wc -l < /sys/kernel/tracing/"
@@ -354,7 +359,10 @@ class Boot:
         return self.vm.poweroff()
 
 
-def run_isa(isa, size, outdir, use_bt, seed):
+ROWS = ["start", "rate", "agg", "mem"]
+
+
+def run_isa(isa, size, outdir, use_bt, seed, rows=tuple(ROWS)):
     tag = f"[{isa}]"
     img, why = None, None
     if use_bt:
@@ -386,7 +394,7 @@ def run_isa(isa, size, outdir, use_bt, seed):
         res["bpftrace_version"] = b.bt_version
         tools = b.tools
         # 3 first: the first run after boot is the cold one.
-        for rep in range(size["starts"] + 1):
+        for rep in range(size["starts"] + 1 if "start" in rows else 0):
             order = list(tools)
             rng.shuffle(order)
             for t in order:
@@ -401,7 +409,7 @@ def run_isa(isa, size, outdir, use_bt, seed):
                     b.vm.run("kill $(pidof cdrive) 2>/dev/null; true")
         # 1: each round climbs the rates, tools interleaved per step; a
         # tool leaves the round at its first failing step.
-        for rnd in range(size["rounds"]):
+        for rnd in range(size["rounds"] if "rate" in rows else 0):
             live = list(tools) + [STRSIZE_VARIANT[0]]
             for rate in size["rates"]:
                 rng.shuffle(live)
@@ -414,13 +422,13 @@ def run_isa(isa, size, outdir, use_bt, seed):
                 if not live:
                     break
         # 2
-        for rnd in range(size["rounds"]):
+        for rnd in range(size["rounds"] if "agg" in rows else 0):
             order = list(tools)
             rng.shuffle(order)
             for t in order:
                 note(b.one("agg", t, b.agg, t, size["keys"]))
         # 4
-        for rep in range(size["mem_rounds"]):
+        for rep in range(size["mem_rounds"] if "mem" in rows else 0):
             for pat in MEM_SET:
                 order = list(tools)
                 rng.shuffle(order)
@@ -689,6 +697,8 @@ def main():
                     "disk); '' for none")
     ap.add_argument("--rounds", type=int)
     ap.add_argument("--keys", type=int)
+    ap.add_argument("--rows", default=",".join(ROWS),
+                    help=f"the rows to run (default {','.join(ROWS)})")
     ap.add_argument("--seed", type=int, default=36)
     ap.add_argument("--out")
     ap.add_argument("--retable", metavar="DIR")
@@ -717,13 +727,15 @@ def main():
     git = subprocess.run(["git", "-C", TOP, "describe", "--always",
                           "--dirty"], capture_output=True, text=True)
     meta = dict(started=stamp, size="quick" if a.quick else "full",
+                rows=a.rows.split(","),
                 tree=git.stdout.strip(), nproc=os.cpu_count(),
                 loadavg_start=os.getloadavg(), **size)
     bts = {x for x in a.bpftrace.split(",") if x}
     results = []
     for isa in a.isas.split(","):
         xdtvm.check_isa(isa)
-        res = run_isa(isa, size, outdir, isa in bts, a.seed)
+        res = run_isa(isa, size, outdir, isa in bts, a.seed,
+                      tuple(a.rows.split(",")))
         res["figures"] = figures(res)
         results.append(res)
     meta["loadavg_end"] = os.getloadavg()
