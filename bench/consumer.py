@@ -583,6 +583,8 @@ def make_table(meta, results):
             return f"{fmt(f[k], nd)} [{fmt(f[lo], nd)}–{fmt(f[hi], nd)}]"
 
         def rate_txt(f):
+            if f.get("rate") is None and not f.get("rate_fail"):
+                return None             # not run (--rows)
             if f.get("rate") is None:
                 return "none (" + "; ".join(f.get("rate_fail", [])) + ")"
             s = span(f, "rate", "rate_min", "rate_max")
