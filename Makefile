@@ -43,7 +43,7 @@ isa_field = $(shell awk -v i=$(1) '$$1 == i { print $$$(2) }' arch/isas)
 cross = $(call isa_field,$(1),4)
 
 .PHONY: test-debug all deps kernels busybox guest modules xdt-ko host-dtrace host-dlib libxdt host-libxdt host-xdt-lua test demo \
-	bench bench-quick bench-bpftrace bench-lua study study-quick fuzz clean-cache
+	bench bench-quick bench-bpftrace bench-consumer bench-lua study study-quick fuzz clean-cache
 .NOTPARALLEL:
 # init binaries are inputs of the initramfs, not intermediates to delete.
 .SECONDARY:
@@ -421,6 +421,13 @@ study-quick: all
 # per-firing cost, attach time, memory (bench/bpftrace.md).
 bench-bpftrace: all
 	@$(PYTHON) bench/bpftrace.py
+
+# The consumer side against bpftrace (issue 36; bench/README.md, "Issue 36:
+# the consumer against bpftrace"): records/s without drops, a 10^5-key
+# print, exec to first firing, RSS, kernel memory per probe; one boot per
+# ISA in ISAS, bpftrace beside dtrace on x86_64 and aarch64.
+bench-consumer: all
+	@$(PYTHON) bench/consumer.py --isas $(subst $(space),$(comma),$(isas))
 
 # Fuzz the DIF verifier and VM (guest/xdt-fuzz.c): FUZZ_N programs per ISA,
 # then the guest's kernel log must hold no BUG, Oops or WARNING.

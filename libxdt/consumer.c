@@ -512,7 +512,46 @@ static size_t snap_cpu(struct xdt_hdl *h, const struct xdt_consumer *c,
 	if (s.drops)
 		(c && c->drop ? c->drop : print_drop)(h, XDT_DROP_PRINCIPAL, cpu,
 						      s.drops, c ? c->arg : NULL);
+	h->dropped |= s.drops != 0;
+	if (s.size > h->fill)
+		h->fill = s.size;
 	return s.size > h->bufcap ? h->bufcap : s.size;
+}
+
+/*
+ * The interval to the next buffer read.  DTrace reads every switchrate
+ * whatever the load, so a principal buffer that fills faster than that
+ * drops, however idle the consumer is: at 1 s and 256 KiB a CPU, a
+ * printf of three integers and execname (a 280-byte record) dropped at
+ * 1000 firings a second where bpftrace, which reads its perf ring as it
+ * fills, kept up with far more (bench/README.md, issue 36).  So a read
+ * that found a buffer at least half full, or dropping, brings the next
+ * one 4x closer, down to DT_DRAIN_MIN_NS; reads that find every buffer
+ * less than an eighth full double the interval back up to switchrate.
+ * The first read comes DT_DRAIN_FIRST_NS after GO (@cur_ns 0): the
+ * buffers' first interval has no read before it to go by, and at a
+ * whole switchrate a fast enabling has dropped before the first read.
+ * Trade-off: more ioctls and wake-ups, but only while the buffers fill
+ * (and the few reads at the start that double the interval back up); a
+ * light enabling is read at switchrate from then on, as in DTrace.
+ */
+#define DT_DRAIN_MIN_NS 10000000LL
+#define DT_DRAIN_FIRST_NS 100000000LL
+
+long long dt_drain_next(long long cur_ns, long long switch_ns, size_t fill,
+			size_t bufsize, int dropped)
+{
+	long long min = switch_ns < DT_DRAIN_MIN_NS ? switch_ns : DT_DRAIN_MIN_NS;
+
+	if (cur_ns <= 0)
+		return switch_ns < DT_DRAIN_FIRST_NS ? switch_ns : DT_DRAIN_FIRST_NS;
+	if (cur_ns > switch_ns)
+		cur_ns = switch_ns;
+	if (dropped || fill >= bufsize / 2)
+		return cur_ns / 4 < min ? min : cur_ns / 4;
+	if (fill < bufsize / 8)
+		return cur_ns * 2 > switch_ns ? switch_ns : cur_ns * 2;
+	return cur_ns;
 }
 
 /* The next whole record at @off of a snapshot of @size bytes, or 0. */
@@ -1059,8 +1098,13 @@ static int work(xdt_hdl_t *h, const struct xdt_consumer *c)
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	now = ts.tv_sec * 1000000000LL + ts.tv_nsec;
 	/* the host VM's BEGIN has run by now: its records are all there */
-	if (h->vm || now - h->lastdrain_ns >= h->o.switchrate_us * 1000LL) {
+	if (!h->drain_ns)
+		h->drain_ns = dt_drain_next(0, h->o.switchrate_us * 1000LL, 0,
+					    h->o.bufsize, 0);
+	if (h->vm || now - h->lastdrain_ns >= h->drain_ns) {
 		h->lastdrain_ns = now;
+		h->fill = 0;
+		h->dropped = 0;
 		/* ustack()'s names for what the -c/-p process dlopen()ed */
 		if (!h->vm && h->env.target > 0)
 			dt_usyms_refresh(h->env.target);
@@ -1077,6 +1121,9 @@ static int work(xdt_hdl_t *h, const struct xdt_consumer *c)
 					    strerror(h->outerr));
 			return XDT_WORK_DONE;
 		}
+		h->drain_ns = dt_drain_next(h->drain_ns,
+					    h->o.switchrate_us * 1000LL,
+					    h->fill, h->o.bufsize, h->dropped);
 	} else {
 		/*
 		 * Between drains too, at aggrate (agg_snap keeps the rate):

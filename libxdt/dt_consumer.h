@@ -143,10 +143,15 @@ struct xdt_hdl {
 	long long lastagg_ns;	/* CLOCK_MONOTONIC of the last snapshot */
 	long long lastdrain_ns;	/* ... of GO or of the last buffer read */
 	long long laststatus_ns;	/* ... of GO or of the last status */
+	long long drain_ns;	/* the interval to the next read (consumer.c) */
+	size_t fill;		/* the fullest CPU buffer of the last read */
+	int dropped;		/* ... and whether any CPU dropped */
 	struct dt_print pr;
 	void *blob;
 };
 void xdt_temporal_free(struct xdt_hdl *h);	/* consumer.c */
+long long dt_drain_next(long long cur_ns, long long switch_ns, size_t fill,
+			size_t bufsize, int dropped);	/* consumer.c */
 
 
 #endif

@@ -426,6 +426,7 @@ static void opt_apply(const char *name, const char *val, unsigned long long n,
 		c->o.aggrate_us = us;
 	} else if (!strcmp(name, "switchrate")) {
 		c->o.switchrate_us = us;
+		c->drain_ns = 0;	/* from the new rate on */
 	} else if (!strcmp(name, "strsize")) {
 		c->env.strsize = (unsigned)n;	/* 2 .. XDT_STRSIZE_MAX */
 	} else if (!strcmp(name, "dynvarsize")) {
@@ -563,7 +564,8 @@ xdt_hdl_t *xdt_open(void)
 	 * DTrace's rates: buffers read every second, aggregations snapshot
 	 * every second.  Status (exit(), a full fill buffer, the -c child)
 	 * is asked every 100 ms where DTrace asks every second: a run ends
-	 * promptly without reading its buffers more often than DTrace does.
+	 * promptly without reading its buffers more often than DTrace does
+	 * -- unless they fill (consumer.c, dt_drain_next).
 	 */
 	h->o.switchrate_us = 1000000;
 	h->o.statusrate_us = 100000;
@@ -676,9 +678,11 @@ void xdt_set_cpp(xdt_hdl_t *h, int on, char **args, int nargs)
 long xdt_switchrate_us(const xdt_hdl_t *h)
 {
 	/* how long the CLI sleeps between xdt_work() calls: until the first
-	   of the three rates is due, as dtrace_sleep() does */
-	long us = h->o.statusrate_us < h->o.switchrate_us ?
-		  h->o.statusrate_us : h->o.switchrate_us;
+	   of the three rates is due, as dtrace_sleep() does; the buffers'
+	   rate is the current read interval (dt_drain_next) */
+	long sw = h->drain_ns > 0 && h->drain_ns / 1000 < h->o.switchrate_us ?
+		  (long)(h->drain_ns / 1000) : h->o.switchrate_us;
+	long us = h->o.statusrate_us < sw ? h->o.statusrate_us : sw;
 
 	return h->o.aggrate_us < us ? h->o.aggrate_us : us;
 }

@@ -61,6 +61,48 @@ static void hostvm_aggs(void)
 	xdt_close(h);
 }
 
+/*
+ * The buffer read interval under load (consumer.c's dt_drain_next, an
+ * internal of the library, declared here as dt_consumer.h has it): at 1 s
+ * and 256 KiB, the first read 100 ms after GO; reads that find a buffer
+ * half full or dropping come 4x closer down to 10 ms; reads that find
+ * every buffer under an eighth full go back up, doubling, to the
+ * switchrate and no further.
+ */
+long long dt_drain_next(long long cur_ns, long long switch_ns, size_t fill,
+			size_t bufsize, int dropped);
+
+static void drain_interval(void)
+{
+	const long long sw = 1000000000LL;
+	const size_t buf = 256 << 10;
+	long long t = 0;
+	int i;
+
+	printf("drain:");
+	/* the first read, then a light load */
+	t = dt_drain_next(t, sw, 0, buf, 0);
+	printf(" %lld", t / 1000000);
+	t = dt_drain_next(t, sw, 1000, buf, 0);
+	printf(" %lld", t / 1000000);
+	/* half full, twice, then drops while at the floor */
+	for (i = 0; i < 5; i++) {
+		t = dt_drain_next(t, sw, i < 2 ? buf / 2 : 0, buf, i >= 2);
+		printf(" %lld", t / 1000000);
+	}
+	/* between an eighth and a half: kept */
+	t = dt_drain_next(t, sw, buf / 4, buf, 0);
+	printf(" %lld", t / 1000000);
+	/* quiet: back up, doubling, to the switchrate */
+	for (i = 0; i < 8; i++) {
+		t = dt_drain_next(t, sw, buf / 8 - 1, buf, 0);
+		printf(" %lld", t / 1000000);
+	}
+	/* a switchrate under the floor, or under the first read's, is kept */
+	printf(" | %lld %lld\n", dt_drain_next(0, 5000000, 0, buf, 0) / 1000000,
+	       dt_drain_next(5000000, 5000000, buf, buf, 1) / 1000000);
+}
+
 int main(void)
 {
 	xdt_hdl_t *h = xdt_open();
@@ -90,6 +132,7 @@ int main(void)
 	printf("program: %d clauses\n", xdt_nclauses(h));
 	xdt_close(h);
 	hostvm_aggs();
+	drain_interval();
 	/* the end, reached whatever failed on the way (no call exits) */
 	printf("done\n");
 	return 0;

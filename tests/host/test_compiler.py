@@ -227,7 +227,8 @@ def test_libxdt_errors_are_values(libxdt_driver):
     tag, message, source line) and the handle compiles again after it; a
     bad option is an error value too; on the host VM, the aggregations
     come back raw (xdt_aggwalk) and decoded in DTrace's order
-    (xdt_aggsnapshot)."""
+    (xdt_aggsnapshot); the buffer read interval follows the buffers' fill
+    (dt_drain_next)."""
     exe = libxdt_driver
     r = subprocess.run([exe], capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
@@ -246,6 +247,12 @@ def test_libxdt_errors_are_values(libxdt_driver):
         'entry: @a count 1 x 1',
         'entry: @a count 1 y 2',
         'entry: @b sum 0 - 5',
+        # the read interval in ms under load (dt_drain_next): the first
+        # at 100, doubling while light, a quarter per half-full read, 10
+        # at the floor however it drops, kept between 1/8 and 1/2 full,
+        # doubling back to the switchrate (1 s) when quiet
+        'drain: 100 200 50 12 10 10 10 10 20 40 80 160 320 640 1000 1000'
+        ' | 5 5',
         'done',
     ], r.stdout
 
