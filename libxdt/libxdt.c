@@ -426,7 +426,14 @@ static void opt_apply(const char *name, const char *val, unsigned long long n,
 		c->o.aggrate_us = us;
 	} else if (!strcmp(name, "switchrate")) {
 		c->o.switchrate_us = us;
-		c->drain_ns = 0;	/* from the new rate on */
+		/*
+		 * From the new rate on: before GO the first read's rule
+		 * (dt_drain_next); while tracing (setopt() in D) the next read
+		 * a whole new interval on, as DTrace's -- not the first read's
+		 * 100 ms and a doubling back up, which read tst.dynopt.d's
+		 * aggregation before the 5 s it sets were up.
+		 */
+		c->drain_ns = c->running ? us * 1000LL : 0;
 	} else if (!strcmp(name, "strsize")) {
 		c->env.strsize = (unsigned)n;	/* 2 .. XDT_STRSIZE_MAX */
 	} else if (!strcmp(name, "dynvarsize")) {
