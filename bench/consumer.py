@@ -450,6 +450,13 @@ def med(xs):
     return statistics.median(xs) if xs else None
 
 
+
+def spread(f, key, base, vals):
+    """@key the median of @vals, @base_min and @base_max their range"""
+    f[key] = med(vals)
+    f[f"{base}_min"] = min(vals)
+    f[f"{base}_max"] = max(vals)
+
 def figures(res):
     """{tool: {figure: value}} of one ISA's runs."""
     runs = res["runs"]
@@ -485,9 +492,7 @@ def figures(res):
                               [f"{x['records']} of {x['calls']} records"])
         ag = [r for r in mine if r["row"] == "agg" and r["ok"]]
         if ag:
-            f["print_ms"] = med([r["print_ms"] for r in ag])
-            f["print_min"] = min(r["print_ms"] for r in ag)
-            f["print_max"] = max(r["print_ms"] for r in ag)
+            spread(f, "print_ms", "print", [r["print_ms"] for r in ag])
             f["agg_rss_kb"] = med([r["maxrss_kb"] for r in ag])
         f["agg_bad"] = sum(1 for r in mine if r["row"] == "agg"
                            and not r["ok"])
@@ -497,9 +502,7 @@ def figures(res):
         if cold:
             f["first_cold_ms"] = cold[0]["first_ms"]
         if warm:
-            f["first_ms"] = med([r["first_ms"] for r in warm])
-            f["first_min"] = min(r["first_ms"] for r in warm)
-            f["first_max"] = max(r["first_ms"] for r in warm)
+            spread(f, "first_ms", "first", [r["first_ms"] for r in warm])
             f["exit_ms"] = med([r["exit_ms"] for r in warm])
         f["start_bad"] = sum(1 for r in mine if r["row"] == "start"
                              and not r["ok"])
