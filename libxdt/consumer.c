@@ -567,12 +567,23 @@ static __u32 rec_at(const char *buf, size_t size, size_t off)
 	return hd.size;
 }
 
+static int agg_snap(xdt_hdl_t *h, int force, const struct xdt_consumer *c);
+
 static int drain_cpu(struct xdt_hdl *h, const struct xdt_consumer *c, int cpu)
 {
 	size_t size = snap_cpu(h, c, cpu), off = 0;
 	__u32 n;
 	int stop = 0;
 
+	/*
+	 * The aggregations after the buffer: a printa() record read here
+	 * fired before this snapshot, so it prints totals at least as new
+	 * as itself.  Snapshot first and a firing between the two reads
+	 * printed totals without its own update (multiaggs/tst.sort.d on
+	 * riscv64, once reads came sooner than a whole switchrate).
+	 */
+	if (size)
+		agg_snap(h, 1, c);
 	while (!stop && (n = rec_at(h->buf, size, off))) {
 		if (h->pr.flow.on)
 			flow_next(h, size, off + ((n + 7) & ~7u));
@@ -662,6 +673,7 @@ static int drain_temporal(struct xdt_hdl *h, const struct xdt_consumer *c,
 	}
 	if (h->ntp)
 		qsort(h->tp, h->ntp, sizeof(*h->tp), trec_cmp);
+	agg_snap(h, 1, c);	/* after the buffers: see drain_cpu() */
 	for (k = 0; k < h->ntp; k++) {
 		struct dt_trec *t = &h->tp[k];
 
@@ -720,7 +732,6 @@ static int drain(struct xdt_hdl *h, const struct xdt_consumer *c, int last)
 	return stop || h->outerr;
 }
 
-static int agg_snap(xdt_hdl_t *h, int force, const struct xdt_consumer *c);
 
 /* setopt() reaching the consumer: an option now, as -x would have set it */
 static int run_setopt(void *ctx, const char *name, const char *val)
@@ -1111,10 +1122,9 @@ static int work(xdt_hdl_t *h, const struct xdt_consumer *c)
 		/* probes in objects the traced processes mapped since */
 		if (h->late)
 			late_probes(h);
-		/* forced: printa() in what drain() reads must see totals at
-		   least as new as its record, even when the snapshot at
-		   aggrate came a moment ago */
-		agg_snap(h, 1, c);
+		/* at aggrate; and forced after each buffer drain() reads, so
+		   a printa() there sees totals at least as new as its record */
+		agg_snap(h, 0, c);
 		if (drain(h, c, 0)) {
 			if (h->outerr)
 				return HERR(h, "processing aborted: failed to write output: %s",
