@@ -19,7 +19,15 @@ it N times: bench/benchlib.py's Bench), for each tool row:
     dtrace-tramp      the same with -x fbtmode=trampoline
     dtrace-ftrace     the same with -x fbtmode=ftrace
 
-(each run as `TOOL ... -c 'sh /tmp/bt-trig.sh'`, so the trigger runs while
+and, in a second table, user-space probes on ucall_target() of
+bench/ucall-loop.c (the loop run as the tool's -c command):
+
+    bpftrace-uprobe / -uretprobe / -usdt   uprobe:, uretprobe:, usdt:
+    dtrace-pid-entry / -return / -usdt     pid$target::..., xdt_bench$target
+
+beside the uprobe + BPF references of `make bench` on the same sites
+
+(each kernel row run as `TOOL ... -c 'sh /tmp/bt-trig.sh'`, so the trigger runs while
 the probe is attached and the tool prints its count when it ends):
 
 1. instructions per firing: an -icount shift=0,sleep=off boot (guest
@@ -103,6 +111,46 @@ DESCR = {
     "dtrace-tramp": "the same, `-x fbtmode=trampoline`",
     "dtrace-ftrace": "the same, `-x fbtmode=ftrace`",
 }
+# User-space rows (issue 34): ucall_target() of bench/ucall-loop.c, called
+# N times by the loop itself, the tool started with `-c 'ucall-loop N'`
+# (dtrace's pid and USDT providers need the process as $target; bpftrace
+# attaches by path and runs the same command), each beside the uprobe +
+# BPF count on the same site (benchlib's variants, the same bpf() program
+# `make bench` uses).  Their baseline is the loop alone, "u-none"; their
+# time is the loop's own CLOCK_MONOTONIC (benchlib's "@uc" line).  No
+# attach-time or memory column: the -c command is the traced process
+# itself, so no wrapper can read the tool's /proc entry after the loop,
+# and the kernel rows measure both tools' memory already.
+UC, UF, UP = benchlib.UCALL_BIN, benchlib.UCALL, benchlib.USDT_PROBE
+UROWS = [
+    ("u-none", None, None, None),
+    ("bpftrace-uprobe", "bpftrace", f"uprobe:{UC}:{UF} {{ @ = count(); }}",
+     None),
+    ("bpftrace-uretprobe", "bpftrace",
+     f"uretprobe:{UC}:{UF} {{ @ = count(); }}", None),
+    ("bpftrace-usdt", "bpftrace",
+     f"usdt:{UC}:{UP[0]}:{UP[1]} {{ @ = count(); }}", None),
+    ("dtrace-pid-entry", "dtrace",
+     f"pid$target::{UF}:entry {{ @ = count(); }}", None),
+    ("dtrace-pid-return", "dtrace",
+     f"pid$target::{UF}:return {{ @ = count(); }}", None),
+    ("dtrace-usdt", "dtrace",
+     f"{UP[0]}$target:::{UP[1]} {{ @ = count(); }}", None),
+]
+UDESCR = {
+    "u-none": f"no tracer (`{UC} N` alone)",
+    **{r[0]: f"`{r[1]} -{'e' if r[1] == 'bpftrace' else 'n'} '{r[2]}'`"
+       for r in UROWS[1:]},
+}
+UREFS = [("bpf-uprobe", "uprobe"), ("bpf-uretprobe", "uretprobe"),
+         ("bpf-usdt", "uprobe-usdt")]
+UREF_DESCR = {"bpf-uprobe": f"reference: uprobe + handwritten BPF count on "
+              f"`{UF}` (`make bench`'s uprobe row)",
+              "bpf-uretprobe": "reference: uretprobe + handwritten BPF "
+              "count (`make bench`'s uretprobe row)",
+              "bpf-usdt": "reference: uprobe + handwritten BPF count at the "
+              "USDT note's address (`make bench`'s uprobe-usdt row)"}
+UROW_NAMES = [r[0] for r in UROWS] + [r[0] for r in UREFS]
 # The attach-time programs: print the first firing's timestamp and exit.
 FIRST = {
     "bpftrace": "{{ printf(\"@first %llu\\n\", nsecs); exit(); }}",
@@ -374,6 +422,8 @@ class Boot:
         return (r.stdout + r.stderr).strip()
 
     def sample(self, name, rep):
+        if name in UROW_NAMES:
+            return self.usample(name, rep)
         if name in dict(REFS):
             v = dict(REFS)[name]
             kind, detail = next((k, d) for n, k, d in benchlib.VARIANTS
@@ -441,6 +491,65 @@ class Boot:
             s["error"] = f"calls {s['calls']} != N {self.n}"
         elif s["last_ns"] <= 0:
             s["error"] = "last_ns not positive"
+        else:
+            s["ok"] = True
+        return s
+
+    def usample(self, name, rep):
+        """One user-space row: the ucall loop, N calls, under the tool."""
+        n = self.b.un
+        if name in dict(UREFS):
+            v = dict(UREFS)[name]
+            kind, detail = next((k, d) for nm, k, d in benchlib.VARIANTS
+                                if nm == v)
+            s = self.b.sample("ucall", v, kind, detail, rep)
+            s["variant"] = name
+            return s
+        _, tool, prog, opt = next(r for r in UROWS if r[0] == name)
+        loop = f"{UC} {n}"
+        cmd = tool_cmd(tool, prog, opt, loop) if tool else loop
+        t0 = time.monotonic()
+        r = self.vm.run(["sh", "-c", f"{cmd}; echo \"@@ rc=$?\""],
+                        timeout=600)
+        s = dict(isa=self.isa, boot=self.boot, trigger="ucall", variant=name,
+                 rep=rep, n=n, command=cmd, ok=False, error=None,
+                 wall_s=round(time.monotonic() - t0, 3), unsupported=None)
+        out = r.stdout
+        tail = re.findall(r"^@@ rc=(\d+)", out, re.M)
+        uc = [benchlib.fields(ln) for ln in out.splitlines()
+              if ln.startswith("@uc ")]
+        if not r.ok or not tail:
+            s["error"] = (f"agent: {r.how} {r.code}: {out[-500:]} "
+                          f"{r.stderr[-500:]}")
+            return s
+        s["exit"] = int(tail[-1])
+        s["calls"] = int(uc[-1]["n"]) if uc else None
+        s["last_ns"] = int(uc[-1]["ns"]) if uc else 0
+        if tool:
+            usual = re.compile(r"dtrace: description .* matched \d+ probe|"
+                               r"dtrace: pid \d+ has exited|^Attaching \d+ "
+                               r"probe")
+            s["stderr"] = [ln for ln in r.stderr.splitlines()
+                           if ln.strip() and not usual.match(ln)]
+            if tool == "bpftrace":
+                m = re.search(r"^@: (\d+)$", out, re.M)
+            else:
+                m = list(re.finditer(r"^\s+(\d+)\s*$", out, re.M))
+                m = m[-1] if m else None
+            s["count"] = int(m.group(1)) if m else None
+        s["unsupported"] = unsupported(tool, out + r.stderr)
+        if s["unsupported"]:
+            return s
+        if s["exit"] != 0:
+            s["error"] = (f"exit {s['exit']}: {out[-300:]} "
+                          f"{r.stderr[-500:]}")
+        elif tool and s["count"] != n:
+            s["error"] = (f"printed count {s['count']} != N {n}: "
+                          f"{out[-300:]} {r.stderr[-300:]}")
+        elif s["calls"] != n:
+            s["error"] = f"loop calls {s['calls']} != N {n}"
+        elif s["last_ns"] <= 0:
+            s["error"] = "loop time not positive"
         else:
             s["ok"] = True
         return s
@@ -591,12 +700,20 @@ def run_boot(isa, icount, size, logdir, img, samples, attaches, seed):
                     raise
         version = bt.version()
         rounds = []
+        # The user-space rows need the ucall loop (built on the host with
+        # <sys/sdt.h>): without it they are left out, with the reason.
+        urows = [] if bt.b.uc_bin is None else UROW_NAMES
+        for v in UROW_NAMES:
+            if bt.b.uc_bin is None:
+                unsup[v] = ("not run: the ucall loop could not be built: "
+                            + bt.b.unavailable.get("ucall/uprobe", "?"))
         for _ in range(reps):
-            order = list(ROW_NAMES)
+            order = list(ROW_NAMES) + list(urows)
             rng.shuffle(order)
             rounds.append(order)
         # `none` is subtracted from every row: at least three samples.
-        rounds += [["none"]] * max(0, 3 - reps)
+        rounds += [["none"] + (["u-none"] if urows else [])] * \
+            max(0, 3 - reps)
         for rep, order in enumerate(rounds):
             for name in order:
                 if name in unsup:
@@ -634,7 +751,7 @@ def run_boot(isa, icount, size, logdir, img, samples, attaches, seed):
 
 def figures(samples, attaches):
     """{variant: {...}} from the good samples and attach runs."""
-    out = {v: {} for v in ROW_NAMES}
+    out = {v: {} for v in ROW_NAMES + UROW_NAMES}
     # A tool's first run in a boot finds bpftrace's libraries on the disk,
     # not in the page cache (a boot after a wedge too): cold, kept apart.
     seen = set()
@@ -643,18 +760,23 @@ def figures(samples, attaches):
         a["cold"] = key not in seen
         seen.add(key)
     for boot, key in (("tcg", "ns"), ("icount", "insns")):
-        good = {}
-        for s in samples:
-            if s["boot"] == boot and s["ok"]:
-                good.setdefault(s["variant"], []).append(s)
-        if "none" not in good:
-            continue
-        for v, ss, t in benchreport.per_firing(good, key, lambda v: out[v]):
-            if v == "none":
-                f = out[v]
-                f[key + "_per_call"] = statistics.median(t) / ss[0]["n"]
-    tools = {r[0]: r[1] for r in ROWS}
-    for v in ROW_NAMES:
+        # Kernel rows over "none", user rows over "u-none" (named "none"
+        # for per_firing, which subtracts that row).
+        for names, base in ((ROW_NAMES, "none"), (UROW_NAMES, "u-none")):
+            good = {}
+            for s in samples:
+                if s["boot"] == boot and s["ok"] and s["variant"] in names:
+                    v = "none" if s["variant"] == base else s["variant"]
+                    good.setdefault(v, []).append(s)
+            if "none" not in good:
+                continue
+            for v, ss, t in benchreport.per_firing(
+                    good, key, lambda v: out[base if v == "none" else v]):
+                if v == "none":
+                    f = out[base]
+                    f[key + "_per_call"] = statistics.median(t) / ss[0]["n"]
+    tools = {r[0]: r[1] for r in ROWS + UROWS}
+    for v in ROW_NAMES + UROW_NAMES:
         f = out[v]
         good = [s for s in samples if s["variant"] == v and s["ok"]]
         for k in ("Rss", "Anonymous", "VmRSS", "VmHWM", "kmem_delta"):
@@ -763,7 +885,35 @@ def make_table(meta, figs, boots):
               "attached minus just before the tool started.  "
               "Everything runs under TCG: times are emulated, compare "
               "rows, not machines."]
-    notes = [(v, figs[v]["stderr"]) for v in ROW_NAMES
+    lines += ["", f"## User space: `{UF}()` of bench/ucall-loop.c, "
+              "N calls a sample", "",
+              "| row | what | insns/firing (icount) | ns/firing (TCG) "
+              "[q1–q3] | bad samples |", "|---|---|---:|---:|---:|"]
+    for v in UROW_NAMES:
+        f = figs.get(v, {})
+        d = UDESCR.get(v) or UREF_DESCR.get(v)
+        if v in unsup and not any(k in f for k in ("ns", "insns")):
+            lines.append(f"| {v} | {d} | unsupported: "
+                         f"{' '.join(unsup[v].split())[:200]} | – | 0 |")
+            continue
+        if v == "u-none":
+            ins = (f"({fmt(f.get('insns_per_call'))} a call)"
+                   if "insns_per_call" in f else "–")
+            ns = (f"({fmt(f.get('ns_per_call'))} a call)"
+                  if "ns_per_call" in f else "–")
+        else:
+            ins = fmt(f.get("insns"))
+            ns = (f"{fmt(f['ns'])} [{fmt(f['ns_q1'])}–{fmt(f['ns_q3'])}]"
+                  if "ns" in f else "–")
+        lines.append(f"| {v} | {d} | {ins} | {ns} | {f.get('failed', 0)} |")
+    lines += ["", "Per firing: (median loop time with the row - median of "
+              "the loop alone) / N, the loop timed by itself "
+              "(CLOCK_MONOTONIC around its N calls); every sample's "
+              "printed count and the loop's own count equal N.  The tool "
+              "runs the loop with -c, so dtrace's $target is the loop "
+              "(dtrace -c holds it at its first instruction until the "
+              "probes are in, bpftrace starts it after attaching)."]
+    notes = [(v, figs[v]["stderr"]) for v in ROW_NAMES + UROW_NAMES
              if figs.get(v, {}).get("stderr")]
     if notes:
         lines += ["", "Tool messages on stderr:", ""]
@@ -825,7 +975,8 @@ def main():
     meta = dict(started=stamp, isa=isa, size="quick" if a.quick else "full",
                 target=TARGET, seed=a.seed, disk=img,
                 packages=disk["packages"], libraries=disk["libraries"],
-                rows={v: DESCR.get(v) or REF_DESCR.get(v) for v in ROW_NAMES},
+                rows={v: DESCR.get(v) or REF_DESCR.get(v) or UDESCR.get(v)
+                      or UREF_DESCR.get(v) for v in ROW_NAMES + UROW_NAMES},
                 **size, host=os.uname().nodename, nproc=os.cpu_count())
     # What was measured: xdt.ko changes under a working tree, so its hash
     # and the tree's state go with the figures; the host's load average
