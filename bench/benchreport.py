@@ -362,6 +362,8 @@ def make_table(meta, figs, boots, plots, sfigs=None, errs=None):
             L.extend(syscall_table(meta, figs, boots, errs))
         if trig == "ucall":
             L.extend(ucall_table(meta, figs, boots, errs))
+    L.extend(goal36_table(meta, figs))
+    L.extend(regression_section(meta, figs))
     L.extend(goal_table(meta, figs))
     if meta.get("scale") and "fbt" in meta.get("scale_what", ["fbt"]):
         L.extend(scale_table(meta, sfigs or {}, boots))
@@ -657,6 +659,151 @@ def goal_table(meta, figs):
                      f"{fmt(k.get('insns'))} | {met('insns')} | "
                      f"{fmt(x.get('ns'))} | {fmt(k.get('ns'))} | "
                      f"{met('ns')} | {why} |")
+    L.append("")
+    return L
+
+
+# Issue 36's goals, one row each: (row, trigger, xdt's variant, the
+# references in order of preference as (variant, factor)).  A cell is met
+# when xdt's icount instructions per firing are at most factor × the
+# first reference this run measured on the ISA: fentry / fexit where the
+# kernel has them (x86_64 in 6.1; the arm64 and riscv64 kernels do not,
+# and their rows say unsupported), else half the kprobe / kretprobe.  No
+# ISA is named: which reference applies is what the kernel could attach.
+GOALS = [
+    ("fbt entry, default mechanism", "kernel", "xdt-fbt-entry",
+     [("fentry", 1.0), ("kprobe", 0.5)]),
+    ("fbt entry, empty clause", "kernel", "xdt-fbt-entry-empty",
+     [("xdt-fbt-entry-empty-bp", 0.5)]),
+    ("fbt return", "kernel", "xdt-fbt-return",
+     [("fexit", 1.0), ("kretprobe", 0.5)]),
+    ("`syscall::getppid:entry`", "syscall", "xdt-syscall-entry",
+     [("raw-tp", 1.0)]),
+    ("kinst mid-function, emulated", "kernel", "xdt-kinst-emul",
+     [("kprobe-off-emul", 1.0)]),
+    ("kinst mid-function, out of line", "kernel", "xdt-kinst-xol",
+     [("kprobe-off-xol", 1.0)]),
+]
+REF_NAME = {"fentry": "fentry", "kprobe": "kprobe", "fexit": "fexit",
+            "kretprobe": "kretprobe", "raw-tp": "raw tp",
+            "xdt-fbt-entry-empty-bp": "breakpoint",
+            "kprobe-off-emul": "kprobe", "kprobe-off-xol": "kprobe"}
+
+
+def goal_cell(figs, isa, trig, xv, refs):
+    """(text, state) of one goal cell: state "met", "missed" or None (not
+    measured)."""
+    x = figs.get((isa, trig, xv), {})
+    for rv, factor in refs:
+        r = figs.get((isa, trig, rv), {})
+        if "insns" in r and r["insns"] > 0:
+            break
+    else:
+        return "not measured", None
+    if "insns" not in x:
+        return "not measured (xdt)", None
+    goal = factor * r["insns"]
+    name = ("" if factor == 1 else f"{factor:g}× ") + REF_NAME.get(rv, rv)
+    ratio = x["insns"] / goal
+    state = "met" if ratio <= 1 else "missed"
+    text = (f"**met** ({fmt(x['insns'])} ≤ {name} {fmt(goal)})" if
+            state == "met" else f"**missed by ×{ratio:.2f}** "
+            f"({fmt(x['insns'])} vs {name} {fmt(goal)})")
+    # TCG ns must agree in direction: said when they do not.
+    if "ns" in x and "ns" in r and r["ns"] > 0:
+        if (x["ns"] <= factor * r["ns"]) != (state == "met"):
+            text += (f"; TCG ns disagree ({fmt(x['ns'])} vs "
+                     f"{fmt(factor * r['ns'])})")
+    return text, state
+
+
+def goal36_table(meta, figs):
+    """Issue 36's goal table: icount instructions per count() firing
+    against the kernel's cheapest comparable mechanism, per ISA."""
+    isas = meta["isas"]
+    L = ["## Goals (issue 36): instructions per `count()` firing, same "
+         "kernel and boot\n",
+         "Each cell: xdt's icount instructions per firing against the "
+         "goal (fentry / fexit + BPF where the kernel has them, else half "
+         "the kprobe / kretprobe + BPF; the empty clause against half the "
+         "breakpoint's; the syscall provider against a raw tracepoint on "
+         "`sys_enter` + BPF with the id filter; kinst against a kprobe + "
+         "BPF at the same offset); the TCG ns are named when they disagree "
+         "in direction.\n",
+         "| row | " + " | ".join(isas) + " |",
+         "|---|" + "---|" * len(isas)]
+    met = missed = 0
+    for row, trig, xv, refs in GOALS:
+        if trig not in meta.get("triggers", ["kernel"]):
+            continue
+        cells = []
+        for isa in isas:
+            text, state = goal_cell(figs, isa, trig, xv, refs)
+            met += state == "met"
+            missed += state == "missed"
+            cells.append(text)
+        L.append(f"| {row} | " + " | ".join(cells) + " |")
+    L.append(f"\n{met} met, {missed} missed.\n")
+    return L
+
+
+def regressions(figs, prev, limit=0.05, key="insns"):
+    """[(isa/trigger/variant, before, after)] of the rows whose
+    instructions per firing grew by more than @limit since @prev (the
+    previous run's figures, keyed "isa/trigger/variant").  icount only:
+    TCG ns move by more than 5 % between two runs on a shared host."""
+    out = []
+    for k, f in sorted(figs.items()):
+        name = "/".join(k)
+        p = prev.get(name, {})
+        if k[2] == "none" or key not in f or key not in p or p[key] <= 0:
+            continue
+        if f[key] > p[key] * (1 + limit):
+            out.append((name, p[key], f[key]))
+    return out
+
+
+def previous_run(outdir, meta):
+    """The newest earlier full run beside @outdir (bench/results/<stamp>/
+    results.json with the same size), or None."""
+    root = os.path.dirname(os.path.abspath(outdir))
+    best = None
+    for d in os.listdir(root) if os.path.isdir(root) else ():
+        f = os.path.join(root, d, "results.json")
+        if os.path.islink(os.path.join(root, d)) or not os.path.isfile(f) \
+                or os.path.samefile(os.path.join(root, d), outdir):
+            continue
+        try:
+            with open(f) as fp:
+                m = json.load(fp).get("meta", {})
+        except (OSError, ValueError):
+            continue
+        if m.get("size") != meta.get("size") or "triggers" not in m or \
+                m.get("started", "") >= meta.get("started", ""):
+            continue
+        if best is None or m["started"] > best[0]:
+            best = (m["started"], os.path.join(root, d))
+    return best[1] if best else None
+
+
+def regression_section(meta, figs):
+    base = meta.get("baseline")
+    L = ["## Against the previous run\n"]
+    if not base:
+        return L + ["No earlier run of this size to compare with.\n"]
+    try:
+        with open(os.path.join(base, "results.json")) as f:
+            prev = json.load(f).get("figures", {})
+    except (OSError, ValueError) as e:
+        return L + [f"Baseline {base} unreadable: {e}\n"]
+    worse = regressions(figs, prev)
+    L.append(f"Baseline `{base}`: rows whose icount instructions per firing "
+             "grew by more than 5 % (TCG ns are not compared: they move "
+             "more than that between runs on a shared host).\n")
+    if not worse:
+        L.append("None.\n")
+    for name, a, b in worse:
+        L.append(f"- **{name}**: {fmt(a)} → {fmt(b)} (×{b / a:.2f})")
     L.append("")
     return L
 

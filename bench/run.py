@@ -55,6 +55,7 @@ import time
 
 from benchlib import (REF, SKIP, TARGET, TOP, TRIGGERS, VARIANT_NAMES,
                       VARIANTS, Bench, final_boots, log)
+import benchreport
 from benchreport import write_outputs
 from benchscale import pid_scale_phase, scale_phase
 import xdtvm  # noqa: E402  (benchlib put tools/ on sys.path)
@@ -232,6 +233,10 @@ def main():
                     help="also try kprobe_multi on 10000 and on every "
                     "function (each has wedged the x86_64 TCG guest: "
                     "bench/README.md)")
+    ap.add_argument("--baseline", metavar="DIR",
+                    help="compare with this run's results.json (default: "
+                    "the newest earlier run of the same size in "
+                    "bench/results/)")
     ap.add_argument("--retable", metavar="DIR",
                     help="rewrite DIR's tables and plots from its "
                     "results.json (no guest is booted)")
@@ -283,6 +288,9 @@ def main():
                 scale_reps={str(k): v for k, v in size["scale_reps"].items()},
                 scale_what=sorted(a.scale_what.split(",")),
                 host=os.uname().nodename, nproc=os.cpu_count())
+    # What this run is compared with (benchreport.regression_section): the
+    # newest earlier run of the same size in bench/results/, or --baseline.
+    meta["baseline"] = a.baseline or benchreport.previous_run(outdir, meta)
     samples, boots, discarded = [], [], []
     t0 = time.monotonic()
     for isa in isas:
@@ -318,8 +326,14 @@ def main():
             os.unlink(latest)
         os.symlink(stamp, latest)
     meta["wall_s"] = round(time.monotonic() - t0, 1)
-    _, table = write_outputs(outdir, meta, samples, boots, discarded)
+    figs, table = write_outputs(outdir, meta, samples, boots, discarded)
     print(table)
+    if meta.get("baseline"):
+        with open(os.path.join(meta["baseline"], "results.json")) as f:
+            prev = json.load(f).get("figures", {})
+        for name, b, c in benchreport.regressions(figs, prev):
+            log(f"WORSE than {meta['baseline']}: {name} {b:.0f} -> "
+                f"{c:.0f} insns/firing (x{c / b:.2f})")
     log(f"results in {outdir} ({meta['wall_s']:.0f} s)")
     return 1 if any(b["failures"] or b.get("scale_failures")
                     for b in final_boots(boots)) else 0
