@@ -604,6 +604,9 @@ void xdt_close(xdt_hdl_t *h)
 	aggtab_free(h->pr.aggs);
 	free(h->eps);
 	free(h->blob);
+	free(h->recipe);
+	free(h->anonimg);
+	free(h->anonargv);
 	/* the compiled program's trees are the process's until exit */
 	free(h);
 }
@@ -628,7 +631,9 @@ int xdt_setopt(xdt_hdl_t *h, const char *name, const char *value)
 	int ret = -1;
 
 	XDT_GUARDED(h, return -1,
-		    ret = set_one(name, value, h, h->errmsg, sizeof(h->errmsg)));
+		    ret = set_one(name, value, h, h->errmsg, sizeof(h->errmsg));
+		    if (!ret)
+			    dt_recipe_pair(h, value ? "x" : "o", name, value));
 	return ret;
 }
 
@@ -636,6 +641,8 @@ void xdt_set_macros(xdt_hdl_t *h, char **argv, int argc)
 {
 	h->env.macros = argv;
 	h->env.nmacros = argc;
+	XDT_GUARDED(h, return,
+		    dt_recipe_add(h, "m", argc, (const char *const *)argv));
 }
 
 void xdt_set_target(xdt_hdl_t *h, pid_t pid)
@@ -680,6 +687,9 @@ void xdt_set_cpp(xdt_hdl_t *h, int on, char **args, int nargs)
 	h->cpp |= on;	/* or -x cpp, set before */
 	h->cppargs = args;
 	h->ncpp = nargs;
+	XDT_GUARDED(h, return,
+		    dt_recipe_add(h, on ? "C" : "c", nargs,
+				  (const char *const *)args));
 }
 
 long xdt_switchrate_us(const xdt_hdl_t *h)
@@ -985,7 +995,9 @@ int xdt_compile(xdt_hdl_t *h, const char *src, const char *name, int file,
 		cerror_from(err, &dt_lasterr);
 		snprintf(err->file, sizeof(err->file), "%s", name);
 		return -1;
-	}, ret = compile(h, src, name, file, err));
+	}, ret = compile(h, src, name, file, err);
+	   if (!ret)
+		   dt_recipe_pair(h, file ? "S" : "s", name, src));
 	return ret;
 }
 
