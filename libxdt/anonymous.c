@@ -37,10 +37,6 @@ static void recipe_put(struct xdt_hdl *h, const char *s)
 {
 	size_t n = strlen(s) + 1;
 
-	if (h->rlen + n > h->rcap) {
-		h->rcap = (h->rlen + n) * 2 + 256;
-		h->recipe = xrealloc(h->recipe, h->rcap);
-	}
 	memcpy(h->recipe + h->rlen, s, n);
 	h->rlen += n;
 }
@@ -48,12 +44,24 @@ static void recipe_put(struct xdt_hdl *h, const char *s)
 void dt_recipe_add(struct xdt_hdl *h, const char *kind, int n,
 		   const char *const *args)
 {
+	size_t need;
 	char num[16];
 
 	/* what the program is made of: not setopt() actions while tracing */
 	if (h->replaying || h->running || h->stopped)
 		return;
 	snprintf(num, sizeof(num), "%d", n);
+	need = h->rlen + strlen(kind) + strlen(num) + 2;
+	for (int i = 0; i < n; i++)
+		need += strlen(args[i] ? args[i] : "") + 1;
+	/* room for the whole entry first: an unwind out of xrealloc leaves
+	   the recipe as it was, never an entry cut short */
+	if (need > h->rcap) {
+		size_t cap = need * 2 + 256;
+
+		h->recipe = xrealloc(h->recipe, cap);
+		h->rcap = cap;
+	}
 	recipe_put(h, kind);
 	recipe_put(h, num);
 	for (int i = 0; i < n; i++)

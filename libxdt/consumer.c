@@ -1140,6 +1140,8 @@ int xdt_go(xdt_hdl_t *h)
 {
 	int ret = -1;
 
+	if (h->grabanon)	/* DTrace's dtrace_go() under grabanon */
+		return xdt_grabanon(h);
 	XDT_GUARDED(h, return -1, ret = go(h));
 	return ret;
 }

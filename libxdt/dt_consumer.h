@@ -120,6 +120,7 @@ struct xdt_hdl {
 	char *syslibdir;
 	int nolibs;
 	int zdefs;		/* -Z: a description may match no probe */
+	int grabanon;		/* -a: xdt_go() claims the anonymous enabling */
 	char unimplemented[DT_NOPTIONS];	/* options named, not acted on */
 	/* running (consumer.c) */
 	int fd, ncpus, running, stopped;

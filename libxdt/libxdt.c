@@ -121,7 +121,7 @@ static const struct { const char *name; enum optkind kind; int implemented; } op
 	{ "aggrate", OPT_RATE, 1 }, { "aggsize", OPT_SIZE, 1 },
 	{ "bufpolicy", OPT_ANY, 1 }, { "bufresize", OPT_ANY, 1 },
 	{ "cpu", OPT_COUNT, 1 }, { "destructive", OPT_FLAG, 1 },
-	{ "flowindent", OPT_FLAG, 1 }, { "grabanon", OPT_FLAG, 0 },
+	{ "flowindent", OPT_FLAG, 1 }, { "grabanon", OPT_FLAG, 1 },
 	{ "jstackframes", OPT_COUNT, 1 }, { "jstackstrsize", OPT_SIZE, 0 },
 	{ "nspec", OPT_COUNT, 1 }, { "specsize", OPT_SIZE, 1 },
 	{ "stackindent", OPT_COUNT, 1 }, { "statusrate", OPT_RATE, 1 },
@@ -336,6 +336,8 @@ static void opt_apply(const char *name, const char *val, unsigned long long n,
 		c->nolibs = (int)n;
 	} else if (!strcmp(name, "zdefs")) {	/* -Z */
 		c->zdefs = (int)n;
+	} else if (!strcmp(name, "grabanon")) {	/* -a: xdt_go() claims */
+		c->grabanon = (int)n;
 	} else if (!strcmp(name, "flowindent")) {	/* -F */
 		c->pr.flow.on = (int)n;
 	} else if (!strcmp(name, "errtags")) {
@@ -729,8 +731,11 @@ static int compile_once(xdt_hdl_t *h, const char *src, const char *name,
 		char **args = xzalloc((h->ncpp + h->nxcpp + 1) * sizeof(*args));
 		char *out;
 
-		memcpy(args, h->cppargs, h->ncpp * sizeof(*args));
-		memcpy(args + h->ncpp, h->xcpp, h->nxcpp * sizeof(*args));
+		/* (memcpy from NULL is undefined even for 0 bytes) */
+		if (h->ncpp)
+			memcpy(args, h->cppargs, h->ncpp * sizeof(*args));
+		if (h->nxcpp)
+			memcpy(args + h->ncpp, h->xcpp, h->nxcpp * sizeof(*args));
 		out = dt_cpp(src, name, args, h->ncpp + h->nxcpp, why, sizeof(why));
 		free(args);
 

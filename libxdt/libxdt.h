@@ -148,7 +148,8 @@ int xdt_go(xdt_hdl_t *h);
  * xdt.ko starts as it loads; *@replaced: one was there.  Probes of a
  * process (pid, USDT) and a target (-c, -p) are refused.
  * xdt_anon_remove: 1 removed, 0 there was none.
- * xdt_grabanon: instead of xdt_go(), with nothing compiled: claim the
+ * xdt_grabanon (xdt_go() under -x grabanon, dtrace -a's option): instead
+ * of xdt_go(), with nothing compiled: claim the
  * enabling xdt.ko started, compile its sources again and check that they
  * give the object it runs; then xdt_work(), xdt_stop() and the rest as
  * after xdt_go(), the records traced since the load first.

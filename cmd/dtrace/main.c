@@ -302,9 +302,8 @@ static int output_failed(FILE *out)
 	return 1;
 }
 
-/* @grab: dtrace -a, the anonymous enabling's, not a program's; @once:
-   -ae, read what it has and stop */
-static int run(xdt_hdl_t *h, struct targets *o, int grab, int once)
+/* @once: -ae, read what the anonymous enabling has and stop */
+static int run(xdt_hdl_t *h, struct targets *o, int once)
 {
 	struct xdt_status st;
 	struct sigaction sa;
@@ -314,7 +313,7 @@ static int run(xdt_hdl_t *h, struct targets *o, int grab, int once)
 	sa.sa_handler = on_signal;
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
-	if ((grab ? xdt_grabanon(h) : xdt_go(h)) < 0)
+	if (xdt_go(h) < 0)
 		fatal("%s", xdt_errmsg(h));
 	if (o->child_gate > 0) {
 		/* the -c command runs only now, so its whole life is traced */
@@ -506,7 +505,8 @@ int main(int argc, char **argv)
 		case 'F': setopt_flag(h, 'F', "flowindent", NULL); break;
 		case 'Z': setopt_flag(h, 'Z', "zdefs", NULL); break;
 		case 'V': version = 1; break;
-		case 'a': grab = 1; break;
+		/* -a is -x grabanon: xdt_go() claims instead of enabling */
+		case 'a': setopt_flag(h, 'a', "grabanon", NULL); grab = 1; break;
 		case 'A': anon = 1; break;
 		case 'o': ofile = optarg; break;
 		case 'e': compile_only = 1; break;
@@ -658,7 +658,7 @@ int main(int argc, char **argv)
 		o->out = of;
 	}
 	if (grab)
-		return run(h, o, 1, compile_only);
+		return run(h, o, compile_only);
 	if (!nsrc)
 		usage();
 	if (header && objgen)
@@ -728,5 +728,5 @@ int main(int argc, char **argv)
 		xdt_set_output(h, of);
 		o->out = of;
 	}
-	return run(h, o, 0, 0);
+	return run(h, o, 0);
 }
