@@ -11,6 +11,7 @@ import os
 import re
 
 import xdtvm
+from test_privileges import dtrace_as, runas  # noqa: F401 (fixture)
 from test_xdt_kernel import xdt  # noqa: F401
 
 FILE = "/lib/firmware/xdt/anon.xdt"
@@ -27,7 +28,7 @@ def reload(vm):
     return vm.run(["dmesg"], check=True).stdout
 
 
-def test_anonymous_enabling_traces_from_load_until_claimed(xdt):
+def test_anonymous_enabling_traces_from_load_until_claimed(xdt, runas):
     xdt.put(os.path.join(xdtvm.build_dir(xdt.isa), "xdt", "xdt.ko"),
             "/tmp/xdt.ko")
     prog = ('BEGIN { printf("anon begin\\n"); } '
@@ -54,12 +55,19 @@ def test_anonymous_enabling_traces_from_load_until_claimed(xdt):
         assert (r.code, r.stderr) == (1, "dtrace: could not enable tracing: "
                                          "No anonymous tracing state\n"), r
 
-        # an unclaimed one is freed at unload; a file the kernel refuses
-        # leaves the module loaded, with the reason in its log
+        # claiming needs CAP_SYS_ADMIN (docs/privileges.md), and a
+        # refused claim leaves it there; an unclaimed one is freed at
+        # unload; a file the kernel refuses leaves the module loaded, with
+        # the reason in its log
         r = xdt.run(["dtrace", "-A", "-n", "BEGIN { trace(1); }"])
         assert r.stderr.startswith(
             f"dtrace: cleaned up old anonymous enabling in {FILE}\n"), r
         assert "anonymous enabling" in reload(xdt)
+        r = dtrace_as(xdt, runas, "perfmon", "-a")
+        assert r.code == 1 and r.stderr == (
+            "dtrace: could not enable tracing: claiming the anonymous "
+            "enabling needs CAP_SYS_ADMIN; /dev/xdt was opened with "
+            "CAP_PERFMON only\n"), r
         xdt.run(f"printf 'XDTA but not much else' > {FILE}", check=True)
         log = reload(xdt)
         assert (f"xdt: anonymous enabling {FILE} refused: 22 bytes: "

@@ -69,6 +69,20 @@ def test_claim_with_e_exits_after_reading(dtrace, tmp_path):
     assert r.returncode == 0 and r.stdout.startswith("once\n"), r
 
 
+def test_drops_are_reported_at_the_claim(dtrace, tmp_path):
+    """The guide: drops and errors of the anonymous state are reported when
+    it is claimed, in the words of any run.  Eight records of 2 KiB in a
+    4 KiB buffer (the saved bufsize): the same drops a run has."""
+    f = tmp_path / "anon.xdt"
+    opts = ["-q", "-x", "bufsize=4k", "-x", "strsize=2k", "-n",
+            "BEGIN { trace(execname); } " * 8]
+    _save(dtrace, f, *opts)
+    r = _dt(dtrace, "-a", anon=f)
+    run = _dt(dtrace, *opts)
+    assert "drops on CPU 0" in run.stderr, run
+    assert (r.returncode, r.stdout, r.stderr) == (0, run.stdout, run.stderr)
+
+
 def test_no_anonymous_state(dtrace):
     r = _dt(dtrace, "-a")
     assert r.returncode == 1
