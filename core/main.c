@@ -28,18 +28,6 @@
 
 
 /*
- * The gate.  The node is 0666: what decides is the opener's capabilities,
- * as for perf_event_open() and bpf(), which are gated by capability and not
- * by a file's mode.  CAP_PERFMON or CAP_SYS_ADMIN (perfmon_capable()) may
- * trace at all; only CAP_SYS_ADMIN may read kernel memory from D and use
- * destructive actions.  The level is decided here, once, from the
- * credentials of the task that opens (those that become f->f_cred): a
- * descriptor passed to another process keeps its opener's level and the
- * holder's own capabilities do not matter, as with a perf event's file.
- * Capabilities count in the initial user namespace only (capable()): root
- * in a container that does not have them there may not trace.
- */
-/*
  * An open file of /dev/xdt: its consumer's state, which XDT_IOC_ANON
  * replaces with the anonymous enabling's.  The idle state it replaced is
  * kept until release, so that a poll() or fdinfo read racing the claim
@@ -52,6 +40,18 @@ struct xdt_file {
 	struct xdt_state *idle;		/* the one a claim replaced */
 };
 
+/*
+ * The gate.  The node is 0666: what decides is the opener's capabilities,
+ * as for perf_event_open() and bpf(), which are gated by capability and not
+ * by a file's mode.  CAP_PERFMON or CAP_SYS_ADMIN (perfmon_capable()) may
+ * trace at all; only CAP_SYS_ADMIN may read kernel memory from D and use
+ * destructive actions.  The level is decided here, once, from the
+ * credentials of the task that opens (those that become f->f_cred): a
+ * descriptor passed to another process keeps its opener's level and the
+ * holder's own capabilities do not matter, as with a perf event's file.
+ * Capabilities count in the initial user namespace only (capable()): root
+ * in a container that does not have them there may not trace.
+ */
 static int xdt_open(struct inode *inode, struct file *f)
 {
 	struct xdt_file *xf;

@@ -438,7 +438,6 @@ void xdt_state_free(struct xdt_state *st);
 int xdt_anon_start(const void *img, size_t size, char *why, size_t len);
 int xdt_anon_claim(struct xdt_state *cur, struct xdt_anon_claim *c,
 		   struct xdt_state **claimed);
-bool xdt_anon_pending(void);
 void xdt_anon_discard(void);
 /* An ioctl of /dev/xdt on @st (core/portable/device.c); the caller
  * serialises a consumer's ioctls. */

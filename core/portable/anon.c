@@ -168,11 +168,6 @@ int xdt_anon_claim(struct xdt_state *cur, struct xdt_anon_claim *c,
 	return ret;
 }
 
-bool xdt_anon_pending(void)
-{
-	return READ_ONCE(anon) != NULL;
-}
-
 void xdt_anon_discard(void)
 {
 	mutex_lock(&anon_lock);
