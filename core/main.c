@@ -14,6 +14,7 @@
  */
 #include <linux/capability.h>
 #include <linux/fs.h>
+#include <linux/kernel_read_file.h>
 #include <linux/miscdevice.h>
 #include <linux/poll.h>
 #include <linux/module.h>
@@ -25,6 +26,19 @@
 
 #include "xdt_arch.h"
 
+
+/*
+ * An open file of /dev/xdt: its consumer's state, which XDT_IOC_ANON
+ * replaces with the anonymous enabling's.  The idle state it replaced is
+ * kept until release, so that a poll() or fdinfo read racing the claim
+ * reads a state that is still there.
+ */
+struct xdt_file {
+	struct mutex lock;		/* one ioctl at a time (threads may
+					   share the file); @st changes under it */
+	struct xdt_state *st;
+	struct xdt_state *idle;		/* the one a claim replaced */
+};
 
 /*
  * The gate.  The node is 0666: what decides is the opener's capabilities,
@@ -40,47 +54,81 @@
  */
 static int xdt_open(struct inode *inode, struct file *f)
 {
-	struct xdt_state *st;
+	struct xdt_file *xf;
 	bool admin;
 
 	if (!perfmon_capable())
 		return -EPERM;
 	/* a probe of the level, not a demand: no audit record when absent */
 	admin = ns_capable_noaudit(&init_user_ns, CAP_SYS_ADMIN);
-	st = kzalloc(sizeof(*st), GFP_KERNEL);
-	if (!st)
+	xf = kzalloc(sizeof(*xf), GFP_KERNEL);
+	if (!xf)
 		return -ENOMEM;
-	mutex_init(&st->ioc_lock);
-	st->perfmon_only = !admin;
-	f->private_data = st;
+	xf->st = kzalloc(sizeof(*xf->st), GFP_KERNEL);
+	if (!xf->st) {
+		kfree(xf);
+		return -ENOMEM;
+	}
+	mutex_init(&xf->lock);
+	xf->st->perfmon_only = !admin;
+	f->private_data = xf;
 	return 0;
 }
 
 static int xdt_release(struct inode *inode, struct file *f)
 {
-	xdt_state_free(f->private_data);
+	struct xdt_file *xf = f->private_data;
+
+	xdt_state_free(xf->st);
+	xdt_state_free(xf->idle);
+	kfree(xf);
 	return 0;
+}
+
+/* dtrace -a: this file's (idle) state becomes the anonymous one. */
+static long ioc_anon(struct xdt_file *xf, void __user *uarg)
+{
+	struct xdt_state *claimed = NULL;
+	struct xdt_anon_claim c;
+	long ret;
+
+	if (copy_from_user(&c, uarg, sizeof(c)))
+		return -EFAULT;
+	ret = xdt_anon_claim(xf->st, &c, &claimed);
+	if (!ret) {
+		xf->idle = xf->st;
+		WRITE_ONCE(xf->st, claimed);
+		pr_info("xdt: anonymous enabling claimed by pid %d\n",
+			task_pid_nr(current));
+	}
+	if (copy_to_user(uarg, &c, sizeof(c)))
+		ret = -EFAULT;	/* claimed all the same: close frees it */
+	return ret;
 }
 
 /* One ioctl of a consumer at a time (threads may share its file). */
 static long xdt_ioctl(struct file *f, unsigned int cmd, unsigned long arg)
 {
-	struct xdt_state *st = f->private_data;
+	struct xdt_file *xf = f->private_data;
+	struct xdt_state *st;
 	unsigned int i;
 	long ret;
 
-	mutex_lock(&st->ioc_lock);
+	mutex_lock(&xf->lock);
+	st = xf->st;
 	for (i = 0; i < xdt_nprovider_modules; i++) {
 		const struct xdt_provider_module *m = &xdt_provider_modules[i];
 
 		if (m->ioctl && m->ioc == cmd)
 			break;
 	}
-	if (i < xdt_nprovider_modules)
+	if (cmd == XDT_IOC_ANON)
+		ret = ioc_anon(xf, (void __user *)arg);
+	else if (i < xdt_nprovider_modules)
 		ret = xdt_provider_modules[i].ioctl(st, f, (void __user *)arg);
 	else
 		ret = xdt_ioctl_state(st, cmd, (void __user *)arg);
-	mutex_unlock(&st->ioc_lock);
+	mutex_unlock(&xf->lock);
 	return ret;
 }
 
@@ -105,7 +153,7 @@ static void xdt_show_fdinfo(struct seq_file *m, struct file *f)
 {
 	static const char *const names[] = { "idle", "enabled", "running",
 					     "stopped" };
-	struct xdt_state *st = f->private_data;
+	struct xdt_state *st = READ_ONCE(((struct xdt_file *)f->private_data)->st);
 	int state = READ_ONCE(st->state);
 
 	seq_printf(m, "xdt-state:\t%s\nxdt-tracing:\t%d\n",
@@ -127,7 +175,8 @@ void xdt_attn_wake(void)
 
 static __poll_t xdt_poll(struct file *f, struct poll_table_struct *pt)
 {
-	struct xdt_state *st = f->private_data;
+	struct xdt_file *xf = f->private_data;
+	struct xdt_state *st = READ_ONCE(xf->st);
 
 	poll_wait(f, &xdt_attn_wq, pt);
 	return READ_ONCE(st->attn) ? EPOLLPRI : 0;
@@ -149,6 +198,59 @@ static struct miscdevice xdt_dev = {
 	.fops = &xdt_fops,
 	.mode = 0666,		/* xdt_open's capability check is the gate */
 };
+
+/*
+ * Anonymous tracing (core/portable/anon.c): dtrace -A's file, read as the
+ * module loads, before /dev/xdt exists.  Where from: the module parameter
+ * anon=, by default XDT_ANON_PATH, /lib/firmware/xdt/anon.xdt ("" for
+ * none).
+ *
+ * Why a file by path and not request_firmware(): the firmware loader is a
+ * kernel option (CONFIG_FW_LOADER; the lab's kernels are built without
+ * it) and xdt.ko must not need it; kernel_read_file_from_path_initns() is
+ * what that loader reads a file with, in every kernel, with the same LSM
+ * check (READING_FIRMWARE: a policy such as LoadPin that says where
+ * firmware may come from says it for this file too).  The path resolves
+ * in init's mount namespace, not the loader's, so a modprobe run in a
+ * container does not pick up the container's file.  Where the file and
+ * the module load come from decides what survives a reboot: the firmware
+ * directory is on the root file system, and loading xdt at boot (a
+ * modules-load.d entry, or an initramfs holding both) starts the enabling
+ * on every boot until dtrace -A with no program removes the file.  A
+ * module parameter alone (xdt.anon=) would survive only with a
+ * bootloader or modprobe.d entry beside it; it is there to move the file.
+ */
+static char *anon_path = XDT_ANON_PATH;
+module_param_named(anon, anon_path, charp, 0444);
+MODULE_PARM_DESC(anon, "dtrace -A's anonymous enabling, started at load "
+		 "(\"\": none)");
+
+static void anon_load(void)
+{
+	size_t fsize = 0;
+	void *buf = NULL;
+	char why[192];
+	ssize_t n;
+
+	if (!anon_path || !*anon_path)
+		return;
+	n = kernel_read_file_from_path_initns(anon_path, 0, &buf, XDT_ANON_MAX,
+					      &fsize, READING_FIRMWARE);
+	if (n == -ENOENT)
+		return;		/* none saved: the usual load */
+	if (n < 0) {
+		pr_warn("xdt: anonymous enabling %s not read: error %zd%s\n",
+			anon_path, n, n == -EFBIG ? " (too big)" : "");
+		return;
+	}
+	if (xdt_anon_start(buf, n, why, sizeof(why)))
+		pr_warn("xdt: anonymous enabling %s refused: %s\n", anon_path,
+			why);
+	else
+		pr_info("xdt: anonymous enabling %s: tracing, %s\n", anon_path,
+			why);
+	vfree(buf);
+}
 
 static void providers_exit(unsigned int n)
 {
@@ -179,12 +281,15 @@ static int __init xdt_init(void)
 	ret = xdt_arch_trap_init();
 	if (ret)
 		goto err_providers;
+	/* before the device: no consumer can be first */
+	anon_load();
 	ret = misc_register(&xdt_dev);
 	if (ret)
-		goto err_trap;
+		goto err_anon;
 	pr_info("xdt: ready on %s, %u probes\n", XDT_ISA_NAME, xdt_nprobes());
 	return 0;
-err_trap:
+err_anon:
+	xdt_anon_discard();
 	xdt_arch_trap_exit();
 err_providers:
 	providers_exit(xdt_nprovider_modules);
@@ -197,6 +302,7 @@ err_tables:
 static void __exit xdt_exit(void)
 {
 	misc_deregister(&xdt_dev);
+	xdt_anon_discard();	/* never claimed: its END fires, nobody reads */
 	xdt_arch_trap_exit();
 	providers_exit(xdt_nprovider_modules);
 	xdt_destructive_exit();

@@ -403,11 +403,10 @@ struct xdt_state {
 	u64 traps0, traps1;		/* machine's trap count at GO, STOP */
 	struct xdt_attach *attached;	/* providers' (GO to STOP) */
 	int attn;			/* poll(): EPOLLPRI (xdt_attn_wake) */
-	struct mutex ioc_lock;		/* its ioctls, one at a time */
 	/*
 	 * Set at open from the opener's capabilities (core/main.c) and kept
-	 * for the life of the file -- it sits after ioc_lock, which
-	 * xdt_state_reset does not clear.  true: CAP_PERFMON without
+	 * for the life of the file -- it is last, where xdt_state_reset
+	 * stops clearing.  true: CAP_PERFMON without
 	 * CAP_SYS_ADMIN, so its D programs may not read kernel memory
 	 * (xdt_read: KPRIV) nor be destructive (-w refused at enable).
 	 * false (and the host VM's zeroed state): no limits.
@@ -430,6 +429,16 @@ int xdt_state_bind_late(struct xdt_state *st, u32 *bound);
 void xdt_state_stop(struct xdt_state *st);
 void xdt_state_reset(struct xdt_state *st);
 void xdt_state_free(struct xdt_state *st);
+/*
+ * anon.c: anonymous tracing.  Start the enabling of dtrace -A's file
+ * (@img, @size bytes; the caller keeps it): 0 and a note (its probes) in
+ * @why, or an error and why.  Claim it into @cur (idle), *@claimed
+ * getting the state; discard one never claimed (module unload).
+ */
+int xdt_anon_start(const void *img, size_t size, char *why, size_t len);
+int xdt_anon_claim(struct xdt_state *cur, struct xdt_anon_claim *c,
+		   struct xdt_state **claimed);
+void xdt_anon_discard(void);
 /* An ioctl of /dev/xdt on @st (core/portable/device.c); the caller
  * serialises a consumer's ioctls. */
 long xdt_ioctl_state(struct xdt_state *st, unsigned int cmd, void __user *uarg);

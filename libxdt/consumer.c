@@ -429,6 +429,11 @@ static int dev_ioctl(struct xdt_hdl *h, unsigned long cmd, void *arg)
 	return ioctl(h->fd, cmd, arg);
 }
 
+int dt_ioctl(struct xdt_hdl *h, unsigned long cmd, void *arg)
+{
+	return dev_ioctl(h, cmd, arg);
+}
+
 /*
  * -F: the record after the one at hand in this buffer, which decides
  * whether a return unindents (print.c print_flow): the next one that is
@@ -925,11 +930,13 @@ static void late_baseline(xdt_hdl_t *h)
 	}
 }
 
-static int go(xdt_hdl_t *h)
+/*
+ * What GO and dtrace -A both need first: the program's checks, its
+ * object (h->blob, @size bytes) and the printers' setup.
+ */
+int dt_prepare(xdt_hdl_t *h, size_t *size)
 {
 	const struct prog *p = &h->p;
-	struct xdt_enable en;
-	size_t size;
 	int i;
 
 	if (!p->nclauses)
@@ -944,7 +951,8 @@ static int go(xdt_hdl_t *h)
 		if (p->clauses[i].recsize > h->o.bufsize)
 			return HERR(h, "could not enable tracing: Enabling exceeds size of buffer");
 	h->p.flags = h->o.destructive ? XDT_PROG_DESTRUCTIVE : 0;
-	h->blob = prog_blob(p, &size);
+	free(h->blob);
+	h->blob = prog_blob(p, size);
 	h->pr.quiet = h->o.quiet;
 	h->pr.setopt = run_setopt;
 	h->pr.ctx = h;
@@ -953,6 +961,12 @@ static int go(xdt_hdl_t *h)
 	if (!h->aggcap)
 		h->aggcap = 1 << 16;
 	h->pr.last_nl = 1;
+	return 0;
+}
+
+/* /dev/xdt, or the host VM under -x hostvm, open in h->fd / h->vm */
+int dt_open_dev(xdt_hdl_t *h)
+{
 	if (h->o.hostvm) {
 		h->vm = xdt_hostvm_open();
 		if (!h->vm)
@@ -962,6 +976,20 @@ static int go(xdt_hdl_t *h)
 		if (h->fd < 0)
 			return -1;
 	}
+	return 0;
+}
+
+/*
+ * Make the pid provider's probes and enable the program (h->blob, @size
+ * bytes) on the open device; *@unmatched (if not NULL) gets whether a
+ * clause matched nothing under -Z.  0, or -1 with the error.
+ */
+int dt_enable(xdt_hdl_t *h, size_t size, int *unmatched)
+{
+	const struct prog *p = &h->p;
+	struct xdt_enable en;
+	int i;
+
 	/* the -c/-p process's symbols, for ustack(), while it lives */
 	if (!h->vm && h->env.target > 0 && xdt_uses_process(h, h->env.target))
 		dt_usyms_load(h->env.target);
@@ -1043,7 +1071,40 @@ static int go(xdt_hdl_t *h)
 			    spec_text(h, p->srctext[src], head, sizeof(head)), tag,
 			    d->prov, d->mod, d->func, d->name);
 	}
+	if (unmatched)
+		*unmatched = en.unmatched >= 0 && en.unmatched < p->nclauses;
+	return 0;
+}
+
+/* Once the kernel's state runs (GO, or a claimed anonymous one): the
+   enabled probes, the read buffer, the clocks of the reads. */
+int dt_running(xdt_hdl_t *h)
+{
+	struct timespec ts;
+
 	if (query_eps(h) < 0)
+		return -1;
+	h->ncpus = h->vm ? 1 : (int)sysconf(_SC_NPROCESSORS_CONF);
+	if (h->ncpus < 1)
+		h->ncpus = 1;
+	h->bufcap = h->o.bufsize;
+	free(h->buf);
+	h->buf = xzalloc(h->bufcap);
+	h->running = 1;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	h->lastdrain_ns = ts.tv_sec * 1000000000LL + ts.tv_nsec;
+	h->laststatus_ns = h->lastdrain_ns;
+	return 0;
+}
+
+static int go(xdt_hdl_t *h)
+{
+	const struct prog *p = &h->p;
+	size_t size;
+	int i;
+
+	if (dt_prepare(h, &size) < 0 || dt_open_dev(h) < 0 ||
+	    dt_enable(h, size, NULL) < 0 || query_eps(h) < 0)
 		return -1;
 	/*
 	 * dtrace(1)'s notice()s, one per -n/-s, each with the enabled probes
@@ -1060,11 +1121,6 @@ static int go(xdt_hdl_t *h)
 			p->srcfile[i] ? "script" : "description", p->srcdesc[i],
 			n, n == 1 ? "" : "s");
 	}
-	h->ncpus = h->vm ? 1 : (int)sysconf(_SC_NPROCESSORS_CONF);
-	if (h->ncpus < 1)
-		h->ncpus = 1;
-	h->bufcap = h->o.bufsize;
-	h->buf = xzalloc(h->bufcap);
 	if (dev_ioctl(h, XDT_IOC_GO, NULL) < 0) {
 		if (errno == EBUSY)
 			return HERR(h, "could not enable tracing: an instruction is "
@@ -1073,16 +1129,10 @@ static int go(xdt_hdl_t *h)
 				    "instruction); the kernel log names it");
 		return HERR(h, "could not enable tracing: %s", strerror(errno));
 	}
-	h->running = 1;
+	if (dt_running(h) < 0)
+		return -1;
 	if (h->late)
 		late_hold_set(h);
-	{
-		struct timespec ts;
-
-		clock_gettime(CLOCK_MONOTONIC, &ts);
-		h->lastdrain_ns = ts.tv_sec * 1000000000LL + ts.tv_nsec;
-		h->laststatus_ns = h->lastdrain_ns;
-	}
 	return 0;
 }
 
@@ -1090,6 +1140,8 @@ int xdt_go(xdt_hdl_t *h)
 {
 	int ret = -1;
 
+	if (h->grabanon)	/* DTrace's dtrace_go() under grabanon */
+		return xdt_grabanon(h);
 	XDT_GUARDED(h, return -1, ret = go(h));
 	return ret;
 }

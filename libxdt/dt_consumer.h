@@ -120,6 +120,7 @@ struct xdt_hdl {
 	char *syslibdir;
 	int nolibs;
 	int zdefs;		/* -Z: a description may match no probe */
+	int grabanon;		/* -a: xdt_go() claims the anonymous enabling */
 	char unimplemented[DT_NOPTIONS];	/* options named, not acted on */
 	/* running (consumer.c) */
 	int fd, ncpus, running, stopped;
@@ -148,8 +149,30 @@ struct xdt_hdl {
 	int dropped;		/* ... and whether any CPU dropped */
 	struct dt_print pr;
 	void *blob;
+	/*
+	 * Everything that makes the program, as told (anonymous.c): options,
+	 * macro arguments, the preprocessor's flags and each source, in
+	 * order -- what dtrace -A saves for dtrace -a to compile again.
+	 */
+	char *recipe;
+	size_t rlen, rcap;
+	int replaying;		/* anonymous.c is replaying one: record nothing */
+	char *anonimg;		/* dtrace -a: the claimed file, and the */
+	char **anonargv;	/* ... argument vectors replayed from it */
 };
 void xdt_temporal_free(struct xdt_hdl *h);	/* consumer.c */
+/* consumer.c: GO's steps, which anonymous.c shares */
+int dt_prepare(struct xdt_hdl *h, size_t *size);
+int dt_open_dev(struct xdt_hdl *h);
+int dt_enable(struct xdt_hdl *h, size_t size, int *unmatched);
+int dt_running(struct xdt_hdl *h);
+int dt_ioctl(struct xdt_hdl *h, unsigned long cmd, void *arg);
+/* anonymous.c: what the handle was told, for dtrace -A's file */
+void dt_recipe_add(struct xdt_hdl *h, const char *kind, int n,
+		   const char *const *args);
+/* ... @a and @b (NULL: none) */
+void dt_recipe_pair(struct xdt_hdl *h, const char *kind, const char *a,
+		    const char *b);
 long long dt_drain_next(long long cur_ns, long long switch_ns, size_t fill,
 			size_t bufsize, int dropped);	/* consumer.c */
 

@@ -121,7 +121,7 @@ static const struct { const char *name; enum optkind kind; int implemented; } op
 	{ "aggrate", OPT_RATE, 1 }, { "aggsize", OPT_SIZE, 1 },
 	{ "bufpolicy", OPT_ANY, 1 }, { "bufresize", OPT_ANY, 1 },
 	{ "cpu", OPT_COUNT, 1 }, { "destructive", OPT_FLAG, 1 },
-	{ "flowindent", OPT_FLAG, 1 }, { "grabanon", OPT_FLAG, 0 },
+	{ "flowindent", OPT_FLAG, 1 }, { "grabanon", OPT_FLAG, 1 },
 	{ "jstackframes", OPT_COUNT, 1 }, { "jstackstrsize", OPT_SIZE, 0 },
 	{ "nspec", OPT_COUNT, 1 }, { "specsize", OPT_SIZE, 1 },
 	{ "stackindent", OPT_COUNT, 1 }, { "statusrate", OPT_RATE, 1 },
@@ -336,6 +336,8 @@ static void opt_apply(const char *name, const char *val, unsigned long long n,
 		c->nolibs = (int)n;
 	} else if (!strcmp(name, "zdefs")) {	/* -Z */
 		c->zdefs = (int)n;
+	} else if (!strcmp(name, "grabanon")) {	/* -a: xdt_go() claims */
+		c->grabanon = (int)n;
 	} else if (!strcmp(name, "flowindent")) {	/* -F */
 		c->pr.flow.on = (int)n;
 	} else if (!strcmp(name, "errtags")) {
@@ -604,6 +606,9 @@ void xdt_close(xdt_hdl_t *h)
 	aggtab_free(h->pr.aggs);
 	free(h->eps);
 	free(h->blob);
+	free(h->recipe);
+	free(h->anonimg);
+	free(h->anonargv);
 	/* the compiled program's trees are the process's until exit */
 	free(h);
 }
@@ -628,7 +633,9 @@ int xdt_setopt(xdt_hdl_t *h, const char *name, const char *value)
 	int ret = -1;
 
 	XDT_GUARDED(h, return -1,
-		    ret = set_one(name, value, h, h->errmsg, sizeof(h->errmsg)));
+		    ret = set_one(name, value, h, h->errmsg, sizeof(h->errmsg));
+		    if (!ret)
+			    dt_recipe_pair(h, value ? "x" : "o", name, value));
 	return ret;
 }
 
@@ -636,6 +643,8 @@ void xdt_set_macros(xdt_hdl_t *h, char **argv, int argc)
 {
 	h->env.macros = argv;
 	h->env.nmacros = argc;
+	XDT_GUARDED(h, return,
+		    dt_recipe_add(h, "m", argc, (const char *const *)argv));
 }
 
 void xdt_set_target(xdt_hdl_t *h, pid_t pid)
@@ -680,6 +689,9 @@ void xdt_set_cpp(xdt_hdl_t *h, int on, char **args, int nargs)
 	h->cpp |= on;	/* or -x cpp, set before */
 	h->cppargs = args;
 	h->ncpp = nargs;
+	XDT_GUARDED(h, return,
+		    dt_recipe_add(h, on ? "C" : "c", nargs,
+				  (const char *const *)args));
 }
 
 long xdt_switchrate_us(const xdt_hdl_t *h)
@@ -719,8 +731,11 @@ static int compile_once(xdt_hdl_t *h, const char *src, const char *name,
 		char **args = xzalloc((h->ncpp + h->nxcpp + 1) * sizeof(*args));
 		char *out;
 
-		memcpy(args, h->cppargs, h->ncpp * sizeof(*args));
-		memcpy(args + h->ncpp, h->xcpp, h->nxcpp * sizeof(*args));
+		/* (memcpy from NULL is undefined even for 0 bytes) */
+		if (h->ncpp)
+			memcpy(args, h->cppargs, h->ncpp * sizeof(*args));
+		if (h->nxcpp)
+			memcpy(args + h->ncpp, h->xcpp, h->nxcpp * sizeof(*args));
 		out = dt_cpp(src, name, args, h->ncpp + h->nxcpp, why, sizeof(why));
 		free(args);
 
@@ -985,7 +1000,9 @@ int xdt_compile(xdt_hdl_t *h, const char *src, const char *name, int file,
 		cerror_from(err, &dt_lasterr);
 		snprintf(err->file, sizeof(err->file), "%s", name);
 		return -1;
-	}, ret = compile(h, src, name, file, err));
+	}, ret = compile(h, src, name, file, err);
+	   if (!ret)
+		   dt_recipe_pair(h, file ? "S" : "s", name, src));
 	return ret;
 }
 

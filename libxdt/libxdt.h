@@ -140,6 +140,24 @@ void xdt_warn_unimplemented(xdt_hdl_t *h);
 
 /* Enable the compiled program and start tracing (BEGIN fires). */
 int xdt_go(xdt_hdl_t *h);
+/*
+ * Anonymous tracing (dtrace -A, dtrace -a: core/portable/anon.c, libxdt/anonymous.c).
+ * xdt_anon_save: the compiled program, first enabled and dropped again so
+ * that the kernel checks it and matches its probes now, saved with the
+ * options and sources that made it as @path (NULL: XDT_ANON_PATH), which
+ * xdt.ko starts as it loads; *@replaced: one was there.  Probes of a
+ * process (pid, USDT) and a target (-c, -p) are refused.
+ * xdt_anon_remove: 1 removed, 0 there was none.
+ * xdt_grabanon (xdt_go() under -x grabanon, dtrace -a's option): instead
+ * of xdt_go(), with nothing compiled: claim the
+ * enabling xdt.ko started, compile its sources again and check that they
+ * give the object it runs; then xdt_work(), xdt_stop() and the rest as
+ * after xdt_go(), the records traced since the load first.
+ * Each: 0, or -1 with xdt_errmsg().
+ */
+int xdt_anon_save(xdt_hdl_t *h, const char *path, int *replaced);
+int xdt_anon_remove(xdt_hdl_t *h, const char *path);
+int xdt_grabanon(xdt_hdl_t *h);
 /* Drain every CPU once, delivering through @c (NULL: print).  DONE once
    exit() ran. */
 int xdt_work(xdt_hdl_t *h, const struct xdt_consumer *c);

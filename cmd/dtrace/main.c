@@ -55,7 +55,7 @@ static char *sdup(const char *s)
 static void usage(void)
 {
 	fprintf(stderr,
-		"Usage: dtrace [-64] [-eFGhSlqvVwZ] [-b bufsz] [-n program] [-s script] [-c cmd]\n"
+		"Usage: dtrace [-64] [-aAeFGhSlqvVwZ] [-b bufsz] [-n program] [-s script] [-c cmd]\n"
 		"\t[-p pid] [-o output] [-P provider] [-m module] [-f function]\n"
 		"\t[-i probe-id] [-x opt[=val]] [args ...]\n"
 		"\t-n  enable the probes described by program (repeatable)\n"
@@ -63,7 +63,11 @@ static void usage(void)
 		"\t-P -m -f  enable a provider's, module's, function's probes (as -n)\n"
 		"\t-i  enable the probe with this ID (dtrace -l shows them; as -n)\n"
 		"\t-l  list probes (filtered by -n -P -m -f); -v shows refusals\n"
-		"\t-e  compile only; -S show the DIF; -q quiet\n"
+		"\t-e  compile only (with -a: claim, print, exit); -S show the DIF; -q quiet\n"
+		"\t-A  save the program as the anonymous enabling xdt.ko starts as it\n"
+		"\t    loads (-o names the file); -A alone removes it\n"
+		"\t-a  claim the anonymous enabling: what it traced since load, then on\n"
+		"\t    as any run, to exit() or ^C\n"
 		"\t-b  set trace buffer size (-x bufsize=SIZE[k|m|g|t])\n"
 		"\t-F  coalesce trace output by function (-x flowindent)\n"
 		"\t-Z  permit probe descriptions that match zero probes (-x zdefs)\n"
@@ -298,7 +302,8 @@ static int output_failed(FILE *out)
 	return 1;
 }
 
-static int run(xdt_hdl_t *h, struct targets *o)
+/* @once: -ae, read what the anonymous enabling has and stop */
+static int run(xdt_hdl_t *h, struct targets *o, int once)
 {
 	struct xdt_status st;
 	struct sigaction sa;
@@ -322,12 +327,13 @@ static int run(xdt_hdl_t *h, struct targets *o)
 	for (;;) {
 		int r;
 
-		xdt_wait(h, -1);
+		if (!once)
+			xdt_wait(h, -1);
 		r = xdt_work(h, NULL);
 
 		if (r == XDT_WORK_ERROR && !ferror(o->out))
 			fprintf(stderr, "dtrace: %s\n", xdt_errmsg(h));
-		if (r != XDT_WORK_OKAY)
+		if (r != XDT_WORK_OKAY || once)
 			break;
 		if (ferror(o->out) || interrupted)
 			break;
@@ -457,7 +463,7 @@ int main(int argc, char **argv)
 	/* at most one per argument: no limit but the command line's */
 	struct dsrc *src = zalloc(argc * sizeof(*src));
 	int nsrc = 0, list = 0, verbose = 0, compile_only = 0, showdif = 0, c, i;
-	int header = 0, objgen = 0, version = 0;
+	int header = 0, objgen = 0, version = 0, anon = 0, grab = 0;
 	char **cppargs = zalloc(argc * sizeof(*cppargs));
 	int ncpp = 0, cpp = 0;
 	struct xdt_cerror err;
@@ -465,7 +471,7 @@ int main(int argc, char **argv)
 	if (!h)
 		fatal("cannot open a handle: %s", strerror(errno));
 	memset(&lmatch, 0, sizeof(lmatch));
-	while ((c = getopt(argc, argv, "+n:s:i:lvqwo:c:p:eSx:P:m:f:hGCD:U:I:HL:b:FVZ3:6:")) != -1) {
+	while ((c = getopt(argc, argv, "+n:s:i:lvqwo:c:p:eSx:P:m:f:hGCD:U:I:HL:b:FVZ3:6:aA")) != -1) {
 		switch (c) {
 		case 'n':
 		case 's':
@@ -499,6 +505,9 @@ int main(int argc, char **argv)
 		case 'F': setopt_flag(h, 'F', "flowindent", NULL); break;
 		case 'Z': setopt_flag(h, 'Z', "zdefs", NULL); break;
 		case 'V': version = 1; break;
+		/* -a is -x grabanon: xdt_go() claims instead of enabling */
+		case 'a': setopt_flag(h, 'a', "grabanon", NULL); grab = 1; break;
+		case 'A': anon = 1; break;
 		case 'o': ofile = optarg; break;
 		case 'e': compile_only = 1; break;
 		case 'h': header = 1; break;
@@ -554,12 +563,28 @@ int main(int argc, char **argv)
 		default: usage();
 		}
 	}
-	/* -V is a mode of its own, as DTrace's -l, -G and -h are */
-	if (version && (list || objgen || header)) {
-		fprintf(stderr, "dtrace: only one of the [-GhlV] options can be "
+	/* -V is a mode of its own, as DTrace's -A, -l, -G and -h are */
+	if ((version || anon) && version + anon + list + objgen + header > 1) {
+		fprintf(stderr, "dtrace: only one of the [-AGhlV] options can be "
 			"specified at a time\n");
 		return 2;
 	}
+	/*
+	 * Anonymous tracing (libxdt/anonymous.c): -A saves the program for
+	 * xdt.ko to start as it loads, -a claims what it started.  Neither
+	 * has a process: the enabling starts before any.
+	 */
+	if (anon && grab)
+		fatal("-a and -A cannot be used together: -A saves an "
+		      "enabling for the next load of xdt.ko, -a claims the "
+		      "one it started");
+	if ((anon || grab) && (cmd || o->target))
+		fatal("-%c cannot be used with -c or -p: an anonymous enabling "
+		      "starts as xdt.ko loads, before any process it could "
+		      "name", anon ? 'A' : 'a');
+	if (grab && nsrc)
+		fatal("-a claims the anonymous enabling: it takes no program "
+		      "(-n, -s, -P, -m, -f, -i) of its own");
 	if (version) {
 		/* DTrace's format: the program name and the D API version */
 		printf("dtrace: %s\n", xdt_version());
@@ -613,6 +638,27 @@ int main(int argc, char **argv)
 			fatal("%s", xdt_errmsg(h));
 		return r;
 	}
+	if (anon && !nsrc) {
+		/* DTrace's way to remove one: -A with no program */
+		int r = xdt_anon_remove(h, ofile);
+
+		if (r < 0)
+			fatal("%s", xdt_errmsg(h));
+		if (r)
+			fprintf(stderr, "dtrace: cleaned up old anonymous "
+				"enabling in %s\n", ofile ? ofile : XDT_ANON_PATH);
+		return 0;
+	}
+	if (grab && ofile) {
+		FILE *of = fopen(ofile, "a");
+
+		if (!of)
+			fatal("failed to open output file '%s'", ofile);
+		xdt_set_output(h, of);
+		o->out = of;
+	}
+	if (grab)
+		return run(h, o, compile_only);
 	if (!nsrc)
 		usage();
 	if (header && objgen)
@@ -656,6 +702,21 @@ int main(int argc, char **argv)
 		     cmd);
 	if (showdif)
 		xdt_dis(h, stdout);
+	if (anon) {
+		const char *path = ofile ? ofile : XDT_ANON_PATH;
+		int replaced;
+
+		if (xdt_anon_save(h, ofile, &replaced) < 0)
+			fatal("%s", xdt_errmsg(h));
+		/* on stderr, as DTrace's: -q in the program must not hide them */
+		if (replaced)
+			fprintf(stderr, "dtrace: cleaned up old anonymous "
+				"enabling in %s\n", path);
+		fprintf(stderr, "dtrace: saved anonymous enabling in %s\n", path);
+		fprintf(stderr, "dtrace: reload xdt.ko or reboot to enable "
+			"changes\n");
+		return 0;
+	}
 	if (compile_only)
 		return 0;
 	if (ofile) {
@@ -667,5 +728,5 @@ int main(int argc, char **argv)
 		xdt_set_output(h, of);
 		o->out = of;
 	}
-	return run(h, o);
+	return run(h, o, 0);
 }

@@ -545,7 +545,7 @@ void xdt_state_reset(struct xdt_state *st)
 	xdt_vars_free(st->vars);
 	kvfree(st->blob);
 	xdt_bufs_free(st);
-	memset(st, 0, offsetof(struct xdt_state, ioc_lock));
+	memset(st, 0, offsetof(struct xdt_state, perfmon_only));
 }
 
 void xdt_state_free(struct xdt_state *st)

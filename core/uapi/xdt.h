@@ -23,14 +23,15 @@
 #include <linux/types.h>
 
 #define XDT_DEVICE		"/dev/xdt"
-#define XDT_ABI_VERSION		11	/* 5: aggregation descriptors, lquantize,
+#define XDT_ABI_VERSION		12	/* 5: aggregation descriptors, lquantize,
 					   llquantize, increments; 6: speculations,
 					   double errors; 7: buffer policies,
 					   per-CPU aggregation drops; 8: user-space
 					   probes (XDT_IOC_UPROBES); 9: USDT;
 					   10: -x cpu (xdt_prog.onecpu);
 					   11: probes bound after GO
-					   (xdt_enable.late) */
+					   (xdt_enable.late); 12: anonymous
+					   tracing (XDT_IOC_ANON) */
 
 #define XDT_PROVNAMELEN		32
 #define XDT_MODNAMELEN		64
@@ -50,6 +51,7 @@
 #define XDT_IOC_EPROBES		_IOWR(XDT_IOC_MAGIC, 8, struct xdt_eprobe_query)
 #define XDT_IOC_UPROBES		_IOWR(XDT_IOC_MAGIC, 9, struct xdt_uprobe_req)
 #define XDT_IOC_UHOLD		_IOWR(XDT_IOC_MAGIC, 10, struct xdt_uhold_req)
+#define XDT_IOC_ANON		_IOWR(XDT_IOC_MAGIC, 11, struct xdt_anon_claim)
 
 /* ---- 2. probe listing --------------------------------------------------- */
 struct xdt_probedesc {
@@ -424,6 +426,46 @@ struct xdt_enable {
 	__u32 late;
 };
 #define XDT_LATE_MAX		65536
+
+/*
+ * Anonymous tracing (dtrace -A, dtrace -a; core/portable/anon.c): the file
+ * dtrace -A writes and xdt.ko reads as it loads.  One blob, offsets from
+ * its start: this header, the program object exactly as XDT_IOC_ENABLE
+ * takes it (8-aligned), and the consumer's own part, which the kernel
+ * keeps but never reads (libxdt: the sources and options it recompiles
+ * to read the records).  Where xdt.ko reads it from: XDT_ANON_PATH,
+ * unless its module parameter anon= names another file ("" for none).
+ */
+#define XDT_ANON_MAGIC		0x58445441	/* "XDTA" */
+#define XDT_ANON_PATH		"/lib/firmware/xdt/anon.xdt"
+#define XDT_ANON_MAX		(20u << 20)	/* bytes of the file: a program
+						   object of the most the kernel
+						   takes, and 4 MiB more */
+
+struct xdt_anon {
+	__u32 magic;
+	__u32 version;			/* XDT_ABI_VERSION */
+	__u32 size;			/* whole file */
+	__u32 flags;			/* XDT_ANON_* */
+	__u32 prog_off, prog_size;	/* struct xdt_prog blob */
+	__u32 meta_off, meta_size;	/* the consumer's, opaque here */
+};
+#define XDT_ANON_ZDEFS		0x1	/* -Z: a clause may match no probe */
+
+/*
+ * Claim the anonymous enabling into this descriptor, whose own state must
+ * be idle: it becomes this descriptor's state, running, its records since
+ * load still in its buffers.  The kernel copies the file it loaded to
+ * @buf; @cap too small: ENOSPC, nothing claimed, @size says how much.
+ * ENOENT: there is none (never loaded, failed to load, or claimed
+ * already); the other errors say why in @err.
+ */
+struct xdt_anon_claim {
+	__u64 buf;
+	__u32 cap;
+	__u32 size;			/* out: the file's bytes */
+	char err[128];
+};
 
 /* ---- 4. records --------------------------------------------------------- */
 /*

@@ -318,7 +318,7 @@ def test_flag_V(dtrace):
     assert (r.returncode, r.stdout, r.stderr) == (0, "dtrace: Sun D 1.13\n", "")
     r = _dt(dtrace, "-V", "-l")
     assert r.returncode == 2
-    assert r.stderr == ("dtrace: only one of the [-GhlV] options can be "
+    assert r.stderr == ("dtrace: only one of the [-AGhlV] options can be "
                         "specified at a time\n"), r.stderr
 
 
