@@ -23,14 +23,15 @@
 #include <linux/types.h>
 
 #define XDT_DEVICE		"/dev/xdt"
-#define XDT_ABI_VERSION		11	/* 5: aggregation descriptors, lquantize,
+#define XDT_ABI_VERSION		12	/* 5: aggregation descriptors, lquantize,
 					   llquantize, increments; 6: speculations,
 					   double errors; 7: buffer policies,
 					   per-CPU aggregation drops; 8: user-space
 					   probes (XDT_IOC_UPROBES); 9: USDT;
 					   10: -x cpu (xdt_prog.onecpu);
 					   11: probes bound after GO
-					   (xdt_enable.late) */
+					   (xdt_enable.late); 12: the lock
+					   subroutines (mutex_*, rw_*) */
 
 #define XDT_PROVNAMELEN		32
 #define XDT_MODNAMELEN		64
