@@ -430,7 +430,7 @@ static void gen_int(int d)
 			emit("%s(%s)", PICK(((const char *const[]){ "mutex_owned",
 				"mutex_type_adaptive", "mutex_type_spin", "rw_read_held",
 				"rw_write_held", "rw_iswriter" })),
-				PICK(((const char *const[]){ "0", "arg0", "curthread",
+				PICK(((const char *const[]){ "0", "arg0", "(void *)curthread",
 				"alloca(16)", "0xffffffffffff0000", "(void *)&curthread->comm" })));
 			return;
 		}

@@ -186,6 +186,10 @@ ERRORS = [
      "BEGIN { trace(rw_iswriter((struct mutex *)0)); }", "D_PROTO_ARG",
      "rw_iswriter( ) argument #1 is incompatible with prototype: "
      "struct rw_semaphore * expected, struct mutex * given"),
+    ("struct path { int a; }; struct file { int b; };\n"
+     "BEGIN { trace(d_path((struct file *)0)); }", "D_PROTO_ARG",
+     "d_path( ) argument #1 is incompatible with prototype: "
+     "struct path * expected, struct file * given"),
     ('BEGIN { trace(rw_read_held("lock")); }', "D_PROTO_ARG",
      "rw_read_held( ) argument #1 is incompatible with prototype: integer expected"),
     ("BEGIN { trace(mutex_type_spin()); }", "D_PROTO_LEN",
