@@ -10,10 +10,11 @@
  * pipe whatever the sizes.
  *
  * mcpp runs in its Standard mode (-@std; -X picks another: stdc_modes),
- * which is what a traditional cpp does to D: comments become white space (-k keeps the columns of what
- * remains), D's `@`, `$1`, backquote and `->` pass through untouched, and
- * the output carries `#line N "file"` markers.  mcpp names its stdin
- * "<stdin>": markers and messages are rewritten to the script's name.
+ * which is what a traditional cpp does to D: comments become white space
+ * (-k keeps the columns of what remains), D's `@`, `$1`, backquote and
+ * `->` pass through untouched, and the output carries `#line N "file"`
+ * markers.  mcpp names its stdin "<stdin>": markers and messages are
+ * rewritten to the script's name.
  * DTrace's predefined macros come on top of mcpp's own (__unix__,
  * __linux__, its build's CPU macro, __MCPP); mcpp's -N would drop those but
  * also, applied after -D, any -D of the same names.  -e utf8 fixes the
