@@ -9,11 +9,12 @@
  * poll() and a non-blocking writer, so neither side can stall on a full
  * pipe whatever the sizes.
  *
- * mcpp runs in its Standard mode (-@std), which is what a traditional cpp
- * does to D: comments become white space (-k keeps the columns of what
- * remains), D's `@`, `$1`, backquote and `->` pass through untouched, and
- * the output carries `#line N "file"` markers.  mcpp names its stdin
- * "<stdin>": markers and messages are rewritten to the script's name.
+ * mcpp runs in its Standard mode (-@std; -X picks another: stdc_modes),
+ * which is what a traditional cpp does to D: comments become white space
+ * (-k keeps the columns of what remains), D's `@`, `$1`, backquote and
+ * `->` pass through untouched, and the output carries `#line N "file"`
+ * markers.  mcpp names its stdin "<stdin>": markers and messages are
+ * rewritten to the script's name.
  * DTrace's predefined macros come on top of mcpp's own (__unix__,
  * __linux__, its build's CPU macro, __MCPP); mcpp's -N would drop those but
  * also, applied after -D, any -D of the same names.  -e utf8 fixes the
@@ -182,8 +183,44 @@ static int macro_set(struct macros *ms, const char *opt, const char *def,
 #define XDT_CPP_ISA		/* a build for a machine without a port */
 #endif
 
+/*
+ * DTrace's -X (-x stdc): the preprocessor's conformance to ISO C, each
+ * letter as dtrace(1) documents it and with the __STDC__ DTrace passes
+ * its cpp (illumos' dt_preprocess: 0 for a and t, 1 for c, none for s).
+ * mcpp has a mode for each:
+ *   a  ISO C with K&R's extensions (the default): Standard mode.
+ *   c  strictly conforming ISO C: Standard mode, mcpp's own __STDC__ 1.
+ *   s  K&R C only: mcpp's 'old_preprocessor' mode, the Reiser model of
+ *      the K&R era (a comment pastes tokens, no # or ## operators), as
+ *      Oracle's and FreeBSD's DTrace run cpp -traditional-cpp.
+ *   t  transition, K&R's extensions without ISO C's semantic changes:
+ *      Standard mode with -@compat, which rescans a macro's expansion
+ *      with what follows it, as pre-Standard preprocessors did.
+ */
+static const struct {
+	char mode;
+	const char *const argv[2];	/* mcpp's mode options */
+	const char *stdc;		/* a -D of __STDC__, or NULL */
+} stdc_modes[] = {
+	{ 'a', { "-@std" }, "-D__STDC__=0" },
+	{ 'c', { "-@std" }, NULL },
+	{ 's', { "-@oldprep" }, NULL },
+	{ 't', { "-@std", "-@compat" }, "-D__STDC__=0" },
+};
+
+/* -X<letter>: its row of stdc_modes, or -1 if @a is none */
+static int stdc_mode(const char *a)
+{
+	if (a[0] != '-' || a[1] != 'X' || !a[2] || a[3])
+		return -1;
+	for (size_t i = 0; i < sizeof(stdc_modes) / sizeof(*stdc_modes); i++)
+		if (stdc_modes[i].mode == a[2])
+			return (int)i;
+	return -1;
+}
+
 /* DTrace's predefined macros for Linux, with the ISA's. */
-static int predefine(struct macros *ms)
+static int predefine(struct macros *ms, int mode)
 {
 	static const char *const defs[] = {
 		"-D__linux", "-D__linux__", "-D__unix", "-D__unix__",
@@ -196,6 +233,9 @@ static int predefine(struct macros *ms)
 	for (i = 0; i < sizeof(defs) / sizeof(*defs); i++)
 		if (macro_set(ms, defs[i], defs[i], NULL))
 			return -1;
+	if (stdc_modes[mode].stdc &&
+	    macro_set(ms, stdc_modes[mode].stdc, stdc_modes[mode].stdc, NULL))
+		return -1;
 	return 0;
 }
 
@@ -208,10 +248,10 @@ static char **build_argv(const char *cpp, const char *name,
 			 char *const *argv, int argc, struct macros *ms,
 			 int *show_includes, char **dirarg)
 {
-	static const char *const mode[] = { "-@std", "-k", "-e", "utf8" };
+	static const char *const mode[] = { "-k", "-e", "utf8" };
 	size_t nmode = sizeof(mode) / sizeof(*mode);
 	char **av;
-	int i, n = 0;
+	int i, n = 0, x = 0;	/* stdc_modes[0]: -Xa, DTrace's default */
 	const char *slash = name ? strrchr(name, '/') : NULL;
 
 	*dirarg = NULL;
@@ -222,7 +262,10 @@ static char **build_argv(const char *cpp, const char *name,
 			return NULL;
 		}
 	}
-	if (predefine(ms))
+	for (i = 0; i < argc; i++)	/* the last -X wins */
+		if (stdc_mode(argv[i]) >= 0)
+			x = stdc_mode(argv[i]);
+	if (predefine(ms, x))
 		return NULL;
 	for (i = 0; i < argc; i++) {
 		const char *a = argv[i];
@@ -244,10 +287,12 @@ static char **build_argv(const char *cpp, const char *name,
 		if (macro_set(ms, a, a[1] == 'D' ? a : NULL, own))
 			return NULL;
 	}
-	av = calloc(nmode + 2 + ms->n + argc + 1, sizeof(*av));
+	av = calloc(3 + nmode + 2 + ms->n + argc + 1, sizeof(*av));
 	if (!av)
 		return NULL;
 	av[n++] = (char *)cpp;
+	for (size_t k = 0; k < 2 && stdc_modes[x].argv[k]; k++)
+		av[n++] = (char *)stdc_modes[x].argv[k];
 	for (size_t k = 0; k < nmode; k++)
 		av[n++] = (char *)mode[k];
 	if (*dirarg)
@@ -263,7 +308,7 @@ static char **build_argv(const char *cpp, const char *name,
 	for (i = 0; i < argc; i++) {
 		const char *a = argv[i];
 
-		if (!strcmp(a, "-H"))
+		if (!strcmp(a, "-H") || stdc_mode(a) >= 0)
 			continue;
 		if (a[0] == '-' && (a[1] == 'D' || a[1] == 'U')) {
 			if (!a[2])

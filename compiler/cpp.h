@@ -13,7 +13,9 @@
  * "<stdin>").  @argv[0..@argc) are extra preprocessor options, already in
  * preprocessor form: "-Dname", "-Dname=value", "-Uname", "-Idir" (or the
  * option and its operand as two elements), and "-H" (print the files
- * #included to stderr, one ". path" line each, a dot per nesting level).
+ * #included to stderr, one ". path" line each, a dot per nesting level),
+ * and "-Xa", "-Xc", "-Xs" or "-Xt": DTrace's -X, the conformance to ISO C
+ * and the value of __STDC__ (the last one given; "-Xa" by default).
  * DTrace's predefined macros come first (__linux, __SUNW_D, the machine's
  * ISA macro...); the options apply in order, so -U undoes a predefined or
  * an earlier -D, and a later -D wins over an earlier -U.

@@ -40,6 +40,12 @@ static struct dtype *subr_type(const char *name)
 	}
 	if (!strcmp(name, "void"))
 		return dt_void;
+	if (!strncmp(name, "struct ", 7)) {
+		/* the kernel's (mutex_owner's task), void where no BTF has it */
+		struct dtype *t = type_tagged(TK_STRUCT, name + 7, 0);
+
+		return t ? t : dt_void;
+	}
 	return type_named(name);
 }
 
@@ -671,6 +677,45 @@ static struct node *member(struct prog *p, struct lexer *lx, struct node *n)
 	return n;
 }
 
+/*
+ * Subroutines whose argument points to a kernel struct (DTrace's
+ * prototypes say kmutex_t *, krwlock_t *; Oracle's d_path a struct
+ * path *): a pointer to another struct or union is refused, as DTrace
+ * refuses one that does not match; an integer or a void * (arg0, a cast
+ * address) is the address it holds.
+ */
+static const struct {
+	int subr;
+	const char *tag;
+} subr_structs[] = {
+	{ DIF_SUBR_D_PATH, "path" },
+	{ DIF_SUBR_MUTEX_OWNED, "mutex" },
+	{ DIF_SUBR_MUTEX_OWNER, "mutex" },
+	{ DIF_SUBR_MUTEX_TYPE_ADAPTIVE, "mutex" },
+	{ DIF_SUBR_MUTEX_TYPE_SPIN, "mutex" },
+	{ DIF_SUBR_RW_READ_HELD, "rw_semaphore" },
+	{ DIF_SUBR_RW_WRITE_HELD, "rw_semaphore" },
+	{ DIF_SUBR_RW_ISWRITER, "rw_semaphore" },
+};
+
+static void subr_struct_arg(struct lexer *lx, const struct node *n, int s)
+{
+	const struct node *a = n->args[0];
+	const struct dtype *b;
+
+	if (a->t->real->k != TK_PTR)
+		return;
+	b = a->t->real->base->real;
+	if (b->k != TK_STRUCT && b->k != TK_UNION)
+		return;
+	for (size_t i = 0; i < sizeof(subr_structs) / sizeof(subr_structs[0]); i++)
+		if (subr_structs[i].subr == s &&
+		    (b->k != TK_STRUCT || !b->tag || strcmp(b->tag, subr_structs[i].tag)))
+			dt_cerrt(lx, DT_D_PROTO_ARG, a->line, a->col,
+				 "%s( ) argument #1 is incompatible with prototype: struct %s * expected, %s given",
+				 n->s, subr_structs[i].tag, type_str(a->t));
+}
+
 static struct node *call(struct prog *p, struct lexer *lx, struct node *n)
 {
 	int i, s;
@@ -739,6 +784,8 @@ static struct node *call(struct prog *p, struct lexer *lx, struct node *n)
 			a->type = str ? XDT_TYPE_STRING : XDT_TYPE_INT;
 		}
 	}
+	if (n->nargs)
+		subr_struct_arg(lx, n, s);
 	if (subrs[s].fl & DIF_SF_DESTR)
 		p->destructive = 1;	/* refused unless -w */
 	if (s == DIF_SUBR_SPECULATION)

@@ -12,7 +12,9 @@
 #include <linux/kgdb.h>
 #include <linux/kallsyms.h>
 #include <linux/mm.h>
+#include <linux/mutex.h>
 #include <linux/pgtable.h>
+#include <linux/rwsem.h>
 #include <linux/sched.h>
 #include <linux/sched/signal.h>
 #include <linux/sched/task.h>
@@ -358,6 +360,27 @@ const struct xdt_vfs_layout *__xdt_probe xdt_vfs_layout(u64 *root)
 
 	*root = fs ? (unsigned long)&fs->root : 0;
 	return &vfs_layout;
+}
+
+/*
+ * The lock subroutines' layout (subr.c decodes the words).  PREEMPT_RT
+ * builds struct mutex and struct rw_semaphore on rtmutexes, whose words
+ * mean something else: there the subroutines are illegal operations.
+ */
+#ifndef CONFIG_PREEMPT_RT
+static const struct xdt_lock_layout lock_layout = {
+	.mutex_owner = offsetof(struct mutex, owner),
+	.rwsem_count = offsetof(struct rw_semaphore, count),
+};
+#endif
+
+const struct xdt_lock_layout *__xdt_probe xdt_lock_layout(void)
+{
+#ifndef CONFIG_PREEMPT_RT
+	return &lock_layout;
+#else
+	return NULL;
+#endif
 }
 
 /* ---- destructive actions (dtrace -w) ------------------------------------- */

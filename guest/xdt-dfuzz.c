@@ -425,6 +425,15 @@ static void gen_int(int d)
 		emit(")");
 		return;
 	case 19:
+		if (P.kernel && chance(50)) {
+			/* the lock subroutines: any address, faulting or not */
+			emit("%s(%s)", PICK(((const char *const[]){ "mutex_owned",
+				"mutex_type_adaptive", "mutex_type_spin", "rw_read_held",
+				"rw_write_held", "rw_iswriter" })),
+				PICK(((const char *const[]){ "0", "arg0", "(void *)curthread",
+				"alloca(16)", "0xffffffffffff0000", "(void *)&curthread->comm" })));
+			return;
+		}
 		if (P.kernel) {
 			emit("(curthread != 0)");
 			return;

@@ -114,6 +114,7 @@ struct xdt_hdl {
 	char **xcpp;		/* -x define/undef/incdir: mcpp's -D/-U/-I */
 	int nxcpp;
 	int ncpp;
+	char stdc[4];		/* -X / -x stdc: "-Xa" (cpp.c) */
 	/* the D library: -L / -x libdir directories, -x syslibdir, -x nolibs */
 	char *libdirs[8];
 	int nlibdirs;

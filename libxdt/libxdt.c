@@ -142,7 +142,7 @@ static const struct { const char *name; enum optkind kind; int implemented; } op
 	{ "lazyload", OPT_FLAG, 0 }, { "late", OPT_ANY, 0 },
 	{ "modpath", OPT_ANY, 0 }, { "nolibs", OPT_FLAG, 1 },
 	{ "pgmax", OPT_COUNT, 0 }, { "pspec", OPT_FLAG, 0 },
-	{ "stdc", OPT_ANY, 0 }, { "syslibdir", OPT_ANY, 1 },
+	{ "stdc", OPT_ANY, 1 }, { "syslibdir", OPT_ANY, 1 },
 	{ "tree", OPT_COUNT, 0 }, { "tregs", OPT_COUNT, 0 },
 	{ "udefs", OPT_FLAG, 0 }, { "verbose", OPT_FLAG, 0 },
 	{ "incdir", OPT_ANY, 1 }, { "define", OPT_ANY, 1 },
@@ -283,6 +283,13 @@ static int set_one(const char *opt, const char *val, struct xdt_hdl *c,
 				 opt, val ? "=" : "", val ? val : "");
 			return -1;
 		}
+		/* DTrace's -X: a, c, s or t (compiler/cpp.c, stdc_modes) */
+		if (!strcmp(opt, "stdc") &&
+		    (!val || !val[0] || val[1] || !strchr("acst", val[0]))) {
+			snprintf(why, len, "failed to set -x %s%s%s: Invalid value for specified option",
+				 opt, val ? "=" : "", val ? val : "");
+			return -1;
+		}
 		if (!strcmp(opt, "fbtmode") && fbtmode_of(val) < 0) {
 			snprintf(why, len, "failed to set -x %s%s%s: Invalid value for specified option",
 				 opt, val ? "=" : "", val ? val : "");
@@ -395,6 +402,8 @@ static void opt_apply(const char *name, const char *val, unsigned long long n,
 		c->xcpp[c->nxcpp++] = a;
 	} else if (!strcmp(name, "cpp")) {
 		c->cpp = (int)n;	/* DTrace's name for -C */
+	} else if (!strcmp(name, "stdc")) {
+		c->stdc[2] = val[0];	/* "-Xa": mcpp's mode, __STDC__ */
 	} else if (!strcmp(name, "stackindent")) {
 		print_stackindent = n > 256 ? 256 : (unsigned)n;
 	} else if (!strcmp(name, "temporal")) {
@@ -582,6 +591,7 @@ xdt_hdl_t *xdt_open(void)
 	h->env.pid = getpid();
 	h->env.target = -1;
 	h->env.strsize = 256;
+	memcpy(h->stdc, "-Xa", 4);	/* DTrace's default -X */
 	h->env.ids[0] = getpid();
 	h->env.ids[1] = getppid();
 	h->env.ids[2] = getuid();
@@ -728,7 +738,7 @@ static int compile_once(xdt_hdl_t *h, const char *src, const char *name,
 
 	if (cpp) {
 		char why[4096];
-		char **args = xzalloc((h->ncpp + h->nxcpp + 1) * sizeof(*args));
+		char **args = xzalloc((h->ncpp + h->nxcpp + 2) * sizeof(*args));
 		char *out;
 
 		/* (memcpy from NULL is undefined even for 0 bytes) */
@@ -736,7 +746,8 @@ static int compile_once(xdt_hdl_t *h, const char *src, const char *name,
 			memcpy(args, h->cppargs, h->ncpp * sizeof(*args));
 		if (h->nxcpp)
 			memcpy(args + h->ncpp, h->xcpp, h->nxcpp * sizeof(*args));
-		out = dt_cpp(src, name, args, h->ncpp + h->nxcpp, why, sizeof(why));
+		args[h->ncpp + h->nxcpp] = h->stdc;
+		out = dt_cpp(src, name, args, h->ncpp + h->nxcpp + 1, why, sizeof(why));
 		free(args);
 
 		if (!out) {

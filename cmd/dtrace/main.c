@@ -80,6 +80,7 @@ static void usage(void)
 		"\t    dynvarsize=SIZE cleanrate=N errtags stackframes=N ...\n"
 		"\t    fbtmode=default|breakpoint|ftrace|trampoline\n"
 		"\t-C  run the C preprocessor (mcpp) first; -D -U -I -H pass to it\n"
+		"\t-X  its ISO C conformance: a (default, __STDC__ 0), c (1), s (K&R, none), t (0)\n"
 		"\t-L  add a D library directory (searched before " "/usr/lib/xdt" ")\n");
 	exit(2);
 }
@@ -471,7 +472,7 @@ int main(int argc, char **argv)
 	if (!h)
 		fatal("cannot open a handle: %s", strerror(errno));
 	memset(&lmatch, 0, sizeof(lmatch));
-	while ((c = getopt(argc, argv, "+n:s:i:lvqwo:c:p:eSx:P:m:f:hGCD:U:I:HL:b:FVZ3:6:aA")) != -1) {
+	while ((c = getopt(argc, argv, "+n:s:i:lvqwo:c:p:eSx:P:m:f:hGCD:U:I:HL:b:FVZ3:6:aAX:")) != -1) {
 		switch (c) {
 		case 'n':
 		case 's':
@@ -540,6 +541,7 @@ int main(int argc, char **argv)
 			break;
 		}
 		case 'C': cpp = 1; break;
+		case 'X': setopt_flag(h, 'X', "stdc", optarg); break;
 		case 'L': xdt_setopt(h, "libdir", optarg); break;
 		case 'D': case 'U': case 'I': {
 			char *a = zalloc(strlen(optarg) + 3);

@@ -339,6 +339,19 @@ const struct xdt_vfs_layout *xdt_vfs_layout(u64 *root)
 	return NULL;
 }
 
+/*
+ * No kernel locks in the host VM, but the words decode the same: a test
+ * lays out a struct mutex's owner word or a struct rw_semaphore's count at
+ * the start of scratch memory (their place in Linux 6.1's non-RT layout),
+ * and the lock subroutines read it there, through the same checked loads.
+ */
+const struct xdt_lock_layout *xdt_lock_layout(void)
+{
+	static const struct xdt_lock_layout host = { 0, 0 };
+
+	return &host;
+}
+
 /* This process's arguments, from /proc (the host VM's BEGIN is dtrace's). */
 long xdt_execargs(char *dst, u32 max)
 {

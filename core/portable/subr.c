@@ -960,6 +960,131 @@ SUBR(D_PATH)
 	return 0;
 }
 
+/* ---- kernel locks ----------------------------------------------------------- */
+/*
+ * DTrace's mutex_*() take illumos' kmutex_t *, its rw_*() a krwlock_t *.
+ * Linux's counterparts are struct mutex -- a sleeping lock whose waiters
+ * first spin while its owner runs: illumos' adaptive mutex, never a spin
+ * one (Linux's spinlocks are another type) -- and struct rw_semaphore.
+ * Each subroutine reads its lock's one word once, through the checked
+ * load (a bad pointer is an ERROR, as DTrace's dtrace_loadptr), so the
+ * bits it tests are one snapshot, and decodes it as Linux 6.1 does.  The
+ * offsets are the kernel's (xdt_lock_layout); the bits are private to the
+ * kernel's .c files, so they are copied here from 6.1:
+ *   kernel/locking/mutex.c: MUTEX_FLAGS 0x07 (WAITERS, HANDOFF, PICKUP)
+ *     in the owner word's low bits, the owning task_struct above them;
+ *   kernel/locking/rwsem.c: RWSEM_WRITER_LOCKED bit 0, RWSEM_FLAG_WAITERS
+ *     bit 1, the reader count from RWSEM_READER_SHIFT 8 up to
+ *     RWSEM_FLAG_READFAIL, bit BITS_PER_LONG - 1 (every ISA here: 63).
+ */
+#define LK_MUTEX_FLAGS		0x07ULL
+#define LK_RWSEM_WRITER_LOCKED	(1ULL << 0)
+#define LK_RWSEM_FLAG_WAITERS	(1ULL << 1)
+#define LK_RWSEM_READERS	(~0xffULL & ~(1ULL << 63))
+
+static int __xdt_probe lockword(struct xdt_mstate *m, u64 lock, bool rwsem,
+				u64 *w, u32 pc)
+{
+	const struct xdt_lock_layout *L = xdt_lock_layout();
+	u64 a;
+	int f;
+
+	if (!L)
+		return fault(m, XDT_FAULT_ILLOP, lock, pc);
+	a = lock + (rwsem ? L->rwsem_count : L->mutex_owner);
+	if ((f = rd64(m, a, w)))
+		return fault(m, f, a, pc);
+	return 0;
+}
+
+/* Linux's mutex_is_locked(): an owner, whatever the flags say. */
+SUBR(MUTEX_OWNED)
+{
+	u64 w;
+
+	if (lockword(m, ARG(0), false, &w, pc))
+		return -EFAULT;
+	*rv = (w & ~LK_MUTEX_FLAGS) != 0;
+	return 0;
+}
+
+/* Linux's __mutex_owner(): the owning task, NULL if unlocked. */
+SUBR(MUTEX_OWNER)
+{
+	u64 w;
+
+	if (lockword(m, ARG(0), false, &w, pc))
+		return -EFAULT;
+	*rv = w & ~LK_MUTEX_FLAGS;
+	return 0;
+}
+
+/* Every struct mutex is adaptive; the word is read for its fault only. */
+SUBR(MUTEX_TYPE_ADAPTIVE)
+{
+	u64 w;
+
+	if (lockword(m, ARG(0), false, &w, pc))
+		return -EFAULT;
+	*rv = 1;
+	return 0;
+}
+
+SUBR(MUTEX_TYPE_SPIN)
+{
+	u64 w;
+
+	if (lockword(m, ARG(0), false, &w, pc))
+		return -EFAULT;
+	*rv = 0;
+	return 0;
+}
+
+/*
+ * Held by readers: a reader count and no writer.  A reader that fails
+ * its fast path adds its bias and takes it back (rwsem_down_read_slowpath),
+ * so a count under a writer's lock is no reader holding it.
+ */
+SUBR(RW_READ_HELD)
+{
+	u64 w;
+
+	if (lockword(m, ARG(0), true, &w, pc))
+		return -EFAULT;
+	*rv = !(w & LK_RWSEM_WRITER_LOCKED) && (w & LK_RWSEM_READERS);
+	return 0;
+}
+
+SUBR(RW_WRITE_HELD)
+{
+	u64 w;
+
+	if (lockword(m, ARG(0), true, &w, pc))
+		return -EFAULT;
+	*rv = (w & LK_RWSEM_WRITER_LOCKED) != 0;
+	return 0;
+}
+
+/*
+ * "Held or desired by a writer".  The count has no writer-wanted bit
+ * (illumos' RW_WRITE_WANTED); it has RWSEM_FLAG_WAITERS, and on 6.1 a
+ * reader queues only behind a writer that holds the lock or waits for it
+ * (a waiter of either kind fails the readers' fast path), so a writer's
+ * lock or any waiter is a writer's.  Trade-off: a queue left with readers
+ * only (a killed writer's, until rwsem_mark_wake() empties it) counts too;
+ * telling would need the first waiter's type, in a struct private to
+ * rwsem.c.
+ */
+SUBR(RW_ISWRITER)
+{
+	u64 w;
+
+	if (lockword(m, ARG(0), true, &w, pc))
+		return -EFAULT;
+	*rv = (w & (LK_RWSEM_WRITER_LOCKED | LK_RWSEM_FLAG_WAITERS)) != 0;
+	return 0;
+}
+
 /* Linux's dev_t inside the kernel: 12 bits of major, 20 of minor. */
 SUBR(GETMAJOR) { *rv = (u32)ARG(0) >> 20; return 0; }
 SUBR(GETMINOR) { *rv = (u32)ARG(0) & ((1u << 20) - 1); return 0; }

@@ -74,6 +74,16 @@ struct xdt_vfs_layout {
 	u32 mount_mnt, mount_parent, mount_mountpoint;	/* fs/mount.h's */
 };
 const struct xdt_vfs_layout *xdt_vfs_layout(u64 *root);
+/*
+ * mutex_owned() & co., rw_read_held() & co.: where struct mutex keeps its
+ * owner word and struct rw_semaphore its count (subr.c decodes them), or
+ * NULL where the kernel's locks are not those (PREEMPT_RT's are rtmutexes).
+ */
+struct xdt_lock_layout {
+	u32 mutex_owner;	/* struct mutex: atomic_long_t owner */
+	u32 rwsem_count;	/* struct rw_semaphore: atomic_long_t count */
+};
+const struct xdt_lock_layout *xdt_lock_layout(void);
 /* stack(): up to @max return addresses of the firing's kernel stack. */
 unsigned int xdt_stack(struct xdt_ctx *ctx, u64 *pcs, unsigned int max);
 /*

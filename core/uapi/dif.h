@@ -239,7 +239,14 @@ enum dif_var {
 	X(COPYOUTSTR, 35, "copyoutstr", "void",	 "sii", DIF_SF_DESTR) \
 	X(SPECULATION, 36, "speculation", "int", "", 0)	/* a free one's id, 0 */ \
 	X(EXECARGS, 37, "execargs",  "string",	 "", 0)	/* psinfo_t's pr_psargs */ \
-	X(D_PATH,   38, "d_path",    "string",	 "i", 0)	/* struct path * */
+	X(D_PATH,   38, "d_path",    "string",	 "i", 0)	/* struct path * */ \
+	X(MUTEX_OWNED, 39, "mutex_owned", "int", "i", 0)  /* struct mutex * */ \
+	X(MUTEX_OWNER, 40, "mutex_owner", "struct task_struct *", "i", 0)     \
+	X(MUTEX_TYPE_ADAPTIVE, 41, "mutex_type_adaptive", "int", "i", 0)      \
+	X(MUTEX_TYPE_SPIN, 42, "mutex_type_spin", "int", "i", 0)	     \
+	X(RW_READ_HELD, 43, "rw_read_held", "int", "i", 0) /* rw_semaphore * */ \
+	X(RW_WRITE_HELD, 44, "rw_write_held", "int", "i", 0)		     \
+	X(RW_ISWRITER, 45, "rw_iswriter", "int", "i", 0)
 
 enum dif_subr {
 #define DIF_SENUM(name, idx, str, rt, args, fl) DIF_SUBR_##name = idx,

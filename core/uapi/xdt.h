@@ -31,7 +31,8 @@
 					   10: -x cpu (xdt_prog.onecpu);
 					   11: probes bound after GO
 					   (xdt_enable.late); 12: anonymous
-					   tracing (XDT_IOC_ANON) */
+					   tracing (XDT_IOC_ANON), the lock
+					   subroutines (mutex_*, rw_*) */
 
 #define XDT_PROVNAMELEN		32
 #define XDT_MODNAMELEN		64

@@ -48,6 +48,13 @@ CALLS = [
     "progenyof({a})",
     "getmajor({a})",
     "d_path((struct path *){a})",
+    "mutex_owned((struct mutex *){a})",
+    "mutex_owner({a})",
+    "mutex_type_adaptive({a})",
+    "mutex_type_spin({a})",
+    "rw_read_held((struct rw_semaphore *){a})",
+    "rw_write_held({a})",
+    "rw_iswriter({a})",
 ]
 
 
@@ -63,7 +70,8 @@ def program():
             if call.startswith("copyin("):
                 body = f"this->p = (char *){expr}; trace(*this->p);"
             elif call.split("(")[0] in ("strlen", "index", "rindex", "strtoll",
-                                        "progenyof", "getmajor"):
+                                        "progenyof", "getmajor") or \
+                    call.startswith(("mutex_", "rw_")):
                 body = f"trace({expr});"
             else:
                 body = f'printf("%s", {expr});'

@@ -221,3 +221,59 @@ def test_isa_macros_are_the_isa_compilers():
         for m in f["d"]["cpp_predefined"]:
             name, _, value = m.partition("=")
             assert have.get(name) == (value or "1"), (isa, m, have.get(name))
+
+
+# DTrace's -X letters (dtrace(1)): what each makes of __STDC__ (illumos'
+# dt_preprocess passes -D__STDC__=0 for a and t, 1 for c, nothing for s),
+# and of what only its mode does: # stringizes in the ISO C modes; a
+# comment pastes in K&R's (s, the Reiser model); t's pre-Standard rescan
+# lets NIL(G_1)(1) reach G_1 with the text after it, where a and c stop
+# at NIL(1).
+RESCAN = ("#define NIL(x) x\n#define G_1(a) NIL(a)\n#define G_0(a) NIL(G_1)(a)\n"
+          "#define S(x) #x\n#define STR(x) S(x)\n", 'printf("%s", STR(G_0(1)));')
+XMODES = {
+    "a": RESCAN + ("__STDC__ 0 NIL(1)",),
+    "c": RESCAN + ("__STDC__ 1 NIL(1)",),
+    "s": ("", 'tra/**/ce("pasted");', "no __STDC__ pasted"),
+    "t": RESCAN + ("__STDC__ 0 1",),
+}
+XPROG = ("{defs}BEGIN\n{{\n#ifdef __STDC__\n\tprintf(\"__STDC__ %d \", __STDC__);\n"
+         "#else\n\tprintf(\"no __STDC__ \");\n#endif\n\t{use}\n\texit(0);\n}}\n")
+
+
+@pytest.mark.parametrize("mode", sorted(XMODES))
+@pytest.mark.parametrize("how", ["-X", "-x stdc="])
+def test_X_conformance_modes(dtrace, tmp_path, mode, how):  # noqa: F811
+    defs, use, stdc = XMODES[mode]
+    d = tmp_path / "x.d"
+    d.write_text(XPROG.format(defs=defs, use=use))
+    opt = ["-X", mode] if how == "-X" else ["-x", "stdc=" + mode]
+    r = subprocess.run([dtrace, "-x", "hostvm", "-q", "-C", *opt, "-s", str(d)],
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip() == stdc, r.stdout
+    # every other mode refuses this mode's program or prints another line
+    for other in sorted(set(XMODES) - {mode}):
+        r = subprocess.run([dtrace, "-x", "hostvm", "-q", "-C", "-X", other,
+                            "-s", str(d)], capture_output=True, text=True, timeout=60)
+        assert r.returncode != 0 or r.stdout.strip() != stdc, (other, r.stdout)
+
+
+def test_X_default_is_a_and_last_wins(dtrace, tmp_path):  # noqa: F811
+    d = tmp_path / "x.d"
+    d.write_text(XPROG.format(defs="", use="trace(1);"))
+    for opts, want in (([], "__STDC__ 0 1"), (["-Xc", "-Xs"], "no __STDC__ 1"),
+                       (["-Xs", "-Xc"], "__STDC__ 1 1"),
+                       (["-Xc", "-D__STDC__=2"], "__STDC__ 2 1")):
+        r = subprocess.run([dtrace, "-x", "hostvm", "-q", "-C", *opts, "-s", str(d)],
+                           capture_output=True, text=True, timeout=60)
+        assert r.returncode == 0, r.stderr
+        assert r.stdout.strip() == want, (opts, r.stdout)
+
+
+@pytest.mark.parametrize("bad", ["q", "ac", ""])
+def test_X_refuses_other_letters(dtrace, bad):  # noqa: F811
+    r = subprocess.run([dtrace, "-X", bad, "-e", "-n", "BEGIN"],
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode != 0
+    assert f"failed to set -X {bad}: Invalid value for specified option" in r.stderr, r.stderr

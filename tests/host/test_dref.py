@@ -178,6 +178,22 @@ ERRORS = [
     ("BEGIN { (1)(2); }", "D_FUNC_IDENT", "1:10: function designator is not of function type"),
     ("BEGIN { trace($1); }", "D_MACRO_UNUSED", "extraneous argument 'b' ($2 is not referenced)",
      ["1", "b"]),
+    ("struct rw_semaphore { long count; };\n"
+     "BEGIN { trace(mutex_owned((struct rw_semaphore *)0)); }", "D_PROTO_ARG",
+     "2:27: mutex_owned( ) argument #1 is incompatible with prototype: "
+     "struct mutex * expected, struct rw_semaphore * given"),
+    ("struct mutex { long owner; };\n"
+     "BEGIN { trace(rw_iswriter((struct mutex *)0)); }", "D_PROTO_ARG",
+     "rw_iswriter( ) argument #1 is incompatible with prototype: "
+     "struct rw_semaphore * expected, struct mutex * given"),
+    ("struct path { int a; }; struct file { int b; };\n"
+     "BEGIN { trace(d_path((struct file *)0)); }", "D_PROTO_ARG",
+     "d_path( ) argument #1 is incompatible with prototype: "
+     "struct path * expected, struct file * given"),
+    ('BEGIN { trace(rw_read_held("lock")); }', "D_PROTO_ARG",
+     "rw_read_held( ) argument #1 is incompatible with prototype: integer expected"),
+    ("BEGIN { trace(mutex_type_spin()); }", "D_PROTO_LEN",
+     "1:15: mutex_type_spin( ) prototype mismatch: 0 args passed, 1 expected"),
     ("BEGIN { trace($1); }", "D_MACRO_OFLOW",
      "macro argument $1 constant 99999999999999999999 results in integer overflow",
      ["99999999999999999999"]),
@@ -246,3 +262,15 @@ def test_provider_names_are_the_modules(dtrace):  # noqa: F811
     kernel -= {"stable", "pid"}     # stable's three are its own; pid is per process
     table = re.search(r"xdt_providers\[\] = \{(.*?)\};", read("compiler", "pragma.c"), re.S)
     assert set(re.findall(r'"(\w+)"', table.group(1))) == kernel
+
+
+def test_mutex_owner_is_a_task(dtrace):  # noqa: F811
+    """mutex_owner() gives a struct task_struct * (the kernel's BTF): the
+    owner word less its flag bits, dereferenced as the task it is."""
+    r = _run(dtrace, "BEGIN { w = (uint64_t *)alloca(8); "
+             "t = (struct task_struct *)alloca(sizeof (struct task_struct)); "
+             "t->pid = 42; *w = (uint64_t)t | 5; "
+             'printf("%d %d\\n", mutex_owner(w)->pid, mutex_owner(w) == t); exit(0); }',
+             "-x", f"vmlinux={vmlinux('x86_64')}")
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.split() == ["42", "1"]
