@@ -1,4 +1,4 @@
-/* flags: -q */
+/* flags: -q -Z */
 /* cmd: dd if=/proc/self/maps of=/dev/null */
 /*
  * The lock subroutines on locks whose state is known: dd's read of its
@@ -9,14 +9,19 @@
  * entry it still does; after mutex_unlock() returns it no longer owns it.
  * min() over every firing: 1 only if it held at each one (max for what
  * must never hold); a row missing is a probe that never fired.
+ * A lockdep kernel (make test-debug) has no mutex_lock(): the macro calls
+ * mutex_lock_nested(lock, 0) there, so both are named, with -Z for the
+ * one the kernel lacks (the rows still say mutex_lock).
  */
-fbt::mutex_lock:entry
+fbt::mutex_lock:entry,
+fbt::mutex_lock_nested:entry
 /pid == $target/
 {
 	self->m = arg0;
 }
 
-fbt::mutex_lock:return
+fbt::mutex_lock:return,
+fbt::mutex_lock_nested:return
 /self->m/
 {
 	@lo["mutex_lock:return mutex_owned"] = min(mutex_owned(self->m));
