@@ -26,7 +26,10 @@ endif
 BUILD := $(XDT_CACHE)/build$(if $(XDT_KVARIANT),-$(XDT_KVARIANT))
 KCACHE := $(XDT_CACHE)/kernel$(if $(XDT_KVARIANT),/$(XDT_KVARIANT))
 ALL_ISAS := $(shell awk '!/^\#/ && NF { print $$1 }' arch/isas)
-ISAS ?= $(or $(XDT_ISAS),$(ALL_ISAS))
+# With no ISAS (XDT_ISAS), the default set: arch/isas' set column leaves a
+# port under way out until it passes; every row is valid when named.
+DEFAULT_ISAS := $(shell awk '!/^\#/ && NF && $$9 == "default" { print $$1 }' arch/isas)
+ISAS ?= $(or $(XDT_ISAS),$(DEFAULT_ISAS))
 comma := ,
 space := $(subst ,, )
 # ISAS may come from the command line, which no makefile assignment overrides.
@@ -89,12 +92,17 @@ VM_SRCS := $(wildcard core/portable/*.c) core/host/machine.c
 DTRACE_HDRS := $(wildcard compiler/*.h libxdt/*.h) core/uapi/xdt.h core/uapi/dif.h \
 	core/uapi/xdt_pobj.h core/uapi/stable.h core/xdt_impl.h $(wildcard core/portable/*.h) \
 	$(wildcard core/host/*.h)
-CFLAGS_C11 := -std=c11 -O2 -Wall -Wextra -Werror
+# __SANE_USERSPACE_TYPES__: the uapi's __u64/__s64 as the kernel has them
+# (long long) on every ISA.  64-bit powerpc's user-space <asm/types.h>
+# gives `long` without it, and the host VM's u64 (core/host/kernel.h, long
+# long as the kernel's) would then not be the uapi's __u64.
+USER_TYPES := -D__SANE_USERSPACE_TYPES__
+CFLAGS_C11 := -std=c11 -O2 -Wall -Wextra -Werror $(USER_TYPES)
 # What a user of libxdt compiles with: libxdt.h and the uapi it includes.
 DTRACE_CFLAGS := $(CFLAGS_C11) -Icore/uapi -Ilibxdt
 FE_CFLAGS := $(CFLAGS_C11) -Icore/uapi -Icompiler -Ilibxdt
 CONSUMER_CFLAGS := $(CFLAGS_C11) -Icore/uapi -Icore/host -Ilibxdt
-VM_CFLAGS := -std=gnu11 -O2 -Wall -Wextra -Wno-unused-parameter \
+VM_CFLAGS := -std=gnu11 -O2 -Wall -Wextra -Wno-unused-parameter $(USER_TYPES) \
 	-Wno-sign-compare -Wno-format-truncation -Werror -fno-strict-overflow \
 	-Icore -Icore/portable
 abs_flags = $(patsubst -I%,-I$(CURDIR)/%,$(1))

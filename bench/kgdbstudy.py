@@ -784,7 +784,7 @@ class Study:
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--isas", default=",".join(
-        os.environ.get("XDT_ISAS", "").split() or xdtvm.ISAS))
+        xdtvm.env_isas()))
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--no-icount", dest="icount", action="store_false")
     ap.add_argument("--out")

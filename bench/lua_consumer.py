@@ -128,7 +128,7 @@ def bench(isa, n, rounds, icount):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--isas", default=",".join(xdtvm.ISAS))
+    ap.add_argument("--isas", default=",".join(xdtvm.env_isas()))
     ap.add_argument("-n", type=int, default=20000)
     ap.add_argument("-r", "--rounds", type=int, default=3)
     ap.add_argument("--icount", action="store_true")

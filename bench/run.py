@@ -200,7 +200,7 @@ def main():
     ap.add_argument("--quick", action="store_true",
                     help="small N and few rounds (smoke test)")
     ap.add_argument("--isas", default=",".join(
-        os.environ.get("XDT_ISAS", "").split() or xdtvm.ISAS))
+        xdtvm.env_isas()))
     ap.add_argument("--out", help="output directory (default "
                     "bench/results/<timestamp>, with a `latest` symlink)")
     ap.add_argument("--no-icount", action="store_true",

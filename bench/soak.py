@@ -813,7 +813,7 @@ def stages_of(s, names):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--isas", default=",".join(xdtvm.ISAS))
+    ap.add_argument("--isas", default=",".join(xdtvm.env_isas()))
     ap.add_argument("--quick", action="store_true",
                     help="every stage ~100x smaller (a CI smoke check)")
     ap.add_argument("--objects", type=int, help="fuzzed program objects")

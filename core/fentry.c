@@ -57,9 +57,9 @@ static void __xdt_probe xdt_fentry_ftrace(unsigned long ip,
 	if (unlikely(!s))
 		return;
 	flags = arch_local_irq_save();
-	fregs->regs.sp += XDT_FTRACE_SP_BIAS;
+	XDT_REGS_SP(&fregs->regs) += XDT_FTRACE_SP_BIAS;
 	xdt_site_fire(s, &fregs->regs);
-	fregs->regs.sp -= XDT_FTRACE_SP_BIAS;
+	XDT_REGS_SP(&fregs->regs) -= XDT_FTRACE_SP_BIAS;
 	arch_local_irq_restore(flags);
 }
 

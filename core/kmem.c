@@ -86,7 +86,8 @@ static bool __xdt_probe ram_page(unsigned long addr)
 	if (pud_none(pu))
 		return false;
 	if (pud_leaf(pu))
-		return pfn_valid(pud_pfn(pu) + ((addr & ~PUD_MASK) >> PAGE_SHIFT));
+		return pfn_valid(xdt_arch_pud_leaf_pfn(pu) +
+				 ((addr & ~PUD_MASK) >> PAGE_SHIFT));
 	if (pud_bad(pu))
 		return false;
 	pmd = pmd_offset(pud, addr);

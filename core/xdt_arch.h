@@ -56,6 +56,15 @@
  *                            than faults on, which the walk -- blind to
  *                            the bits above the paging's range -- would
  *                            take for its alias
+ *   xdt_arch_kernel_arg(regs, n)
+ *                            a kernel function's argument @n (< 6) at its
+ *                            entry, for providers/stable.c's kprobes:
+ *                            regs_get_kernel_argument() where 6.1 has it
+ *                            (not on powerpc)
+ *   xdt_arch_pud_leaf_pfn(pud)
+ *                            the first page frame of a leaf (huge) PUD
+ *                            mapping, for core/kmem.c's walk: pud_pfn()
+ *                            where the ISA has it (not Book3S-64's)
  *   XDT_XOL_SLOT             bytes of one kinst trampoline slot (a power
  *                            of two, at least the longest instruction
  *                            plus the way back)
@@ -75,6 +84,8 @@
  *                            FTRACE_OPS_FL_SAVE_REGS otherwise)
  *   XDT_FTRACE_SP_BIAS       what to add to those regs' sp for the
  *                            function's sp at its entry
+ *   XDT_REGS_SP(regs)        pt_regs' stack pointer as an lvalue (->sp,
+ *                            ppc64le's ->gpr[1])
  *   XDT_HAVE_TRAMP           1 when tramp.c gives fbtmode=trampoline
  *   XDT_FTRACE_ARCH_CODE     the ISA's own ftrace assembly symbols
  *                            (beyond the generic ftrace_caller & co. in

@@ -501,7 +501,7 @@ static u8 fbt_mode_for(const struct fbt_func *f, u32 want)
 	 */
 	for (i = 0; i < f->nsites; i++)
 		if (f->sites[i].probe == f->entry &&
-		    !xdt_arch_tramp_ok(f->sites[i].addr))
+		    (!XDT_HAVE_TRAMP || !xdt_arch_tramp_ok(f->sites[i].addr)))
 			modes &= ~BIT(XDT_FBTMODE_TRAMPOLINE);
 	if (want > XDT_FBTMODE_DEFAULT && want < XDT_FBTMODE_NMODES)
 		return (modes & BIT(want)) ? want : XDT_FBTMODE_BREAKPOINT;

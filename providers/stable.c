@@ -110,7 +110,7 @@ static void __xdt_probe proc_lwp_create(void *d, struct task_struct *parent,
 static int __xdt_probe proc_exec(struct kprobe *kp, struct pt_regs *regs)
 {
 	struct linux_binprm *bprm =
-		(void *)regs_get_kernel_argument(regs, 0);
+		(void *)xdt_arch_kernel_arg(regs, 0);
 
 	stable_fire_regs(container_of(kp, struct stable, kp), regs,
 			 U(bprm->filename), 0, 0);
@@ -222,7 +222,7 @@ static void __xdt_probe sched_wakeup(void *d, struct task_struct *p)
 /* A scheduling class's enqueue_task(rq, p, flags) or dequeue_task(). */
 static int __xdt_probe sched_queue(struct kprobe *kp, struct pt_regs *regs)
 {
-	struct task_struct *p = (void *)regs_get_kernel_argument(regs, 1);
+	struct task_struct *p = (void *)xdt_arch_kernel_arg(regs, 1);
 
 	stable_fire_regs(container_of(kp, struct stable, kp), regs, U(p), U(p),
 			 task_cpu(p));

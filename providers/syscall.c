@@ -118,7 +118,7 @@ static void __xdt_probe sc_exit(void *data, struct pt_regs *regs, long ret)
 }
 
 /* ---- enabling ------------------------------------------------------------- */
-static void set_bits(struct sc_probe *s, bool on)
+static void sc_set_bits(struct sc_probe *s, bool on)
 {
 	unsigned long *map = s->ret ? return_on : entry_on;
 	struct xdt_probe **tab = s->ret ? return_probe : entry_probe;
@@ -137,12 +137,12 @@ static int sc_enable(struct xdt_probe *probe)
 
 	if (s->on)
 		return 0;
-	set_bits(s, true);
+	sc_set_bits(s, true);
 	if (!t->nenabled) {
 		ret = tracepoint_probe_register(t->tp, s->ret ? (void *)sc_exit :
 						(void *)sc_enter, NULL);
 		if (ret) {
-			set_bits(s, false);
+			sc_set_bits(s, false);
 			return ret;
 		}
 	}
@@ -159,7 +159,7 @@ static void sc_disable(struct xdt_probe *probe)
 	if (!s->on)
 		return;
 	s->on = false;
-	set_bits(s, false);
+	sc_set_bits(s, false);
 	if (--t->nenabled)
 		return;
 	tracepoint_probe_unregister(t->tp, s->ret ? (void *)sc_exit :

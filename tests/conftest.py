@@ -1,7 +1,7 @@
 """Shared fixtures and helpers of host/ (tests that boot no guest) and
 guest/ (tests that do): one booted guest per ISA for the whole session.
 
-XDT_ISAS selects the ISAs (default: all in arch/isas).  Each guest boots once
+XDT_ISAS selects the ISAs (default: arch/isas' default set).  Each guest boots once
 with a gdbstub, is reused by every test of its ISA, and is powered off when
 pytest moves on to the next ISA; a guest that does not power off cleanly fails
 the session.  Any Oops/BUG/panic/WARNING on the console fails the test during
@@ -30,8 +30,7 @@ os.environ["XDT_LOGDIR"] = LOGDIR
 
 
 def selected_isas():
-    raw = os.environ.get("XDT_ISAS", "").replace(",", " ").split()
-    isas = raw or list(xdtvm.ISAS)
+    isas = xdtvm.env_isas()
     for i in isas:
         xdtvm.check_isa(i)
     return isas

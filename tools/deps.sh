@@ -9,6 +9,7 @@ PKGS=(
 	qemu-system-x86 qemu-system-arm qemu-system-misc
 	gcc-aarch64-linux-gnu libc6-dev-arm64-cross
 	gcc-riscv64-linux-gnu libc6-dev-riscv64-cross
+	qemu-system-ppc gcc-powerpc64le-linux-gnu libc6-dev-ppc64el-cross
 	linux-source-6.1 gdb-multiarch
 	libcapstone-dev liblua5.4-dev
 	python3-matplotlib

@@ -1,5 +1,5 @@
 # Sourced by the build scripts: xdt_isa ISA sets XDT_ISA_NAME ISA_DIR KARCH
-# CROSS KIMAGE QEMU TRAPVEC TCG
+# CROSS KIMAGE QEMU TRAPVEC TCG ISA_SET
 # from arch/isas, or fails naming the valid ISAs.
 XDT_TOP=${XDT_TOP:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}
 XDT_CACHE=${XDG_CACHE_HOME:-$HOME/.cache}/xdt
@@ -17,6 +17,8 @@ fi
 XDT_KDIR=$XDT_CACHE/kernel${XDT_KVARIANT:+/$XDT_KVARIANT}
 
 xdt_isas() { awk '!/^#/ && NF { print $1 }' "$XDT_TOP/arch/isas"; }
+# The ISAs taken when XDT_ISAS names none (arch/isas' set column).
+xdt_default_isas() { awk '!/^#/ && NF && $9 == "default" { print $1 }' "$XDT_TOP/arch/isas"; }
 
 xdt_isa() {
 	local line
@@ -25,7 +27,7 @@ xdt_isa() {
 		echo "xdt: unknown ISA '$1'; valid ISAs: $(xdt_isas | tr '\n' ' ')" >&2
 		return 1
 	fi
-	read -r XDT_ISA_NAME ISA_DIR KARCH CROSS KIMAGE QEMU TRAPVEC TCG <<<"$line"
+	read -r XDT_ISA_NAME ISA_DIR KARCH CROSS KIMAGE QEMU TRAPVEC TCG ISA_SET <<<"$line"
 }
 
 # Print "label: elapsed, N files compiled" every 20 s while PID lives; N is

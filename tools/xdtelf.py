@@ -118,7 +118,8 @@ def first_body_insn(isa, obj, func):
         off, mnem = int(m.group(1), 16), m.group(2)
         ft = FACTS[isa]["ftrace"]
         if mnem in ft["entry_pads"] or (
-                ft["entry_call"] and mnem == "call" and off == 0):
+                ft["entry_call"] and off == ft["call"][0] and
+                mnem == ft["linked"].split()[0]):
             continue
         return off, line.split(":", 1)[1].strip()
     raise XdtError(f"no body instruction in {func}:\n{body}")
@@ -134,18 +135,38 @@ FTRACE_BOOT_REWRITE = {
     for isa, f in FACTS.items()}
 
 
+def ftrace_call_target(isa, site, code):
+    """The target of the call @code (call_len bytes at address @site) by
+    isa.toml [ftrace] call_target = [shift, mask, sign_bits, base]: the
+    displacement is the little-endian integer of the call's bytes shifted
+    right by shift, masked, sign-extended from sign_bits, and counted
+    from the site plus base (x86_64 `call rel32`: after the 5 bytes;
+    ppc64le `bl`: from the bl itself)."""
+    shift, mask, sign, base = FACTS[isa]["ftrace"]["call_target"]
+    d = (int.from_bytes(code, "little") >> shift) & mask
+    if d & (1 << (sign - 1)):
+        d -= 1 << sign
+    return site + base + d
+
+
 def ftrace_boot_bytes(isa, vmlinux, addr, disk):
     """What ftrace_init() leaves at @addr, given the linked bytes @disk."""
     before, after = FTRACE_BOOT_REWRITE[isa]
-    if FACTS[isa]["ftrace"]["entry_call"]:
-        # the linked site is `call __fentry__` (x86_64: e8 and a rel32)
-        if disk[0] != 0xe8:
-            raise XdtError(f"vmlinux: no call at entry: {disk.hex(' ')}")
-        rel = int.from_bytes(disk[1:5], "little", signed=True)
-        fentry, _ = elf_symbol_bytes(vmlinux, "__fentry__", 1)
-        if addr + 5 + rel != fentry:
-            raise XdtError("entry call is not to __fentry__")
-        before = disk[:5]
+    ft = FACTS[isa]["ftrace"]
+    if ft["entry_call"]:
+        # The linked site is a call to the profiling hook ([ftrace] linked,
+        # "call __fentry__", "bl _mcount") at the call's offset; ftrace
+        # makes it the boot bytes.
+        (at, mask, value), n = ft["call"], ft["call_len"]
+        code = disk[at:at + n]
+        if int.from_bytes(code[:4], "little") & mask != value:
+            raise XdtError(f"vmlinux: no call at entry+{at}: "
+                           f"{disk.hex(' ')}")
+        hook = ft["linked"].split()[-1]
+        target, _ = elf_symbol_bytes(vmlinux, hook, 1)
+        if ftrace_call_target(isa, addr + at, code) != target:
+            raise XdtError(f"entry call is not to {hook}")
+        return disk[:at] + after + disk[at + n:]
     if not disk.startswith(before):
         raise XdtError(f"vmlinux entry {disk.hex(' ')} is not the ftrace "
                        f"site {before.hex(' ')}")

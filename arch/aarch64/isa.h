@@ -38,6 +38,12 @@ static inline xdt_patchval_t xdt_arch_patch_for(xdt_patchval_t orig)
 	return XDT_PATCHVAL;
 }
 
+/* A kernel function's argument @n at its entry (providers/stable.c). */
+#define xdt_arch_kernel_arg(regs, n)	regs_get_kernel_argument(regs, n)
+
+/* The first frame of a leaf (huge) PUD mapping: core/kmem.c's walk. */
+#define xdt_arch_pud_leaf_pfn(pud)	pud_pfn(pud)
+
 /*
  * Any: a load outside the kernel's translation range is a translation
  * fault, which copy_from_kernel_nofault() takes quietly.
@@ -82,5 +88,7 @@ static inline bool xdt_arch_frame_next_ok(unsigned long fp,
 #define XDT_HAVE_TRAMP		1	/* tramp.c: xdt writes the call */
 #define XDT_TRAMP_NOP		0xd503201fu	/* ftrace's second word */
 #define XDT_FTRACE_SP_BIAS	0	/* regs->sp is the function's */
+/* pt_regs' stack pointer, as an lvalue (core/fentry.c applies the bias). */
+#define XDT_REGS_SP(regs)	((regs)->sp)
 
 #endif

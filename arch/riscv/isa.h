@@ -36,6 +36,12 @@ static inline xdt_patchval_t xdt_arch_patch_for(xdt_patchval_t orig)
 	return XDT_PATCH_LEN(orig) == 4 ? XDT_EBREAK : XDT_C_EBREAK;
 }
 
+/* A kernel function's argument @n at its entry (providers/stable.c). */
+#define xdt_arch_kernel_arg(regs, n)	regs_get_kernel_argument(regs, n)
+
+/* The first frame of a leaf (huge) PUD mapping: core/kmem.c's walk. */
+#define xdt_arch_pud_leaf_pfn(pud)	pud_pfn(pud)
+
 /*
  * Any: a load from a non-canonical address is a page fault, which
  * copy_from_kernel_nofault() takes quietly.
@@ -99,5 +105,7 @@ static inline bool xdt_arch_frame_next_ok(unsigned long fp,
 #define XDT_HAVE_TRAMP		1	/* tramp.c: xdt writes the call */
 #define XDT_TRAMP_NOP		0x00000013u	/* ftrace's nops (addi x0,x0,0) */
 #define XDT_FTRACE_SP_BIAS	ALIGN(sizeof(struct pt_regs), 16)
+/* pt_regs' stack pointer, as an lvalue (core/fentry.c applies the bias). */
+#define XDT_REGS_SP(regs)	((regs)->sp)
 
 #endif

@@ -31,6 +31,12 @@ typedef u8 xdt_patchval_t;
 /* ftrace's assembly beyond the generic names (the fentry call target and the labels of ftrace_64.S) */
 #define XDT_FTRACE_ARCH_CODE	"__fentry__", "ftrace_epilogue", "ftrace_stub_graph"
 
+/* A kernel function's argument @n at its entry (providers/stable.c). */
+#define xdt_arch_kernel_arg(regs, n)	regs_get_kernel_argument(regs, n)
+
+/* The first frame of a leaf (huge) PUD mapping: core/kmem.c's walk. */
+#define xdt_arch_pud_leaf_pfn(pud)	pud_pfn(pud)
+
 /*
  * Canonical for the paging in use (4- or 5-level).  A non-canonical load
  * is a #GP, not a page fault: copy_from_kernel_nofault() survives it but
@@ -85,6 +91,8 @@ static inline bool xdt_arch_frame_next_ok(unsigned long fp,
  */
 #define XDT_FTRACE_OPS_FLAGS	0
 #define XDT_FTRACE_SP_BIAS	0	/* regs->sp is the function's */
+/* pt_regs' stack pointer, as an lvalue (core/fentry.c applies the bias). */
+#define XDT_REGS_SP(regs)	((regs)->sp)
 #define XDT_HAVE_TRAMP		1	/* tramp.c: ftrace direct calls */
 /*
  * At most this many trampoline sites at once; fbt's others take the

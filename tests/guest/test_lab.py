@@ -10,7 +10,8 @@ import pytest
 
 import xdtvm
 
-UNAME_M = {"x86_64": "x86_64", "aarch64": "aarch64", "riscv64": "riscv64"}
+UNAME_M = {"x86_64": "x86_64", "aarch64": "aarch64", "riscv64": "riscv64",
+           "ppc64le": "ppc64le"}
 
 
 def test_boot_clean(vm):

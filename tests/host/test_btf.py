@@ -34,7 +34,7 @@ def compile_e(dtrace, isa, prog, *extra):
 
 
 @pytest.mark.host
-@pytest.mark.parametrize("isa", xdtvm.ISAS)
+@pytest.mark.parametrize("isa", xdtvm.HOST_ISAS)
 def test_kernel_types_compile(dtrace, isa):  # noqa: F811
     """The guest tests' programs compile against each kernel's own BTF."""
     for name in ("tst.kernel_types.d", "tst.kernel_types_fault.d"):
@@ -45,7 +45,7 @@ def test_kernel_types_compile(dtrace, isa):  # noqa: F811
 
 
 @pytest.mark.host
-@pytest.mark.parametrize("isa", xdtvm.ISAS)
+@pytest.mark.parametrize("isa", xdtvm.HOST_ISAS)
 def test_unknown_member_and_type_are_named(dtrace, isa):  # noqa: F811
     r = compile_e(dtrace, isa, "BEGIN {\n  trace(curthread->no_such_member);\n}")
     assert r.returncode == 1, r.stderr
@@ -58,7 +58,7 @@ def test_unknown_member_and_type_are_named(dtrace, isa):  # noqa: F811
 
 
 @pytest.mark.host
-@pytest.mark.parametrize("isa", xdtvm.ISAS)
+@pytest.mark.parametrize("isa", xdtvm.HOST_ISAS)
 def test_d_names_win_over_the_kernels(dtrace, isa):  # noqa: F811
     """D's library types (struct in6_addr with illumos' _S6_un, pid_t) and a
     script's own struct keep their meaning when the kernel has the name."""
@@ -78,7 +78,7 @@ def test_no_kernel_types_when_asked(dtrace):  # noqa: F811
 
 
 @pytest.mark.host
-@pytest.mark.parametrize("isa", xdtvm.ISAS)
+@pytest.mark.parametrize("isa", xdtvm.HOST_ISAS)
 def test_fbt_args_typed_at_compile_time(dtrace, isa):  # noqa: F811
     """args[] of one fbt function takes its prototype's types (the -S
     listing shows none needed: compile success is the check); past the
@@ -105,7 +105,7 @@ def test_fbt_args_typed_at_compile_time(dtrace, isa):  # noqa: F811
 
 
 @pytest.mark.host
-@pytest.mark.parametrize("isa", xdtvm.ISAS)
+@pytest.mark.parametrize("isa", xdtvm.HOST_ISAS)
 def test_kernel_variables(dtrace, isa):  # noqa: F811
     """`name: typed from the build's vmlinux.vars, addressed from System.map;
     an unknown one is an error naming it at line:column."""

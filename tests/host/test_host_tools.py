@@ -14,15 +14,53 @@ pytestmark = pytest.mark.host
 
 
 def test_unknown_isa_is_refused_everywhere():
-    with pytest.raises(xdtvm.XdtError, match="valid ISAs: x86_64, aarch64, riscv64"):
+    """Every row of arch/isas is valid (the opt-in ones too: a port under
+    way is built and booted when named), and the refusal names them all."""
+    valid = list(xdtvm.ISAS)
+    assert valid[:3] == ["x86_64", "aarch64", "riscv64"], valid
+    with pytest.raises(xdtvm.XdtError,
+                       match=re.escape("valid ISAs: " + ", ".join(valid))):
         xdtvm.check_isa("sparc64")
     r = subprocess.run([os.path.join(TOP, "tools", "xdt-vm"), "run", "--arch",
                         "sparc64", "--", "true"], capture_output=True, text=True)
     assert r.returncode != 0
-    assert "unknown ISA 'sparc64'; valid ISAs: x86_64, aarch64, riscv64" in r.stderr
+    assert ("unknown ISA 'sparc64'; valid ISAs: " + ", ".join(valid)
+            in r.stderr)
     r = subprocess.run([os.path.join(TOP, "tools", "build-kernel.sh"), "mips"],
                        capture_output=True, text=True)
-    assert r.returncode != 0 and "valid ISAs: x86_64 aarch64 riscv64" in r.stderr
+    assert r.returncode != 0 and "valid ISAs: " + " ".join(valid) in r.stderr
+
+
+def test_default_isa_set_leaves_opt_in_ports_out():
+    """arch/isas' set column: with no XDT_ISAS, make, tools/run-tests and
+    the Python tools take the default set only, in the table's order; an
+    opt-in ISA is taken when named (make -n prints the kernels it would
+    build)."""
+    default = [i for i, r in xdtvm.ISAS.items() if r["set"] == "default"]
+    assert default == ["x86_64", "aarch64", "riscv64"], default
+    assert xdtvm.DEFAULT_ISAS == default
+    assert {r["set"] for r in xdtvm.ISAS.values()} <= {"default", "opt-in"}
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("XDT_ISAS", "ISAS")}
+    r = subprocess.run(["make", "-C", TOP, "-n", "kernels"], env=env,
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    r = subprocess.run(["make", "-C", TOP, "-s", "--no-print-directory",
+                        "-f", "Makefile", "-f", "-", "show-isas"],
+                       input="show-isas:\n\t@echo $(isas)\n", env=env,
+                       capture_output=True, text=True)
+    assert r.stdout.split() == default, (r.stdout, r.stderr)
+    for isa in xdtvm.ISAS:
+        r = subprocess.run(["make", "-C", TOP, "-s", "--no-print-directory",
+                            "-f", "Makefile", "-f", "-", "show-isas",
+                            f"ISAS={isa}"],
+                           input="show-isas:\n\t@echo $(isas)\n", env=env,
+                           capture_output=True, text=True)
+        assert r.stdout.split() == [isa], (r.stdout, r.stderr)
+    r = subprocess.run(["bash", "-c", f". {TOP}/tools/isa.sh; "
+                        "xdt_default_isas"], env=env, capture_output=True,
+                       text=True, check=True)
+    assert r.stdout.split() == default
     r = subprocess.run(["make", "-C", TOP, "-n", "ISAS=x86_64,vax", "kernels"],
                        capture_output=True, text=True)
     assert r.returncode != 0 and "unknown ISA 'vax'" in r.stderr
@@ -278,7 +316,7 @@ def _isa_h_defines(adir):
     return vals
 
 
-@pytest.mark.parametrize("isa", sorted(xdtvm.ISAS))
+@pytest.mark.parametrize("isa", sorted(xdtvm.HOST_ISAS))
 def test_isa_toml_patch_is_isa_h_patch(isa):
     """arch/<dir>/isa.toml, which the tools and the bench read, says the
     same patch instruction as isa.h, which the module is built with, and

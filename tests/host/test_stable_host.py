@@ -35,7 +35,7 @@ def compile_lib(dtrace, isa, prog, *extra):  # noqa: F811
 
 
 @pytest.mark.host
-@pytest.mark.parametrize("isa", xdtvm.ISAS)
+@pytest.mark.parametrize("isa", xdtvm.HOST_ISAS)
 def test_library_compiles_against_each_kernel(dtrace, isa):  # noqa: F811
     """Every translator member reads a member each ISA's kernel has."""
     r = compile_lib(dtrace, isa, EVERY_TRANSLATOR)
@@ -72,7 +72,7 @@ def test_first_attempts_declarations_are_dropped(dtrace):  # noqa: F811
 
 
 @pytest.mark.host
-@pytest.mark.parametrize("isa", xdtvm.ISAS)
+@pytest.mark.parametrize("isa", xdtvm.HOST_ISAS)
 def test_fileinfo_of_null_reads_nothing(dtrace, isa):  # noqa: F811
     """fileinfo_t of a NULL struct file * is DTrace's: "<none>" names,
     offset and flags 0, read from nothing -- in the host VM, where a load
