@@ -892,9 +892,14 @@ void xdt_pid_exit(void)
  * binds to the running clauses (xdt_state_bind_late), and says so (ACK).
  * The loader calls r_brk before it maps an object and again once it is
  * mapped and relocated, before its initialisers run, so not one of its
- * instructions runs untraced.  The wait is killable and bounded
- * (XDT_UHOLD_MS): a slow or dead consumer costs the process that much per
- * call, never a hang.  The consumer learns of a waiting thread from
+ * instructions runs untraced.  The wait is killable and bounded: a
+ * consumer that has not looked (PEEK) within XDT_UHOLD_MS -- stopped,
+ * dead, starved -- costs the process that much per call, never a hang;
+ * one that has looked and is making the probes (reading the object's
+ * symbols, registering uprobes: seconds on a slow machine or a debug
+ * kernel) is waited for up to XDT_UHOLD_ROUNDS such periods.  A wait that
+ * ends unacknowledged is logged, since the process then ran on with the
+ * new object's probes not yet in.  The consumer learns of a waiting thread from
  * poll() on its file (EPOLLPRI: st->attn).  Not probe context: nothing
  * here runs in a D firing.
  */
@@ -909,12 +914,17 @@ struct uhold {
 	bool live;
 	wait_queue_head_t wq;
 	atomic64_t seq;			/* calls of r_brk */
+	u64 seen;			/* the consumer has looked up to */
 	u64 ack;			/* released up to */
 };
+
+#define XDT_UHOLD_ROUNDS	5	/* XDT_UHOLD_MS periods for a consumer at work */
 
 static int uhold_handler(struct uprobe_consumer *uc, struct pt_regs *regs)
 {
 	struct uhold *h = container_of(uc, struct uhold, uc);
+	unsigned int rounds = 0;
+	long left;
 	u64 seq;
 
 	if (current->mm != h->mm || !READ_ONCE(h->live))
@@ -922,9 +932,19 @@ static int uhold_handler(struct uprobe_consumer *uc, struct pt_regs *regs)
 	seq = atomic64_inc_return(&h->seq);
 	WRITE_ONCE(h->st->attn, 1);
 	xdt_attn_wake();
-	wait_event_killable_timeout(h->wq, READ_ONCE(h->ack) >= seq ||
-				    !READ_ONCE(h->live),
-				    msecs_to_jiffies(XDT_UHOLD_MS));
+	do {
+		rounds++;
+		left = wait_event_killable_timeout(h->wq,
+				READ_ONCE(h->ack) >= seq || !READ_ONCE(h->live),
+				msecs_to_jiffies(XDT_UHOLD_MS));
+	} while (!left && READ_ONCE(h->seen) >= seq &&
+		 rounds < XDT_UHOLD_ROUNDS);
+	if (!left)
+		pr_info_ratelimited("xdt: pid %d: loader hold let go after %u ms, the consumer %s\n",
+				    h->pid, rounds * XDT_UHOLD_MS,
+				    READ_ONCE(h->seen) >= seq ?
+				    "still making the new object's probes" :
+				    "never looked");
 	return 0;
 }
 
@@ -1069,6 +1089,8 @@ long xdt_uhold_ioctl(struct xdt_state *st, struct file *f, void __user *uarg)
 		smp_mb();
 		h = uhold_find(st, req.pid);
 		req.seq = h ? atomic64_read(&h->seq) : 0;
+		if (h && req.seq > READ_ONCE(h->seen))
+			WRITE_ONCE(h->seen, req.seq);
 		break;
 	case XDT_UHOLD_ACK:
 		h = uhold_find(st, req.pid);

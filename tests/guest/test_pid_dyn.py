@@ -209,3 +209,34 @@ def test_dtrace_p_sees_a_library_the_process_dlopens(xdt):
             check=True)
     out = xdt.run(["cat", "/tmp/dynl.out"], check=True).stdout
     assert re.findall(r"^\s+(\d+)\s*$", out, re.M) == ["5"], out
+
+
+def test_a_stopped_consumer_holds_the_process_only_for_the_bound(xdt):
+    """The hold is bounded for a consumer that never looks: with dtrace
+    stopped (SIGSTOP) when the process dlopen()s, the process goes on
+    after XDT_UHOLD_MS, the kernel says why, and nothing hangs; the
+    consumer, continued, still ends with the process."""
+    xdt.run("dmesg -c > /dev/null", check=True)
+    xdt.run(f"rm -f /tmp/dyns.ut; {UD} wait dlopen 5 > /tmp/dyns.ut 2>&1 &",
+            check=True)
+    r = xdt.run("while ! grep -q waiting /tmp/dyns.ut; do sleep 0.1; done; "
+                "cat /tmp/dyns.ut", timeout=60, check=True)
+    pid = int(r.stdout.split()[1])
+    xdt.run("dtrace -Z -qn 'pid$target:libxdtu2.so.1:xu2_late:entry "
+            f"{{ @ = count(); }}' -p {pid} > /tmp/dyns.out 2>&1 &",
+            check=True)
+    wait_tracing(xdt, 1)
+    xdt.run("kill -STOP $(pidof dtrace)", check=True)
+    try:
+        xdt.run(["kill", "-USR1", str(pid)], check=True)
+        # the process ends on its own: held at most the bound per call
+        xdt.run(f"while [ -d /proc/{pid} ]; do sleep 0.2; done", timeout=120,
+                check=True)
+    finally:
+        xdt.run("kill -CONT $(pidof dtrace)", check=True)
+    xdt.run("while pidof dtrace >/dev/null; do sleep 0.2; done", timeout=120,
+            check=True)
+    log = xdt.run(["dmesg"], check=True).stdout
+    assert re.search(rf"xdt: pid {pid}: loader hold let go after "
+                     rf"2000 ms, the consumer never looked",
+                     log), log
