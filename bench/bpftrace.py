@@ -467,26 +467,12 @@ class Boot:
                     s.setdefault("probed", []).append(" ".join(ln.split()[1:]))
             s["kmem_delta"] = k["k1"] - k["k0"]
             s["via"] = how_probed(s.get("probed", []))
-            # Anything the tool said on stderr beyond its usual banner.
-            usual = re.compile(r"dtrace: description .* matched \d+ probe|"
-                               r"dtrace: pid \d+ has exited")
-            s["stderr"] = [ln for ln in r.stderr.splitlines()
-                           if ln.strip() and not usual.match(ln)]
-            if tool == "bpftrace":
-                m = re.search(r"^@: (\d+)$", out, re.M)
-            else:
-                m = list(re.finditer(r"^\s+(\d+)\s*$", out, re.M))
-                m = m[-1] if m else None
-            s["count"] = int(m.group(1)) if m else None
+            tool_output(s, tool, out, r.stderr)
         s["unsupported"] = unsupported(tool, out + r.stderr)
         if s["unsupported"]:
             return s
-        if s["exit"] != 0:
-            s["error"] = (f"exit {s['exit']}: {out[-300:]} "
-                          f"{r.stderr[-500:]}")
-        elif tool and s["count"] != self.n:
-            s["error"] = (f"printed count {s['count']} != N {self.n}: "
-                          f"{out[-300:]} {r.stderr[-300:]}")
+        if not exit_and_count(s, tool, out, r.stderr, self.n):
+            pass
         elif s["calls"] != self.n:
             s["error"] = f"calls {s['calls']} != N {self.n}"
         elif s["last_ns"] <= 0:
@@ -526,26 +512,12 @@ class Boot:
         s["calls"] = int(uc[-1]["n"]) if uc else None
         s["last_ns"] = int(uc[-1]["ns"]) if uc else 0
         if tool:
-            usual = re.compile(r"dtrace: description .* matched \d+ probe|"
-                               r"dtrace: pid \d+ has exited|^Attaching \d+ "
-                               r"probe")
-            s["stderr"] = [ln for ln in r.stderr.splitlines()
-                           if ln.strip() and not usual.match(ln)]
-            if tool == "bpftrace":
-                m = re.search(r"^@: (\d+)$", out, re.M)
-            else:
-                m = list(re.finditer(r"^\s+(\d+)\s*$", out, re.M))
-                m = m[-1] if m else None
-            s["count"] = int(m.group(1)) if m else None
+            tool_output(s, tool, out, r.stderr)
         s["unsupported"] = unsupported(tool, out + r.stderr)
         if s["unsupported"]:
             return s
-        if s["exit"] != 0:
-            s["error"] = (f"exit {s['exit']}: {out[-300:]} "
-                          f"{r.stderr[-500:]}")
-        elif tool and s["count"] != n:
-            s["error"] = (f"printed count {s['count']} != N {n}: "
-                          f"{out[-300:]} {r.stderr[-300:]}")
+        if not exit_and_count(s, tool, out, r.stderr, n):
+            pass
         elif s["calls"] != n:
             s["error"] = f"loop calls {s['calls']} != N {n}"
         elif s["last_ns"] <= 0:
@@ -600,6 +572,35 @@ class Boot:
 
     def stop(self):
         return self.b.stop()
+
+
+# Anything a tool says on stderr beyond its usual banner.
+USUAL = re.compile(r"dtrace: description .* matched \d+ probe|"
+                   r"dtrace: pid \d+ has exited|^Attaching \d+ probe")
+
+
+def tool_output(s, tool, out, err):
+    """Sample @s's stderr lines and the count the tool printed."""
+    s["stderr"] = [ln for ln in err.splitlines()
+                   if ln.strip() and not USUAL.match(ln)]
+    if tool == "bpftrace":
+        m = re.search(r"^@: (\d+)$", out, re.M)
+    else:
+        m = list(re.finditer(r"^\s+(\d+)\s*$", out, re.M))
+        m = m[-1] if m else None
+    s["count"] = int(m.group(1)) if m else None
+
+
+def exit_and_count(s, tool, out, err, n):
+    """False, with s["error"], unless the tool exited 0 and printed N."""
+    if s["exit"] != 0:
+        s["error"] = f"exit {s['exit']}: {out[-300:]} {err[-500:]}"
+    elif tool and s["count"] != n:
+        s["error"] = (f"printed count {s['count']} != N {n}: "
+                      f"{out[-300:]} {err[-300:]}")
+    else:
+        return True
+    return False
 
 
 def unsupported(tool, out):

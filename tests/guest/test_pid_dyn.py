@@ -190,20 +190,28 @@ def test_stripped_library(xdt):
     assert "sum " not in r.stdout, r.stdout
 
 
+def dlopen_waiter_traced(xdt, tag):
+    """A running `xdt-udyn wait dlopen 5` (it dlopen()s libxdtu2 and calls
+    xu2_late 5 times on SIGUSR1), and `dtrace -p` of it counting
+    xu2_late's calls into /tmp/TAG.out, past GO; the process's pid."""
+    xdt.run(f"rm -f /tmp/{tag}.ut; {UD} wait dlopen 5 > /tmp/{tag}.ut 2>&1 &",
+            check=True)
+    r = xdt.run(f"while ! grep -q waiting /tmp/{tag}.ut; do sleep 0.1; "
+                f"done; cat /tmp/{tag}.ut", timeout=60, check=True)
+    pid = int(r.stdout.split()[1])
+    xdt.run("dtrace -Z -qn 'pid$target:libxdtu2.so.1:xu2_late:entry "
+            f"{{ @ = count(); }}' -p {pid} > /tmp/{tag}.out 2>&1 &",
+            check=True)
+    wait_tracing(xdt, 1)
+    return pid
+
+
 def test_dtrace_p_sees_a_library_the_process_dlopens(xdt):
     """-p of a running dynamic process, which then dlopen()s a library:
     the hold at its loader's r_brk (set at GO in a process that has run
     for a while, so its _r_debug is read from memory) makes the late
     library's probes before its calls, at the default switchrate."""
-    xdt.run(f"rm -f /tmp/dynl.ut; {UD} wait dlopen 5 > /tmp/dynl.ut 2>&1 &",
-            check=True)
-    r = xdt.run("while ! grep -q waiting /tmp/dynl.ut; do sleep 0.1; done; "
-                "cat /tmp/dynl.ut", timeout=60, check=True)
-    pid = int(r.stdout.split()[1])
-    xdt.run("dtrace -Z -qn 'pid$target:libxdtu2.so.1:xu2_late:entry "
-            f"{{ @ = count(); }}' -p {pid} > /tmp/dynl.out 2>&1 &",
-            check=True)
-    wait_tracing(xdt, 1)
+    pid = dlopen_waiter_traced(xdt, "dynl")
     xdt.run(["kill", "-USR1", str(pid)], check=True)
     xdt.run("while pidof dtrace >/dev/null; do sleep 0.2; done", timeout=120,
             check=True)
@@ -217,15 +225,7 @@ def test_a_stopped_consumer_holds_the_process_only_for_the_bound(xdt):
     after XDT_UHOLD_MS, the kernel says why, and nothing hangs; the
     consumer, continued, still ends with the process."""
     xdt.run("dmesg -c > /dev/null", check=True)
-    xdt.run(f"rm -f /tmp/dyns.ut; {UD} wait dlopen 5 > /tmp/dyns.ut 2>&1 &",
-            check=True)
-    r = xdt.run("while ! grep -q waiting /tmp/dyns.ut; do sleep 0.1; done; "
-                "cat /tmp/dyns.ut", timeout=60, check=True)
-    pid = int(r.stdout.split()[1])
-    xdt.run("dtrace -Z -qn 'pid$target:libxdtu2.so.1:xu2_late:entry "
-            f"{{ @ = count(); }}' -p {pid} > /tmp/dyns.out 2>&1 &",
-            check=True)
-    wait_tracing(xdt, 1)
+    pid = dlopen_waiter_traced(xdt, "dyns")
     xdt.run("kill -STOP $(pidof dtrace)", check=True)
     try:
         xdt.run(["kill", "-USR1", str(pid)], check=True)
