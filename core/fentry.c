@@ -57,9 +57,11 @@ static void __xdt_probe xdt_fentry_ftrace(unsigned long ip,
 	if (unlikely(!s))
 		return;
 	flags = arch_local_irq_save();
-	XDT_REGS_SP(&fregs->regs) += XDT_FTRACE_SP_BIAS;
-	xdt_site_fire(s, &fregs->regs);
-	XDT_REGS_SP(&fregs->regs) -= XDT_FTRACE_SP_BIAS;
+	if (!xdt_probe_fast_irqsoff(s->probe)) {
+		XDT_REGS_SP(&fregs->regs) += XDT_FTRACE_SP_BIAS;
+		xdt_site_fire(s, &fregs->regs);
+		XDT_REGS_SP(&fregs->regs) -= XDT_FTRACE_SP_BIAS;
+	}
 	arch_local_irq_restore(flags);
 }
 
@@ -126,6 +128,9 @@ static u32 nreserved;			/* chosen for it by the GO under way */
  */
 #ifndef XDT_TRAMP_MAX
 #define XDT_TRAMP_MAX		UINT_MAX
+#endif
+#ifndef XDT_TRAMP_REGS_LATE
+#define XDT_TRAMP_REGS_LATE(regs)	do { } while (0)
 #endif
 
 void xdt_fentry_choose_begin(void)
@@ -214,7 +219,10 @@ void __xdt_probe xdt_fentry_tramp_fire(unsigned long site,
 	if (unlikely(!s || READ_ONCE(s->live) == 0 || !rcu_is_watching()))
 		return;
 	flags = arch_local_irq_save();
-	xdt_site_fire(s, regs);
+	if (!xdt_probe_fast_inline(s->probe)) {	/* else a context first */
+		XDT_TRAMP_REGS_LATE(regs);
+		xdt_site_fire(s, regs);
+	}
 	arch_local_irq_restore(flags);
 }
 

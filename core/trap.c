@@ -40,6 +40,8 @@ void __xdt_probe xdt_site_fire(struct xdt_site *s, struct pt_regs *regs)
 	 */
 	struct xdt_ctx ctx __xdt_noinit;
 
+	if (xdt_probe_fast_irqsoff(s->probe))
+		return;
 	ctx.probe = s->probe;
 	ctx.regs = regs;
 	ctx.nargs = 0;

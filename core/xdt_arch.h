@@ -92,6 +92,10 @@
  *                            providers/fbt.c) that ftrace copies or
  *                            rewrites: a string list, fbt and kinst
  *                            refuse them
+ *   XDT_TRAMP_REGS_LATE(regs)
+ *                            optional: fill what the trampoline left out
+ *                            of its pt_regs (x86_64: ip, sp, bp), called
+ *                            only when a firing takes the general path
  *   XDT_TRAMP_MAX            optional: at most this many trampoline sites
  *                            at once (a limit of what the ISA's
  *                            trampolines go through); fbt gives the
@@ -266,7 +270,7 @@ unsigned long xdt_arch_frame_pointer(struct pt_regs *regs);
  * xdt's own call at an fbt entry site (one whose desc had .ftrace): the
  * ISA's trampoline saves the argument registers, the return address and
  * the stack and frame pointers in a pt_regs as its breakpoint would see
- * them at the site, and calls xdt_fentry_tramp_fire(site address, regs).
+ * them at the site (or leaves some to XDT_TRAMP_REGS_LATE, isa.h), and calls xdt_fentry_tramp_fire(site address, regs).
  * on: route every site of @sites there, all or none, in one batch.  off:
  * back to the original bytes (sites going have live == 3; the ISA may
  * rebuild what it batched for the others).  exit: nothing left routed.

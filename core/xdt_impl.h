@@ -185,6 +185,12 @@ struct xdt_probe {
 	 * it (IRQs off), an ECB freed only after a grace period.
 	 */
 	struct xdt_ecb *ecbs;
+	/*
+	 * @ecbs' only ECB when there is one and its clause is one the firing
+	 * can run without a context (XDT_CLAUSE_K_COUNTS or _K_EMPTY), else
+	 * NULL: xdt_probe_fast().  Set with @ecbs, under xdt_lock.
+	 */
+	struct xdt_ecb *fast;
 	u64 lategen;			/* xdt_state_bind_late()'s pass, xdt_lock */
 	struct list_head fnode;		/* by function name, ID order */
 	struct list_head pnode;		/* in prov->probes */
@@ -341,6 +347,9 @@ struct xdt_clause_k {
 };
 /* Kernel-only clause flags, derived at load (core/portable/load.c) */
 #define XDT_CLAUSE_K_COUNTS	0x80000000u	/* only keyless count()s */
+#define XDT_CLAUSE_K_EMPTY	0x40000000u	/* no predicate, no action: at
+						   most the default record's
+						   header (RECORD) */
 
 struct xdt_ecb {
 	u32 epid;
@@ -604,8 +613,82 @@ void xdt_bufs_end(struct xdt_state *st);
 int xdt_buf_snap(struct xdt_state *st, u32 cpu, void __user *dst, u32 *size,
 		 u64 *drops);
 bool xdt_agg_counts(struct xdt_scpu *c, const struct xdt_clause_k *cl);
+/*
+ * The values of the keyless entry at @off of @a (@off from a->nokey, not
+ * 0): an entry is its header, its key padded to 8 (none here), its values.
+ */
+static __always_inline s64 *xdt_agg_nokey_vals(struct xdt_aggarena *a,
+					       u32 off)
+{
+	return (s64 *)(a->data + off + sizeof(struct xdt_aggent));
+}
 int xdt_agg_update(struct xdt_scpu *c, const struct xdt_aggdesc *d, u32 aggid,
 		   const char *key, u32 keylen, s64 val, s64 incr);
+/*
+ * The fast firing: a probe whose one clause only counts or is empty needs
+ * no context -- no arguments, registers, clocks or machine state -- so a
+ * provider tries this before it builds one (xdt_site_fire, syscall,
+ * profile, rawtp, pid).  It does what xdt_probe_fire_irqsoff() would, in
+ * the same order, for that one ECB; where it would do more (-x cpu, the
+ * first count on this CPU since a snapshot, which creates the slot) it
+ * returns false before changing anything and the provider fires the
+ * general way.  What it leaves out is only what the clause cannot see:
+ * this-> values of an earlier firing stay marked for the next general
+ * firing to clear.  Trade-off: one ECB only (xdt_impl.h, @fast); two
+ * consumers or two clauses on a probe take the general path.  Inline
+ * for the trampolines' entry (core/fentry.c), where its call and frame
+ * were a tenth of a count() firing; xdt_probe_fast_irqsoff() for the rest.
+ */
+static __always_inline bool xdt_probe_fast_inline(struct xdt_probe *p)
+{
+	struct xdt_ecb *e = READ_ONCE(p->fast);
+	const struct xdt_clause_k *cl;
+	struct xdt_aggarena *a;
+	struct xdt_rechdr *h;
+	u32 off;
+	struct xdt_state *st;
+	struct xdt_scpu *sc;
+	struct xdt_cpu *c;
+
+	if (!e)
+		return false;
+	st = e->st;
+	if (unlikely(st->onecpu))
+		return false;
+	c = this_cpu_ptr(&xdt_cpu);
+	if (c->busy || !READ_ONCE(st->running))
+		return true;		/* the general path would skip it too */
+	sc = &st->cpu[raw_smp_processor_id()];
+	if (unlikely(READ_ONCE(st->exited))) {
+		sc->firings++;
+		return true;
+	}
+	/* an NMI's firing must not interleave with this one's updates */
+	c->busy = 1;
+	cl = e->clause;
+	if (cl->flags & XDT_CLAUSE_K_COUNTS) {
+		/* `@ = count();`, the commonest, here; several counts there */
+		a = &sc->ag[READ_ONCE(sc->agact)];
+		off = cl->nacts == 1 ? a->nokey[cl->acts[0].arg0] : 0;
+		if (likely(off))
+			xdt_agg_nokey_vals(a, off)[0]++;
+		else if (!xdt_agg_counts(sc, cl)) {
+			c->busy = 0;
+			return false;
+		}
+	} else if (cl->flags & XDT_CLAUSE_RECORD) {
+		/* DTrace's default action: the probe, i.e. the EPID alone */
+		h = (struct xdt_rechdr *)xdt_buf_reserve(sc, sizeof(*h));
+		if (h) {
+			h->epid = e->epid;
+			h->size = sizeof(*h);
+		}
+	}
+	sc->firings++;
+	c->busy = 0;
+	return true;
+}
+
 u64 xdt_traps(void);
 void xdt_state_status(struct xdt_state *st, struct xdt_status *s);
 int xdt_agg_snap(struct xdt_state *st, struct xdt_aggsnap *req);
@@ -719,6 +802,13 @@ static inline void xdt_ctx_init(struct xdt_ctx *ctx, struct xdt_probe *probe)
 
 void xdt_probe_fire(struct xdt_ctx *ctx);
 void xdt_probe_fire_irqsoff(struct xdt_ctx *ctx);
+/*
+ * A firing a provider may try before it builds a context: true when the
+ * probe's firing is done (its one clause only counts or is empty), false
+ * when the provider must go on to xdt_probe_fire() -- nothing done then.
+ */
+bool xdt_probe_fast_irqsoff(struct xdt_probe *p);
+bool xdt_probe_fast(struct xdt_probe *p);
 u64 xdt_arg(struct xdt_ctx *ctx, unsigned int i);
 /* xdt_stack: xdt_env.h */
 

@@ -172,8 +172,8 @@ static int __xdt_probe uproc_handler(struct uprobe_consumer *uc,
 
 	if (current->mm != s->up->mm)
 		return UPROBE_HANDLER_REMOVE;	/* a forked child's copy */
-	if (s->kind == XDT_UP_RETURN)
-		return 0;		/* here only to answer for children */
+	if (s->kind == XDT_UP_RETURN || xdt_probe_fast(s->probe))
+		return 0;		/* RETURN: only to answer for children */
 	xdt_ctx_init(&ctx, s->probe);
 	ctx.regs = regs;
 	ctx.priv = s;
@@ -194,7 +194,7 @@ static int __xdt_probe uproc_ret_handler(struct uprobe_consumer *uc,
 	struct usite *s = container_of(uc, struct usite, uc);
 	struct xdt_ctx ctx;
 
-	if (current->mm != s->up->mm)
+	if (current->mm != s->up->mm || xdt_probe_fast(s->probe))
 		return 0;
 	xdt_ctx_init(&ctx, s->probe);
 	ctx.regs = regs;

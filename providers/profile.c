@@ -68,6 +68,8 @@ static void __xdt_probe prof_fire(struct prof *p)
 	struct pt_regs *regs = get_irq_regs();
 	struct xdt_ctx ctx;
 
+	if (xdt_probe_fast(p->probe))
+		return;
 	xdt_ctx_init(&ctx, p->probe);
 	if (regs) {
 		bool user = user_mode(regs);

@@ -63,6 +63,8 @@ static void __xdt_probe rawtp_fire(struct rawtp *rt, const u64 *a)
 {
 	struct xdt_ctx ctx;
 
+	if (xdt_probe_fast(rt->probe))
+		return;
 	xdt_ctx_init(&ctx, rt->probe);
 	memcpy(ctx.args, a, sizeof(ctx.args));
 	ctx.stack = XDT_STACK_HERE;

@@ -58,6 +58,8 @@ static void __xdt_probe stable_fire(struct stable *s, u64 a0, u64 a1, u64 a2)
 {
 	struct xdt_ctx ctx;
 
+	if (xdt_probe_fast(s->probe))
+		return;
 	xdt_ctx_init(&ctx, s->probe);
 	ctx.args[0] = a0;
 	ctx.args[1] = a1;
@@ -74,6 +76,8 @@ static void __xdt_probe stable_fire_regs(struct stable *s, struct pt_regs *regs,
 {
 	struct xdt_ctx ctx;
 
+	if (xdt_probe_fast(s->probe))
+		return;
 	xdt_ctx_init(&ctx, s->probe);
 	ctx.regs = regs;
 	ctx.args[0] = a0;

@@ -90,7 +90,7 @@ static void __xdt_probe sc_enter(void *data, struct pt_regs *regs, long id)
 	unsigned int i;
 
 	if ((unsigned long)id >= NR_syscalls || !test_bit(id, entry_on) ||
-	    in_compat_syscall())
+	    in_compat_syscall() || xdt_probe_fast(READ_ONCE(entry_probe[id])))
 		return;
 	xdt_ctx_init(&ctx, NULL);
 	syscall_get_arguments(current, regs, a);
@@ -105,7 +105,7 @@ static void __xdt_probe sc_exit(void *data, struct pt_regs *regs, long ret)
 	struct xdt_ctx ctx;
 
 	if ((unsigned long)id >= NR_syscalls || !test_bit(id, return_on) ||
-	    in_compat_syscall())
+	    in_compat_syscall() || xdt_probe_fast(READ_ONCE(return_probe[id])))
 		return;
 	xdt_ctx_init(&ctx, NULL);
 	if (IS_ERR_VALUE(ret)) {

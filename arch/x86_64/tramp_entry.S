@@ -6,10 +6,11 @@
  * after that call, f+5, and 8(%rsp) the traced function's own return
  * address.  It saves what a call may clobber that the function still
  * needs -- the six argument registers and %rax (the vector-register count
- * of a varargs call) -- in a pt_regs laid out as the kernel's, fills the
- * fields fbt reads (ip, sp at the function's entry, the caller's %rbp),
- * calls xdt_fentry_tramp_fire(site, regs) and returns into the function
- * with every argument register as it was.  ~30 instructions: no flags
+ * of a varargs call) -- in a pt_regs laid out as the kernel's, calls
+ * xdt_fentry_tramp_fire(site, regs) and returns into the function with
+ * every argument register as it was; the fields fbt also reads (ip, sp at
+ * the function's entry, its %rbp) come from this frame only when a firing
+ * needs them (isa.h, XDT_TRAMP_REGS_LATE).  ~25 instructions: no flags
  * saved (the function's entry has no live flags), no segment registers,
  * no list of ftrace_ops.
  */
@@ -29,12 +30,8 @@ SYM_FUNC_START(xdt_tramp_entry)
 	movq	%r8, R8(%rsp)
 	movq	%r9, R9(%rsp)
 	movq	%rax, RAX(%rsp)
-	movq	(%rbp), %rax		/* the function's %rbp: its caller's */
-	movq	%rax, RBP(%rsp)
+	/* ip, sp, bp: XDT_TRAMP_REGS_LATE (isa.h), when a firing needs them */
 	movq	8(%rbp), %rdi		/* f+5 */
-	movq	%rdi, RIP(%rsp)
-	leaq	16(%rbp), %rax		/* f's %rsp at entry */
-	movq	%rax, RSP(%rsp)
 	subq	$5, %rdi		/* the site: f's call */
 	movq	%rsp, %rsi
 	call	xdt_fentry_tramp_fire

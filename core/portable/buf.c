@@ -498,7 +498,7 @@ bool __xdt_probe xdt_agg_counts(struct xdt_scpu *c, const struct xdt_clause_k *c
 		if (unlikely(!a->nokey[cl->acts[i].arg0]))
 			return false;
 	for (i = 0; i < cl->nacts; i++)
-		ent_vals(ent_at(a->data, a->nokey[cl->acts[i].arg0]))[0]++;
+		xdt_agg_nokey_vals(a, a->nokey[cl->acts[i].arg0])[0]++;
 	return true;
 }
 

@@ -132,6 +132,20 @@ int xdt_state_enable(struct xdt_state *st, struct xdt_enable *req, void *blob)
  * whose GO gives it its first ECBs, and off by the one whose STOP takes its
  * last: the other consumers' GO and STOP only link and unlink.
  */
+/*
+ * @p's fast firing (xdt_probe_fast): its one ECB, if its clause needs no
+ * context.  Only one ECB: a walk of several that met a clause the fast
+ * path cannot finish would have done part of the firing already.
+ */
+static void set_fast(struct xdt_probe *p)
+{
+	struct xdt_ecb *e = p->ecbs;
+
+	WRITE_ONCE(p->fast, e && !e->next &&
+		   (e->clause->flags & (XDT_CLAUSE_K_COUNTS |
+					XDT_CLAUSE_K_EMPTY)) ? e : NULL);
+}
+
 static void link_ecbs(struct xdt_state *st)
 {
 	u32 i;
@@ -143,6 +157,7 @@ static void link_ecbs(struct xdt_state *st)
 		e->next = e->probe->ecbs;
 		smp_store_release(&e->probe->ecbs, e);
 		e->probe->nenabled++;
+		set_fast(e->probe);
 	}
 }
 
@@ -158,6 +173,7 @@ static void unlink_ecbs(struct xdt_state *st)
 				/* A firing at @e goes on to e->next. */
 				WRITE_ONCE(*link, e->next);
 				e->probe->nenabled--;
+				set_fast(e->probe);
 				break;
 			}
 		}
@@ -416,6 +432,7 @@ int xdt_state_bind_late(struct xdt_state *st, u32 *bound)
 		e->next = e->probe->ecbs;
 		smp_store_release(&e->probe->ecbs, e);
 		e->probe->nenabled++;
+		set_fast(e->probe);
 	}
 	st->necbs = l.n;	/* STOP and the EPROBES query see them now */
 	for (i = first; i < l.n; i++) {

@@ -395,6 +395,25 @@ void __xdt_probe xdt_probe_fire_irqsoff(struct xdt_ctx *ctx)
 	c->busy = 0;
 }
 
+/* The fast firing (xdt_impl.h), out of line for the providers. */
+bool __xdt_probe xdt_probe_fast_irqsoff(struct xdt_probe *p)
+{
+	return xdt_probe_fast_inline(p);
+}
+
+bool __xdt_probe xdt_probe_fast(struct xdt_probe *p)
+{
+	unsigned long flags;
+	bool done;
+
+	if (!READ_ONCE(p->fast))
+		return false;
+	local_irq_save(flags);
+	done = xdt_probe_fast_irqsoff(p);
+	local_irq_restore(flags);
+	return done;
+}
+
 void __xdt_probe xdt_probe_fire(struct xdt_ctx *ctx)
 {
 	unsigned long flags;

@@ -328,6 +328,10 @@ static int load_clauses(struct xdt_state *st, struct xdt_enable *req)
 		c->recsize = ALIGN(w.off, 8);
 		if (counts_only(c))
 			c->flags |= XDT_CLAUSE_K_COUNTS;
+		else if (c->pred < 0 && !c->nacts &&
+			 !(c->flags & ~XDT_CLAUSE_RECORD) &&
+			 c->recsize == sizeof(struct xdt_rechdr))
+			c->flags |= XDT_CLAUSE_K_EMPTY;
 		/* fill keeps room for the largest END record (and its ERROR) */
 		if ((!uc[i].desc.prov[0] || !strcmp(uc[i].desc.prov, "dtrace")) &&
 		    !strcmp(uc[i].desc.name, "END"))

@@ -282,6 +282,21 @@ def test_syscall_entry_counts_exactly(xdt, sysc):
     assert agg_rows(r.stdout) == [[n]], r.stdout
 
 
+def test_empty_clause_records_each_firing(xdt, sysc):
+    """An empty clause's default action (one record: the probe) by the fast
+    firing, and by the general one when a second clause shares the probe:
+    one line per firing each."""
+    n = 7
+    for clauses, want in ((1, n), (2, 2 * n)):
+        r = dtrace(xdt, "-n", " ".join(["syscall::getppid:entry {}"] *
+                                       clauses),
+                   "-c", f"{sysc} getppid {n}")
+        assert r.ok, r
+        got = [ln for ln in r.stdout.splitlines()
+               if ln.split()[-1:] == ["getppid:entry"]]
+        assert len(got) == want, r.stdout
+
+
 def test_syscall_entry_arguments(xdt, sysc):
     r = dtrace(xdt, "-qn", "syscall::read:entry /pid == $target/ "
                '{ printf("read %d %d\\n", arg0, arg2); }',
