@@ -448,6 +448,7 @@ static struct dtype *conv_sou(struct btf *b, uint32_t id, const struct btf_type 
 	d->align = pow2_align(t->size);
 	d->btfid = id;
 	d->btfsrc = b;
+	d->kernel = 1;
 	return d;
 }
 
@@ -492,6 +493,7 @@ static struct dtype *conv_enum(struct btf *b, uint32_t id, const struct btf_type
 	}
 	d->necs = (int)vlen;
 	d->defined = 1;
+	d->kernel = 1;
 	return d;
 }
 
@@ -568,8 +570,10 @@ static struct dtype *conv(struct btf *b, uint32_t id)
 	}
 	case BTF_KIND_TYPEDEF:
 		d = type_named_local(nm);
-		if (!d)
+		if (!d) {
 			d = type_typedef(nm, conv(b, t->type));
+			d->kernel = 1;
+		}
 		break;
 	case BTF_KIND_VOLATILE: case BTF_KIND_CONST: case BTF_KIND_RESTRICT:
 	case BTF_KIND_TYPE_TAG:

@@ -119,7 +119,7 @@ char *xstrdup(const char *s);
 	X(D_MACRO_UNDEF) X(D_MACRO_UNUSED) X(D_MACRO_OFLOW) X(D_PDESC_ZERO) X(D_PDESC_INVAL) \
 	X(D_PRED_SCALAR) \
 	X(D_PRAGMA_INVAL) X(D_PRAGMA_UNUSED) X(D_PRAGMA_MALFORM) \
-	X(D_PRAGMA_OPTSET) X(D_PRAGMA_DEPEND) X(D_PRAGCTL_INVAL) X(D_PRAGERR) \
+	X(D_PRAGMA_OPTSET) X(D_PRAGMA_DEPEND) X(D_PRAGMA_SCOPE) X(D_ATTR_MIN) X(D_PRAGCTL_INVAL) X(D_PRAGERR) \
 	X(D_DIV_ZERO) X(D_XLATE_REDECL) \
 	X(D_XLATE_SOU) X(D_XLATE_MEMB) X(D_XLATE_NONE) X(D_XLATE_INCOMPAT) \
 	X(D_XLATE_NOCONV) \
@@ -180,6 +180,47 @@ extern struct dt_error dt_lasterr;
 extern int dt_errtags;			/* -x errtags: tag the message */
 void dt_error_print(const struct dt_error *e, FILE *fp);
 
+/* ---- stability attributes (compiler/attr.c) ----------------------------- */
+/*
+ * DTrace's interface attributes: a name stability, a data stability and a
+ * dependency class, each ordered from least to most stable (illumos'
+ * <sys/dtrace.h> numbering).  A provider has five: its provider, module,
+ * function and name parts and its arguments (dpattr).
+ */
+enum dt_stability {
+	DT_STAB_INTERNAL, DT_STAB_PRIVATE, DT_STAB_OBSOLETE, DT_STAB_EXTERNAL,
+	DT_STAB_UNSTABLE, DT_STAB_EVOLVING, DT_STAB_STABLE, DT_STAB_STANDARD,
+};
+enum dt_class {
+	DT_CLASS_UNKNOWN, DT_CLASS_CPU, DT_CLASS_PLATFORM, DT_CLASS_GROUP,
+	DT_CLASS_ISA, DT_CLASS_COMMON,
+};
+struct dattr {
+	unsigned char name, data, cls;
+};
+struct dpattr {
+	struct dattr prov, mod, func, name, args;
+};
+#define DT_ATTR(n, d, c)	{ DT_STAB_##n, DT_STAB_##d, DT_CLASS_##c }
+extern const struct dattr dt_attr_max;		/* Standard/Standard/Common */
+extern const struct dattr dt_attr_def;		/* Stable/Stable/Common */
+const char *dt_stability_name(int s);
+const char *dt_class_name(int c);
+struct dattr dt_attr_min(struct dattr a, struct dattr b);
+int dt_attr_below(struct dattr a, struct dattr min);	/* any part lower */
+char *dt_attr_str(struct dattr a, char *buf, size_t len);	/* "n/d/c" */
+int dt_str2attr(const char *s, struct dattr *a);	/* 0, or -1 */
+/*
+ * A provider's five attributes: the program's own (#pragma D attributes
+ * ... provider P part, a USDT provider it defines), else xdt's table;
+ * a trailing process ID (pid123, myprov123) is not part of the name.
+ * NULL: no provider of that name.
+ */
+struct prog;
+const struct dpattr *dt_provider_attr(const struct prog *p, const char *prov);
+/* "\n\t<title>\n\t\tIdentifier Names: ..." as dtrace(1) prints them */
+void dt_attr_print(FILE *fp, const char *title, struct dattr a);
+
 /* ---- the D language version: dt_version.h (-V, -C's __SUNW_D_VERSION) --- */
 #include "dt_version.h"
 
@@ -201,6 +242,9 @@ struct dt_env {
 	unsigned strsize;
 	unsigned iregs;		/* -x iregs: DIF registers the code may use,
 				   0 = DIF_NREGS (DTrace's dtc_difintregs) */
+	int eattr;		/* -x amin given: attributes below amin are
+				   errors (DTrace's DTRACE_C_EATTR) */
+	struct dattr amin;
 };
 
 struct prog;
@@ -259,6 +303,9 @@ struct dtype {
 					   BTF id; members come on demand */
 	void *btfsrc;			/* ... in which BTF (vmlinux's, a
 					   module's) */
+	int kernel;			/* imported from the kernel's BTF: its
+					   attributes are Private (DTrace's
+					   for a module's CTF types) */
 };
 
 extern struct dtype *dt_void, *dt_int, *dt_uint, *dt_long, *dt_ulong,
@@ -294,6 +341,8 @@ struct dvar {
 	struct dtype *keyt[DT_MAXKEYS];
 	int id;			/* index in the program's table */
 	int line, col;		/* where it was declared */
+	struct dattr attr;	/* Stable/Stable/Common, or #pragma D
+				   attributes' */
 };
 
 /* A DIF object under construction, and in the finished program. */
@@ -358,6 +407,9 @@ struct clause {
 	int ts;			/* -x temporal: 1 = its record starts with a
 				   hidden timestamp (prog_temporal), -1 =
 				   looked at, records nothing */
+	/* DTrace's statement attributes: of its probe description, and the
+	   least of what its predicate and actions use (dtrace -v) */
+	struct dattr descattr, stmtattr;
 };
 
 struct agg {
@@ -407,6 +459,7 @@ struct dprovider {
 	char *name;
 	struct dprobe *probes;	int nprobes;
 	int line;
+	struct dpattr attr;	/* #pragma D attributes ... provider P part */
 };
 
 struct prog {
@@ -451,6 +504,28 @@ struct prog {
 	char **srctext;
 	int *srcfile;
 	struct dprovider *providers; int nproviders;	/* USDT definitions */
+	/*
+	 * Stability: -x amin (set by the compiler from dt_env), the
+	 * attributes #pragma D attributes gave xdt's own providers, and
+	 * pragmas naming what is not declared yet (applied when it is;
+	 * D_PRAGMA_UNUSED if it never is).
+	 */
+	int eattr;
+	struct dattr amin;
+	struct dpovr {
+		char name[XDT_PROVNAMELEN];
+		struct dpattr a;
+	} *povr;		int npovr;
+	struct dpending {
+		char *name;
+		struct dattr a;
+		int line, col;
+	} *pending;		int npending;
+	struct dattr ctxattr;	/* the clause being compiled: its probe
+				   description's attributes */
+	const struct dpattr *ctxpattr;	/* ... and its provider's, or NULL */
+	struct dattr stmtacc;	/* the least of what the clause uses */
+	int inclause;
 };
 
 /* ---- printf formats (compiler/printf.c) -------------------------------- */

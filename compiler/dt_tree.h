@@ -46,6 +46,14 @@ struct node {
 	int line, col;
 	char *text;		/* an action's argument: its source text, which
 				   names the value it records (libxdt.h) */
+	/*
+	 * What the semantic pass rewrote, for its stability attributes
+	 * (attr.c): a typed args[i], a kernel symbol (aname), an inline
+	 * (ainl, aname) -- each a leaf with its own attributes.
+	 */
+	enum { AK_NONE, AK_ARGS, AK_SYM, AK_INLINE } akind;
+	const char *aname;
+	const struct dinline *ainl;
 };
 
 /*
@@ -77,6 +85,8 @@ struct dinline {
 	struct dtype **ptypes;
 	char **pnames;		/* a name, or NULL (unnamed: unused) */
 	struct node *body;	/* nparams: the untyped body */
+	struct dattr attr;	/* Stable/Stable/Common, or #pragma D
+				   attributes' */
 };
 
 /* parse.c: the constructor; sema.c: a deep copy */
@@ -127,6 +137,21 @@ struct d_action {
 const struct d_action *d_action(const char *name);	/* or NULL */
 int sema_is_d_ident(const char *name);	/* a built-in: never a type */
 struct node *node_clone(const struct node *n);
+
+const char *sema_tokstr(enum tok t);	/* an operator as D writes it */
+
+/* ---- attr.c: stability attributes (dt_program.h has the rest) ------------ */
+/* A clause's probe description: its attributes, and its provider's for
+   probeprov .. args[]; -x amin checks them (D_ATTR_MIN). */
+void dt_attr_clause_begin(struct prog *p, struct lexer *lx,
+			  const struct xdt_probedesc *d, int line, int col);
+/* a typed expression of the clause: its attributes join the clause's */
+void dt_attr_expr(struct prog *p, struct lexer *lx, const struct node *n);
+/* the clause's pieces p->clauses[first ..] are made */
+void dt_attr_clause_end(struct prog *p, int first, int hasacts);
+struct dattr dt_attr_desc(const struct prog *p, const struct xdt_probedesc *d);
+/* #pragma D attributes naming what is declared later: applied now */
+void dt_attr_pending(struct prog *p, const char *name, struct dattr *a);
 
 /* ---- cg.c: code generation ----------------------------------------------- */
 int cg_difo(struct prog *p, struct lexer *lx, struct node *e);

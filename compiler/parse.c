@@ -1239,6 +1239,8 @@ static void inline_decl(struct parser *ps, struct dtype *t)
 	in->t = t;
 	in->e = e;
 	p->inlines = xrealloc(p->inlines, (p->ninlines + 1) * sizeof(*p->inlines));
+	in->attr = dt_attr_def;
+	dt_attr_pending(p, in->name, &in->attr);
 	p->inlines[p->ninlines++] = in;
 	if (TOK(ps).t != T_SEMI)
 		syntax(ps);
@@ -1368,6 +1370,7 @@ static void provider_decl(struct parser *ps)
 				(p->nproviders + 1) * sizeof(*p->providers));
 	pv = &p->providers[p->nproviders++];
 	memset(pv, 0, sizeof(*pv));
+	pv->attr = *dt_provider_attr(NULL, "usdt");	/* DTrace's default */
 	pv->name = t.s;
 	pv->line = t.line;
 	lex_next(&ps->lx);
@@ -2163,6 +2166,12 @@ static void clause(struct parser *ps, int src)
 	/* The next clause's description is read raw, from here. */
 
 	clause_argtypes(ps, descs, nd, line, col);
+	{
+		struct xdt_probedesc pd;
+
+		desc_split(ps, descs[0], &pd, line, col);
+		dt_attr_clause_begin(ps->p, &ps->lx, &pd, line, col);
+	}
 	memset(&L, 0, sizeof(L));
 	L.ps = ps;
 	L.desc = descs[0];
@@ -2185,6 +2194,7 @@ static void clause(struct parser *ps, int src)
 	CL(ps)->record = body == NULL;
 	lower_list(&L, body);
 	flush_exprs(&L);
+	dt_attr_clause_end(ps->p, first, body != NULL);
 	ps->p->argdesc = NULL;	/* args[] outside a clause is untyped */
 	ps->p->nargt = -1;
 	npieces = ps->p->nclauses - first;
@@ -2210,6 +2220,8 @@ static void clause(struct parser *ps, int src)
 			c->dact = c0->dact, c->dnum = c0->dnum;
 			c->outs = c0->outs, c->nouts = c0->nouts;
 			c->recs = c0->recs, c->nrecs = c0->nrecs;
+			c->stmtattr = c0->stmtattr;
+			c->descattr = dt_attr_desc(ps->p, &c->desc);
 		}
 	}
 	ps->cl = -1;
@@ -2229,6 +2241,8 @@ void dt_compile(struct prog *p, const struct dt_env *env, const char *name,
 
 	lex_init(&ps.lx, name, src);
 	ps.lx.prog = p;
+	p->eattr = env->eattr;
+	p->amin = env->amin;
 	ps.lx.library = env->library;
 	p->iregs = env->iregs ? env->iregs : DIF_NREGS;
 	if (!p->strsize) {
@@ -2277,6 +2291,14 @@ void dt_compile(struct prog *p, const struct dt_env *env, const char *name,
 	    p->nxlators == nx0 && !ndecls)
 		dt_cerrt(&ps.lx, DT_D_EMPTY, ps.lx.line, ps.lx.col,
 			 "empty D program translation unit");
+	/* #pragma D attributes for a name nothing declared (DTrace's) */
+	if (p->npending) {
+		const struct dpending *u = &p->pending[0];
+
+		p->npending = 0;
+		dt_cerrt(&ps.lx, DT_D_PRAGMA_UNUSED, u->line, u->col,
+			 "unused #pragma attributes");
+	}
 	/* DTrace checks the last argument only: one given for nothing */
 	if (env->nmacros && ps.maxmacro < env->nmacros && !env->argref &&
 	    !env->library)

@@ -14,34 +14,6 @@
 #include <unistd.h>
 #include "dt_tree.h"
 
-/* DTrace's attribute triple: name-stability/data-stability/class */
-static int attr_ok(const char *a)
-{
-	static const char *const stab[] = { "Internal", "Private", "Obsolete",
-		"External", "Unstable", "Evolving", "Stable", "Standard" };
-	static const char *const cls[] = { "Unknown", "CPU", "Platform",
-		"Group", "ISA", "Common" };
-	char buf[64], *part[3], *save = NULL;
-	int n = 0;
-
-	snprintf(buf, sizeof(buf), "%s", a);
-	for (char *s = strtok_r(buf, "/", &save); s && n < 3; s = strtok_r(NULL, "/", &save))
-		part[n++] = s;
-	if (n != 3)
-		return 0;
-	for (int i = 0; i < 3; i++) {
-		const char *const *tab = i < 2 ? stab : cls;
-		size_t nt = i < 2 ? 8 : 6, k;
-
-		for (k = 0; k < nt; k++)
-			if (!strcmp(part[i], tab[k]))
-				break;
-		if (k == nt)
-			return 0;
-	}
-	return 1;
-}
-
 /*
  * #pragma D error: DTrace's D_PRAGERR, its message the directive's
  * identifiers and strings (quotes off), each followed by a space, as
@@ -120,6 +92,97 @@ static int depends_on_library(struct lexer *lx, const char *lib)
 	return 1;
 }
 
+/*
+ * #pragma D attributes A NAME: NAME's attributes are A (a D variable or
+ * inline of the program's; one declared later gets them when it is, and
+ * one never declared is D_PRAGMA_UNUSED when the program ends), and
+ * "provider P provider|module|function|name|args": a part of provider
+ * P's, a USDT provider the program defines above or one of xdt's own
+ * (for this program), as DTrace's dt_pragma_attributes() does.
+ */
+static int pragma_attributes(struct lexer *lx, char (*w)[64], int nw)
+{
+	static const char *const parts[] = { "provider", "module", "function",
+		"name", "args" };
+	struct prog *p = lx->prog;
+	struct dattr a;
+	struct dvar *v;
+
+	if (nw < 4)
+		dt_cerrt(lx, DT_D_PRAGMA_MALFORM, lx->line, lx->col,
+			 "malformed #pragma attributes <attributes> <ident>");
+	if (dt_str2attr(w[2], &a))
+		dt_cerrt(lx, DT_D_PRAGMA_INVAL, lx->line, lx->col,
+			 "invalid attributes specified by #pragma attributes");
+	if (!strcmp(w[3], "provider")) {
+		const struct dpattr *known = p ? dt_provider_attr(p, w[4]) : NULL;
+		struct dprovider *usdt = NULL;
+		struct dpattr *pa;
+		int k;
+
+		if (nw < 6)
+			dt_cerrt(lx, DT_D_PRAGMA_MALFORM, lx->line, lx->col,
+				 "malformed #pragma attributes <attributes> <ident>");
+		for (k = 0; p && k < p->nproviders; k++)
+			if (!strcmp(p->providers[k].name, w[4]))
+				usdt = &p->providers[k];
+		if (p && !usdt && !provider_known(lx, w[4]))
+			dt_cerrt(lx, DT_D_PRAGMA_UNUSED, lx->line, lx->col,
+				 "invalid name in #pragma attributes: "
+				 "provider %s is not defined", w[4]);
+		for (k = 0; k < 5 && strcmp(parts[k], w[5]); k++)
+			;
+		if (k == 5)
+			dt_cerrt(lx, DT_D_PRAGMA_INVAL, lx->line, lx->col,
+				 "invalid component \"%s\" in attribute #pragma "
+				 "for provider %s", w[5], w[4]);
+		if (!p)
+			return 1;
+		if (usdt) {
+			pa = &usdt->attr;
+		} else {
+			/* xdt's own provider: this program's copy of its row */
+			int i;
+
+			for (i = 0; i < p->npovr && strcmp(p->povr[i].name, w[4]); i++)
+				;
+			if (i == p->npovr) {
+				p->povr = xrealloc(p->povr, (p->npovr + 1) * sizeof(*p->povr));
+				snprintf(p->povr[i].name, sizeof(p->povr[i].name), "%s", w[4]);
+				p->povr[i].a = *known;
+				p->npovr++;
+			}
+			pa = &p->povr[i].a;
+		}
+		(&pa->prov)[k] = a;
+		return 1;
+	}
+	if (!p)
+		return 1;
+	if (sema_reserved(w[3]))
+		dt_cerrt(lx, DT_D_PRAGMA_SCOPE, lx->line, lx->col,
+			 "#pragma attributes cannot modify entity defined "
+			 "outside program scope");
+	if ((v = var_lookup(p, XDT_VAR_GLOBAL, w[3]))) {
+		v->attr = a;
+		return 1;
+	}
+	for (int i = 0; i < p->ninlines; i++) {
+		if (!strcmp(p->inlines[i]->name, w[3])) {
+			p->inlines[i]->attr = a;
+			return 1;
+		}
+	}
+	/* not declared (yet): DTrace keeps it for the declaration */
+	p->pending = xrealloc(p->pending, (p->npending + 1) * sizeof(*p->pending));
+	p->pending[p->npending].name = xstrdup(w[3]);
+	p->pending[p->npending].a = a;
+	p->pending[p->npending].line = lx->line;
+	p->pending[p->npending].col = lx->col;
+	p->npending++;
+	return 1;
+}
+
 int dt_pragma(struct lexer *lx, const char *p)
 {
 	const char *start = p;
@@ -164,43 +227,8 @@ int dt_pragma(struct lexer *lx, const char *p)
 	if (!strcmp(w[1], "option") || !strcmp(w[1], "binding") ||
 	    !strcmp(w[1], "ident"))
 		return 1;
-	if (!strcmp(w[1], "attributes")) {
-		if (nw < 4)
-			dt_cerrt(lx, DT_D_PRAGMA_MALFORM, lx->line, lx->col,
-				 "malformed #pragma attributes");
-		if (!attr_ok(w[2]))
-			dt_cerrt(lx, DT_D_PRAGMA_INVAL, lx->line, lx->col,
-				 "invalid attributes specified by #pragma attributes: %s", w[2]);
-		/*
-		 * "provider P provider|module|function|name|args": the
-		 * stability of a USDT provider's part (dtrace -h's input
-		 * files carry five of them); P must be defined above.
-		 */
-		if (!strcmp(w[3], "provider")) {
-			static const char *const parts[] = { "provider",
-				"module", "function", "name", "args" };
-			int k, found = !lx->prog;
-
-			for (k = 0; lx->prog && k < lx->prog->nproviders; k++)
-				found |= !strcmp(lx->prog->providers[k].name, w[4]);
-			for (k = 0; k < 5 && strcmp(parts[k], w[5]); k++)
-				;
-			if (nw < 6 || k == 5)
-				dt_cerrt(lx, DT_D_PRAGMA_MALFORM, lx->line, lx->col,
-					 "malformed #pragma attributes");
-			if (!found)
-				dt_cerrt(lx, DT_D_PRAGMA_UNUSED, lx->line, lx->col,
-					 "invalid name in #pragma attributes: "
-					 "provider %s is not defined", w[4]);
-			return 1;
-		}
-		/* a variable */
-		if (!strchr(w[3], ':') && lx->prog &&
-		    !var_lookup(lx->prog, XDT_VAR_GLOBAL, w[3]))
-			dt_cerrt(lx, DT_D_PRAGMA_UNUSED, lx->line, lx->col,
-				 "invalid name in #pragma attributes: %s", w[3]);
-		return 1;
-	}
+	if (!strcmp(w[1], "attributes"))
+		return pragma_attributes(lx, w, nw);
 	if (!strcmp(w[1], "error"))
 		pragma_error(lx, strstr(strchr(start, 'D') + 1, "error") + 5);
 	if (!strcmp(w[1], "depends_on")) {

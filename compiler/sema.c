@@ -81,7 +81,7 @@ static struct dtype *builtin_type(int v)
 	}
 }
 
-static const char *tokstr(enum tok t)
+const char *sema_tokstr(enum tok t)
 {
 	static const char *const s[] = {
 		[T_OROR] = "||", [T_ANDAND] = "&&", [T_OR] = "|", [T_XOR] = "^",
@@ -175,6 +175,9 @@ struct dvar *var_declare(struct prog *p, struct lexer *lx, int scope,
 	v->id = p->nvars;
 	v->line = line;
 	v->col = col;
+	v->attr = dt_attr_def;
+	if (scope == XDT_VAR_GLOBAL)
+		dt_attr_pending(p, name, &v->attr);
 	p->vars = xrealloc(p->vars, (p->nvars + 1) * sizeof(*p->vars));
 	p->vars[p->nvars++] = v;
 	return v;
@@ -662,11 +665,11 @@ static struct node *member(struct prog *p, struct lexer *lx, struct node *n)
 	}
 	if (st->k != TK_STRUCT && st->k != TK_UNION)
 		dt_cerrt(lx, DT_D_OP_SOU, n->line, n->col,
-			 "operator %s cannot be applied to a%s \"%s\"", tokstr(n->op),
+			 "operator %s cannot be applied to a%s \"%s\"", sema_tokstr(n->op),
 			 n->op == T_ARROW ? " pointer to a non-struct/union" : " non-struct/union",
 			 type_str(n->op == T_ARROW ? b->t->real->base : b->t));
 	if (!type_defined(st))
-		incomplete(lx, n, tokstr(n->op), st);
+		incomplete(lx, n, sema_tokstr(n->op), st);
 	m = type_member(st, n->s);
 	if (!m)
 		dt_cerrt(lx, DT_D_TYPE_MEMBER, n->line, n->col,
@@ -820,7 +823,7 @@ static void compare(struct lexer *lx, struct node *n)
 	} else {
 		dt_cerrt(lx, DT_D_OP_INCOMPAT, n->line, n->col,
 			 "operands have incompatible types: \"%s\" %s \"%s\"",
-			 type_str(a), tokstr(n->op), type_str(b));
+			 type_str(a), sema_tokstr(n->op), type_str(b));
 	}
 	n->t = dt_int;
 }
@@ -848,7 +851,7 @@ static struct node *binop(struct prog *p, struct lexer *lx, struct node *n)
 		    (pb && b->real->base->real->k == TK_VOID))
 			dt_cerrt(lx, DT_D_OP_INCOMPAT, n->line, n->col,
 				 "operator %s cannot be applied to a void pointer",
-				 tokstr(n->op));
+				 sema_tokstr(n->op));
 		if (pa && type_is_int(b)) {
 			n->t = a->real->k == TK_ARRAY ? type_ptr(a->real->base) : a;
 			return n;
@@ -875,7 +878,7 @@ static struct node *binop(struct prog *p, struct lexer *lx, struct node *n)
 				 n->op == T_STAR || n->op == T_DIV ? DT_D_OP_ARITH : DT_D_OP_INT,
 				 n->line, n->col,
 				 "operator %s requires operands of %s type",
-				 tokstr(n->op), n->op == T_PLUS || n->op == T_MINUS ||
+				 sema_tokstr(n->op), n->op == T_PLUS || n->op == T_MINUS ||
 				 n->op == T_STAR || n->op == T_DIV ? "arithmetic" : "integral");
 		if (n->op == T_SHL || n->op == T_SHR)
 			n->t = type_promote(a);
@@ -916,7 +919,7 @@ static void assign_check(struct lexer *lx, struct node *n, struct dtype *lt,
 		return;
 	dt_cerrt(lx, DT_D_OP_INCOMPAT, n->line, n->col,
 		 "operands have incompatible types: \"%s\" %s \"%s\"",
-		 type_str(lt), tokstr(n->op), type_str(rt));
+		 type_str(lt), sema_tokstr(n->op), type_str(rt));
 }
 
 struct node *sema_lvalue(struct prog *p, struct lexer *lx, struct node *n,
@@ -1062,7 +1065,10 @@ static struct node *kernel_var(struct prog *p, struct lexer *lx, struct node *n)
 	a->t = type_ptr(t);
 	d = node_new(N_DEREF, n->line, n->col);
 	d->a = a;
-	return sem(p, lx, d);
+	d = sem(p, lx, d);
+	d->akind = AK_SYM;	/* DTrace's symbols are Private/Private/Unknown */
+	d->aname = xstrdup(name);
+	return d;
 }
 
 static struct node *resolve_ident(struct prog *p, struct lexer *lx, struct node *n)
@@ -1104,12 +1110,20 @@ static struct node *resolve_ident(struct prog *p, struct lexer *lx, struct node 
 					 "%s is an inline associative array: use %s[key]",
 					 n->s, n->s);
 
-			if (type_compat(in->t, in->e->t) || !type_is_int(in->t))
+			/* an inline's attributes are its own, not its body's */
+			if (type_compat(in->t, in->e->t) || !type_is_int(in->t)) {
+				in->e->akind = AK_INLINE;
+				in->e->ainl = in;
+				in->e->aname = in->name;
 				return in->e;
+			}
 			c = node_new(N_CAST, n->line, n->col);
 			c->ct = in->t;
 			c->a = in->e;
 			c->t = in->t;
+			c->akind = AK_INLINE;
+			c->ainl = in;
+			c->aname = in->name;
 			return c;
 		}
 	}
@@ -1220,13 +1234,17 @@ static struct node *sem_args(struct prog *p, struct lexer *lx, struct node *n)
 	 */
 	at = p->argt[c];
 	if (p->argn[c])
-		return stable_arg(p, lx, n, p->argn[c], at);
-	if (!type_is_scalar(at))
+		cast = stable_arg(p, lx, n, p->argn[c], at);
+	else if (!type_is_scalar(at))
 		return n;
-	cast = node_new(N_CAST, n->line, n->col);
-	cast->ct = at;
-	cast->a = n;
-	cast->t = at;
+	else {
+		cast = node_new(N_CAST, n->line, n->col);
+		cast->ct = at;
+		cast->a = n;
+		cast->t = at;
+	}
+	/* args[i]'s attributes are its provider's, whatever its type */
+	cast->akind = AK_ARGS;
 	return cast;
 }
 
@@ -1306,7 +1324,7 @@ static struct node *sem_unary(struct prog *p, struct lexer *lx, struct node *n)
 	if (!type_is_int(n->a->t))
 		dt_cerrt(lx, n->op == T_TILDE ? DT_D_OP_INT : DT_D_OP_ARITH,
 			 n->line, n->col, "operator %s requires an operand of %s type",
-			 tokstr(n->op), n->op == T_TILDE ? "integral" : "arithmetic");
+			 sema_tokstr(n->op), n->op == T_TILDE ? "integral" : "arithmetic");
 	n->t = type_promote(n->a->t);
 	if (n->op == T_PLUS)
 		return n->a;
@@ -1458,7 +1476,7 @@ static struct node *sem_assign(struct prog *p, struct lexer *lx, struct node *n)
 	    n->b->t->real->k == TK_PTR && n->b->t->real->base->real->k == TK_VOID)
 		dt_cerrt(lx, DT_D_OP_VFPTR, n->line, n->col,
 			 "operator %s requires pointer to non-void type",
-			 tokstr(n->op));
+			 sema_tokstr(n->op));
 	if (n->op == T_ASSIGN) {
 		struct dtype *dt = NULL;
 
@@ -1480,7 +1498,7 @@ static struct node *sem_assign(struct prog *p, struct lexer *lx, struct node *n)
 		dt_cerrt(lx, type_is_int(lt) || lt->real->k == TK_PTR ?
 			 DT_D_OP_INCOMPAT : DT_D_OP_ARITH, n->line, n->col,
 			 "operator %s requires operands of arithmetic type",
-			 tokstr(n->op));
+			 sema_tokstr(n->op));
 	}
 	if (n->a->k == N_MEMBER && n->a->mem->bits && type_is_byref(lt))
 		dt_cerrt(lx, DT_D_OP_BFIELD, n->line, n->col, "invalid bit-field");
@@ -1496,7 +1514,7 @@ static struct node *sem_incdec(struct prog *p, struct lexer *lx, struct node *n)
 	if (!type_is_scalar(n->a->t))
 		dt_cerrt(lx, DT_D_OP_SCALAR, n->line, n->col,
 			 "operator %s requires an operand of scalar type",
-			 tokstr(n->op));
+			 sema_tokstr(n->op));
 	n->t = n->a->t;
 	return n;
 }
@@ -1654,5 +1672,6 @@ struct node *sema_expr(struct prog *p, struct lexer *lx, struct node *n)
 		n->text = text;	/* a rewritten argument keeps its name */
 	act_check(lx, n, DT_D_ACT_SPEC);
 	n->type = type_is_strlike(n->t) ? XDT_TYPE_STRING : XDT_TYPE_INT;
+	dt_attr_expr(p, lx, n);
 	return n;
 }

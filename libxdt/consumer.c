@@ -83,18 +83,31 @@ static int open_dev_err(char *msg, size_t len)
 
 /* ---- -l ------------------------------------------------------------------ */
 /*
- * -l -v: a probe's argument types as DTrace prints them (dt_list_probe's
- * "Argument Types" block).  xdt has no stability attributes, so DTrace's
- * two attribute blocks before it are left out.  fbt's come from the
+ * -l -v: a probe's attributes and argument types as DTrace prints them
+ * (its print_probe_info): the least of its provider's attributes for the
+ * parts the probe has (an empty module or function adds nothing), its
+ * provider's argument attributes, then the types.  fbt's come from the
  * function's BTF prototype (return: the offset and the return type), the
  * stable providers' from their table, translated; others have none.
  */
-static void list_argtypes(const struct xdt_probedesc *d)
+static void list_argtypes(const struct xdt_probedesc *d, const struct dpattr *pa)
 {
 	const char *src, *nt, *xt;
 	struct dtype *at[10], *ret;
 	int n = -1;
 
+	if (pa) {
+		struct dattr a = pa->prov;
+
+		if (d->mod[0])
+			a = dt_attr_min(a, pa->mod);
+		if (d->func[0])
+			a = dt_attr_min(a, pa->func);
+		if (d->name[0])
+			a = dt_attr_min(a, pa->name);
+		dt_attr_print(stdout, "Probe Description Attributes", a);
+		dt_attr_print(stdout, "Argument Attributes", pa->args);
+	}
 	printf("\n\tArgument Types\n");
 	if (dt_stable_args(d->prov, d->name, &src, &nt, &xt) && *xt) {
 		for (n = 0; *xt; n++) {
@@ -175,7 +188,7 @@ static int list_one(struct xdt_hdl *h, int fd, const struct xdt_probedesc *m,
 			printf("%5u %10s %17s %33s %s\n", pi[i].id, d->prov, d->mod,
 			       d->func, d->name);
 		if (verbose && !(pi[i].flags & XDT_PROBE_REFUSED)) {
-			list_argtypes(d);
+			list_argtypes(d, dt_provider_attr(NULL, d->prov));
 			/* xdt's own block: how the probe is (or would be) inserted */
 			if (pi[i].mech[0])
 				printf("\tInsertion Mechanisms\n\t\t%.*s\n\n",
@@ -1097,6 +1110,64 @@ int dt_running(xdt_hdl_t *h)
 	return 0;
 }
 
+/*
+ * dtrace -v's report for the -n/-s text @src, as dtrace(1)'s exec_prog()
+ * prints it (on its output, -o's file too): the least attributes of its
+ * clauses' probe descriptions and of their statements (a program without
+ * clauses: Stable/Stable/Common).  Under -e (@exec 0) each description
+ * follows with its probe's attributes and argument types, when its
+ * description names one provider's probes it can speak for.
+ */
+static void stability_report(xdt_hdl_t *h, int src, int exec)
+{
+	const struct prog *p = &h->p;
+	FILE *fp = dt_out(h);
+	struct dattr d = dt_attr_max, s = dt_attr_max;
+	int any = 0;
+
+	for (int i = 0; i < p->nclauses; i++) {
+		if (p->clauses[i].src != src)
+			continue;
+		d = dt_attr_min(d, p->clauses[i].descattr);
+		s = dt_attr_min(s, p->clauses[i].stmtattr);
+		any = 1;
+	}
+	if (!any)
+		d = s = dt_attr_def;
+	fprintf(fp, "\nStability attributes for %s %s:\n",
+		p->srcfile[src] ? "script" : "description", p->srcdesc[src]);
+	dt_attr_print(fp, "Minimum Probe Description Attributes", d);
+	dt_attr_print(fp, "Minimum Statement Attributes", s);
+	if (exec) {
+		fprintf(fp, "\n");
+		return;
+	}
+	for (int i = 0; i < p->nclauses; i++) {
+		const struct clause *c = &p->clauses[i], *l = i ? c - 1 : NULL;
+
+		if (c->src != src || (l && l->src == src && l->line == c->line &&
+				      l->col == c->col && !strcmp(l->descstr, c->descstr)))
+			continue;	/* a piece of the clause before */
+		fprintf(fp, "\n%s:%s:%s:%s\n", c->desc.prov, c->desc.mod,
+			c->desc.func, c->desc.name);
+		fflush(fp);
+		if (c->desc.prov[0] && !strpbrk(c->desc.prov, "*?[") &&
+		    dt_provider_attr(p, c->desc.prov))
+			list_argtypes(&c->desc, dt_provider_attr(p, c->desc.prov));
+	}
+}
+
+void xdt_stability_report(xdt_hdl_t *h)
+{
+	for (int i = 0; i < h->p.nsrc; i++)
+		stability_report(h, i, 0);
+}
+
+void xdt_set_verbose(xdt_hdl_t *h, int on)
+{
+	h->verbose = on;
+}
+
 static int go(xdt_hdl_t *h)
 {
 	const struct prog *p = &h->p;
@@ -1111,15 +1182,18 @@ static int go(xdt_hdl_t *h)
 	 * its own clauses made (DTrace's dpi_matches: -Z's zero included);
 	 * -q or the quiet option silences them.
 	 */
-	for (i = 0; i < p->nsrc && !h->o.quiet; i++) {
+	for (i = 0; i < p->nsrc; i++) {
 		unsigned n = 0;
 
 		for (__u32 k = 0; k < h->neps; k++)
 			n += h->eps[k].clause < (unsigned)p->nclauses &&
 			     p->clauses[h->eps[k].clause].src == i;
-		fprintf(stderr, "dtrace: %s '%s' matched %u probe%s\n",
-			p->srcfile[i] ? "script" : "description", p->srcdesc[i],
-			n, n == 1 ? "" : "s");
+		if (!h->o.quiet)
+			fprintf(stderr, "dtrace: %s '%s' matched %u probe%s\n",
+				p->srcfile[i] ? "script" : "description",
+				p->srcdesc[i], n, n == 1 ? "" : "s");
+		if (h->verbose)
+			stability_report(h, i, 1);
 	}
 	if (dev_ioctl(h, XDT_IOC_GO, NULL) < 0) {
 		if (errno == EBUSY)

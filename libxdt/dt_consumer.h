@@ -121,6 +121,7 @@ struct xdt_hdl {
 	char *syslibdir;
 	int nolibs;
 	int zdefs;		/* -Z: a description may match no probe */
+	int verbose;		/* -v: each program's stability report */
 	int grabanon;		/* -a: xdt_go() claims the anonymous enabling */
 	char unimplemented[DT_NOPTIONS];	/* options named, not acted on */
 	/* running (consumer.c) */

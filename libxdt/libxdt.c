@@ -133,7 +133,7 @@ static const struct { const char *name; enum optkind kind; int implemented; } op
 	{ "temporal", OPT_FLAG, 1 }, { "oformat", OPT_ANY, 1 },
 	{ "encoding", OPT_ANY, 1 }, { "version", OPT_ANY, 0 },
 	{ "fbtmode", OPT_ANY, 1 },
-	{ "strip", OPT_FLAG, 0 }, { "amin", OPT_ANY, 0 },
+	{ "strip", OPT_FLAG, 0 }, { "amin", OPT_ANY, 1 },
 	{ "argref", OPT_FLAG, 1 }, { "core", OPT_ANY, 0 },
 	{ "cpphdrs", OPT_FLAG, 0 }, { "cpppath", OPT_ANY, 0 },
 	{ "ctypes", OPT_ANY, 0 }, { "dtypes", OPT_ANY, 0 },
@@ -290,6 +290,16 @@ static int set_one(const char *opt, const char *val, struct xdt_hdl *c,
 				 opt, val ? "=" : "", val ? val : "");
 			return -1;
 		}
+		/* DTrace's attribute triple (its parts left out: Standard, Common) */
+		if (!strcmp(opt, "amin")) {
+			struct dattr a;
+
+			if (!val || dt_str2attr(val, &a)) {
+				snprintf(why, len, "failed to set -x %s%s%s: Invalid value for specified option",
+					 opt, val ? "=" : "", val ? val : "");
+				return -1;
+			}
+		}
 		if (!strcmp(opt, "fbtmode") && fbtmode_of(val) < 0) {
 			snprintf(why, len, "failed to set -x %s%s%s: Invalid value for specified option",
 				 opt, val ? "=" : "", val ? val : "");
@@ -353,6 +363,8 @@ static void opt_apply(const char *name, const char *val, unsigned long long n,
 		c->env.defaultargs = (int)n;
 	} else if (!strcmp(name, "argref")) {
 		c->env.argref = (int)n;
+	} else if (!strcmp(name, "amin")) {	/* checked: a valid triple */
+		c->env.eattr = dt_str2attr(val, &c->env.amin) == 0;
 	} else if (!strcmp(name, "bufsize")) {
 		/*
 		 * More than the kernel gives one CPU (64 MiB): bufresize=auto

@@ -126,6 +126,13 @@ int xdt_compile(xdt_hdl_t *h, const char *src, const char *name, int file,
 /* How many clauses the handle has compiled so far (xdt_record.clause
    indexes them). */
 int xdt_nclauses(const xdt_hdl_t *h);
+/*
+ * dtrace -v: xdt_go() prints each -n/-s text's stability report after
+ * its "matched" notice; xdt_stability_report() prints them all now (-e),
+ * each description followed by its probe's attributes and types.
+ */
+void xdt_set_verbose(xdt_hdl_t *h, int on);
+void xdt_stability_report(xdt_hdl_t *h);
 /* Print the program's DIF (dtrace -S). */
 void xdt_dis(xdt_hdl_t *h, FILE *fp);
 /*

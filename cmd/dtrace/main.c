@@ -62,7 +62,8 @@ static void usage(void)
 		"\t-s  enable the probes of a D script file\n"
 		"\t-P -m -f  enable a provider's, module's, function's probes (as -n)\n"
 		"\t-i  enable the probe with this ID (dtrace -l shows them; as -n)\n"
-		"\t-l  list probes (filtered by -n -P -m -f); -v shows refusals\n"
+		"\t-l  list probes (filtered by -n -P -m -f)\n"
+		"\t-v  report stability attributes; with -l: and argument types, refusals\n"
 		"\t-e  compile only (with -a: claim, print, exit); -S show the DIF; -q quiet\n"
 		"\t-A  save the program as the anonymous enabling xdt.ko starts as it\n"
 		"\t    loads (-o names the file); -A alone removes it\n"
@@ -704,6 +705,10 @@ int main(int argc, char **argv)
 		     cmd);
 	if (showdif)
 		xdt_dis(h, stdout);
+	/* -v: DTrace's stability report, now under -e, else as each enables */
+	xdt_set_verbose(h, verbose);
+	if (verbose && compile_only && !anon)
+		xdt_stability_report(h);
 	if (anon) {
 		const char *path = ofile ? ofile : XDT_ANON_PATH;
 		int replaced;

@@ -117,6 +117,41 @@ def test_list_verbose_says_why_a_function_has_no_probe(xdt):
     assert "refused: noinstr text" in r.stdout, r
 
 
+def _attr_block(title, n, d, c):
+    return (f"\n\t{title}\n\t\tIdentifier Names: {n}\n"
+            f"\t\tData Semantics:   {d}\n\t\tDependency Class: {c}\n")
+
+
+def test_list_verbose_attributes(xdt):
+    """dtrace -l -v: DTrace's "Probe Description Attributes" and "Argument
+    Attributes" blocks before "Argument Types", from the provider table
+    (compiler/attr.c): fbt's the least of Evolving/Evolving/ISA and its
+    Private module and function, syscall's of Evolving/Evolving/Common and
+    its Private/Private/ISA function; a -v run reports the program."""
+    r = dtrace(xdt, "-l", "-v", "-n", "fbt::vfs_read:entry")
+    assert r.ok, r
+    want = (_attr_block("Probe Description Attributes", "Private", "Private",
+                        "Unknown") +
+            _attr_block("Argument Attributes", "Private", "Private", "ISA") +
+            "\n\tArgument Types\n\t\targs[0]: struct file *\n")
+    assert want in r.stdout, r.stdout
+    r = dtrace(xdt, "-l", "-v", "-n", "syscall::read:entry")
+    assert r.ok, r
+    want = (_attr_block("Probe Description Attributes", "Private", "Private",
+                        "ISA") +
+            _attr_block("Argument Attributes", "Private", "Private", "ISA") +
+            "\n\tArgument Types\n")
+    assert want in r.stdout, r.stdout
+    r = dtrace(xdt, "-v", "-n", "dtrace:::BEGIN { trace(curthread); exit(0); }")
+    assert r.ok, r
+    want = ("\nStability attributes for description dtrace:::BEGIN :\n" +
+            _attr_block("Minimum Probe Description Attributes", "Stable",
+                        "Stable", "Common") +
+            _attr_block("Minimum Statement Attributes", "Stable", "Private",
+                        "Common") + "\n")
+    assert want in r.stdout, r.stdout
+
+
 def test_module_functions_get_probes_and_stay_pinned(xdt):
     """A module loaded after xdt gets fbt probes; an enabling on one pins the
     module (rmmod refused) and its probes go when it unloads."""

@@ -550,7 +550,9 @@ def test_listing_says_how_each_instruction_runs(xdt):
     isa = xdt.isa
     r = dtrace(xdt, "-l", "-v", "-n", "kinst::read_zero:", timeout=300)
     mech = dict((int(o), k) for o, k in re.findall(
-        r"^\s*\d+\s+kinst\s+\S+\s+read_zero (\d+)\n\n\tArgument Types\n"
+        r"^\s*\d+\s+kinst\s+\S+\s+read_zero (\d+)\n"
+        # DTrace's two attribute blocks, then the types
+        r"(?:\n\t\w[^\n]*\n(?:\t\t[^\n]*\n){3})*\n\tArgument Types\n"
         r"\t\t[^\n]*\n\n\tInsertion Mechanisms\n\t\tbreakpoint; "
         r"(emulated|out of line)\n", r.stdout, re.M))
     probes, _, _ = kinst_list(xdt, "kinst::read_zero:")

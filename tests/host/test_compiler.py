@@ -364,3 +364,29 @@ def test_data_model_flags(dtrace):
     r = subprocess.run([dtrace, "-32", "-n", "BEGIN"], capture_output=True,
                        text=True, timeout=60)
     assert r.returncode == 1 and "ILP32 data model is not supported" in r.stderr
+
+
+# Stability attributes (compiler/attr.c): compiler/tests/attr/NAME.d is run
+# as `dtrace -e -v FLAGS -s NAME.d`, FLAGS from its `/* flags: */` line;
+# tst.* print dtrace -v's report (NAME.d.out, exit 0), err.* fail to
+# compile (NAME.d.err, exit 1).
+ATTR = sorted(glob.glob(os.path.join(TESTS, "attr", "*.d")))
+
+
+def _flags(path):
+    with open(path) as f:
+        m = re.search(r"/\* flags: (.*?) \*/", f.read())
+    return m.group(1).split() if m else []
+
+
+@pytest.mark.parametrize("src", ATTR, ids=os.path.basename)
+def test_attributes(dtrace, src):
+    err = os.path.basename(src).startswith("err.")
+    r = subprocess.run([dtrace, "-e", "-v"] + _flags(src) + ["-s", _rel(src)],
+                       capture_output=True, text=True, cwd=TOP)
+    if err:
+        assert r.returncode == 1 and r.stdout == "", r.stdout + r.stderr
+        _check(r.stderr, src + ".err")
+    else:
+        assert r.returncode == 0 and r.stderr == "", r.stderr
+        _check(r.stdout, src + ".out")

@@ -1,0 +1,2 @@
+/* flags: -x errtags */
+#pragma D attributes Stable/Stable/Common
