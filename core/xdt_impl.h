@@ -344,6 +344,8 @@ struct xdt_clause_k {
 	u32 recsize;			/* header + data, 8-aligned */
 	u32 flags;			/* XDT_CLAUSE_*, XDT_CLAUSE_K_* */
 	u32 index;
+	s32 count1;			/* the aggregation of a clause that is
+					   one keyless count(), else -1 */
 };
 /* Kernel-only clause flags, derived at load (core/portable/load.c) */
 #define XDT_CLAUSE_K_COUNTS	0x80000000u	/* only keyless count()s */
@@ -652,9 +654,7 @@ static __always_inline bool xdt_probe_fast_inline(struct xdt_probe *p)
 
 	if (!e)
 		return false;
-	st = e->st;
-	if (unlikely(st->onecpu))
-		return false;
+	st = e->st;			/* not -x cpu's: set_fast() */
 	c = this_cpu_ptr(&xdt_cpu);
 	if (c->busy || !READ_ONCE(st->running))
 		return true;		/* the general path would skip it too */
@@ -669,7 +669,7 @@ static __always_inline bool xdt_probe_fast_inline(struct xdt_probe *p)
 	if (cl->flags & XDT_CLAUSE_K_COUNTS) {
 		/* `@ = count();`, the commonest, here; several counts there */
 		a = &sc->ag[READ_ONCE(sc->agact)];
-		off = cl->nacts == 1 ? a->nokey[cl->acts[0].arg0] : 0;
+		off = cl->count1 >= 0 ? a->nokey[cl->count1] : 0;
 		if (likely(off))
 			xdt_agg_nokey_vals(a, off)[0]++;
 		else if (!xdt_agg_counts(sc, cl)) {

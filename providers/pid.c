@@ -168,7 +168,7 @@ static int __xdt_probe uproc_handler(struct uprobe_consumer *uc,
 				    struct pt_regs *regs)
 {
 	struct usite *s = container_of(uc, struct usite, uc);
-	struct xdt_ctx ctx;
+	struct xdt_ctx ctx __xdt_noinit;	/* xdt_ctx_init() clears it */
 
 	if (current->mm != s->up->mm)
 		return UPROBE_HANDLER_REMOVE;	/* a forked child's copy */
@@ -192,7 +192,7 @@ static int __xdt_probe uproc_ret_handler(struct uprobe_consumer *uc,
 					struct pt_regs *regs)
 {
 	struct usite *s = container_of(uc, struct usite, uc);
-	struct xdt_ctx ctx;
+	struct xdt_ctx ctx __xdt_noinit;	/* xdt_ctx_init() clears it */
 
 	if (current->mm != s->up->mm || xdt_probe_fast(s->probe))
 		return 0;

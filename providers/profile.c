@@ -66,7 +66,7 @@ static int prof_hp_state = -1;
 static void __xdt_probe prof_fire(struct prof *p)
 {
 	struct pt_regs *regs = get_irq_regs();
-	struct xdt_ctx ctx;
+	struct xdt_ctx ctx __xdt_noinit;	/* xdt_ctx_init() clears it */
 
 	if (xdt_probe_fast(p->probe))
 		return;

@@ -61,7 +61,7 @@ static bool registered, notifier;
  */
 static void __xdt_probe rawtp_fire(struct rawtp *rt, const u64 *a)
 {
-	struct xdt_ctx ctx;
+	struct xdt_ctx ctx __xdt_noinit;	/* xdt_ctx_init() clears it */
 
 	if (xdt_probe_fast(rt->probe))
 		return;

@@ -56,7 +56,7 @@ static struct xdt_provider stable_provs[3] = {
 /* ---- probe context ----------------------------------------------------- */
 static void __xdt_probe stable_fire(struct stable *s, u64 a0, u64 a1, u64 a2)
 {
-	struct xdt_ctx ctx;
+	struct xdt_ctx ctx __xdt_noinit;	/* xdt_ctx_init() clears it */
 
 	if (xdt_probe_fast(s->probe))
 		return;
@@ -74,7 +74,7 @@ static void __xdt_probe stable_fire(struct stable *s, u64 a0, u64 a1, u64 a2)
 static void __xdt_probe stable_fire_regs(struct stable *s, struct pt_regs *regs,
 					 u64 a0, u64 a1, u64 a2)
 {
-	struct xdt_ctx ctx;
+	struct xdt_ctx ctx __xdt_noinit;	/* xdt_ctx_init() clears it */
 
 	if (xdt_probe_fast(s->probe))
 		return;

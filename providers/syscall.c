@@ -85,8 +85,8 @@ static void __xdt_probe sc_fire(struct xdt_probe *p, struct sc_tp *t,
 
 static void __xdt_probe sc_enter(void *data, struct pt_regs *regs, long id)
 {
-	unsigned long a[6];
-	struct xdt_ctx ctx;
+	unsigned long a[6] __xdt_noinit;	/* syscall_get_arguments() */
+	struct xdt_ctx ctx __xdt_noinit;	/* xdt_ctx_init() clears it */
 	unsigned int i;
 
 	if ((unsigned long)id >= NR_syscalls || !test_bit(id, entry_on) ||
@@ -102,7 +102,7 @@ static void __xdt_probe sc_enter(void *data, struct pt_regs *regs, long id)
 static void __xdt_probe sc_exit(void *data, struct pt_regs *regs, long ret)
 {
 	long id = syscall_get_nr(current, regs);
-	struct xdt_ctx ctx;
+	struct xdt_ctx ctx __xdt_noinit;	/* xdt_ctx_init() clears it */
 
 	if ((unsigned long)id >= NR_syscalls || !test_bit(id, return_on) ||
 	    in_compat_syscall() || xdt_probe_fast(READ_ONCE(return_probe[id])))

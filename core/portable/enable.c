@@ -134,14 +134,14 @@ int xdt_state_enable(struct xdt_state *st, struct xdt_enable *req, void *blob)
  */
 /*
  * @p's fast firing (xdt_probe_fast): its one ECB, if its clause needs no
- * context.  Only one ECB: a walk of several that met a clause the fast
+ * context and its consumer traces every CPU (-x cpu is set at load).  Only one ECB: a walk of several that met a clause the fast
  * path cannot finish would have done part of the firing already.
  */
 static void set_fast(struct xdt_probe *p)
 {
 	struct xdt_ecb *e = p->ecbs;
 
-	WRITE_ONCE(p->fast, e && !e->next &&
+	WRITE_ONCE(p->fast, e && !e->next && !e->st->onecpu &&
 		   (e->clause->flags & (XDT_CLAUSE_K_COUNTS |
 					XDT_CLAUSE_K_EMPTY)) ? e : NULL);
 }

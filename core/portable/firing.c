@@ -44,7 +44,7 @@ static void __xdt_probe raise_error(struct xdt_cpu *c, struct xdt_scpu *sc,
 				    const struct xdt_ecb *ecb,
 				    struct xdt_ctx *ctx, u32 act)
 {
-	struct xdt_ctx ectx;
+	struct xdt_ctx ectx __xdt_noinit;	/* xdt_ctx_init() clears it */
 	struct xdt_ecb *e;
 	u64 *rec;
 
@@ -409,7 +409,7 @@ bool __xdt_probe xdt_probe_fast(struct xdt_probe *p)
 	if (!READ_ONCE(p->fast))
 		return false;
 	local_irq_save(flags);
-	done = xdt_probe_fast_irqsoff(p);
+	done = xdt_probe_fast_inline(p);
 	local_irq_restore(flags);
 	return done;
 }

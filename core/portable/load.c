@@ -326,8 +326,12 @@ static int load_clauses(struct xdt_state *st, struct xdt_enable *req)
 		if ((uc[i].flags & XDT_CLAUSE_SPEC) && !w.nspec)
 			return EERR("clause %u: speculating without speculate", i);
 		c->recsize = ALIGN(w.off, 8);
-		if (counts_only(c))
+		c->count1 = -1;
+		if (counts_only(c)) {
 			c->flags |= XDT_CLAUSE_K_COUNTS;
+			if (c->nacts == 1)
+				c->count1 = (s32)c->acts[0].arg0;
+		}
 		else if (c->pred < 0 && !c->nacts &&
 			 !(c->flags & ~XDT_CLAUSE_RECORD) &&
 			 c->recsize == sizeof(struct xdt_rechdr))
