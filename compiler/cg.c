@@ -792,7 +792,7 @@ void prog_temporal(struct prog *p)
 /*
  * Where each recorded value lands: 8-aligned after the header, in order,
  * as the kernel lays them out (core/portable/load.c): an integer 8 bytes, a
- * string strsize, a stack 8 per frame.
+ * string its slot (strsize, or less: rec_strslot), a stack 8 per frame.
  */
 void prog_layout(struct prog *p)
 {
@@ -804,7 +804,8 @@ void prog_layout(struct prog *p)
 		for (int k = 0; k < c->nrecs; k++) {
 			off = (off + 7) & ~7u;
 			c->recs[k].off = off;
-			off += c->recs[k].type == XDT_TYPE_STRING ? p->strsize :
+			off += c->recs[k].type == XDT_TYPE_STRING ?
+			       rec_strslot(p, &c->recs[k]) :
 			       DT_IS_STACK(c->recs[k].type) ? 8 * c->recs[k].nframes :
 			       c->recs[k].type == DT_TYPE_MEM ? c->recs[k].nframes : 8;
 		}

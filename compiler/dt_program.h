@@ -378,10 +378,14 @@ struct recval {
 	struct dtype *t;	/* the D type recorded (NULL: stack, memory) */
 	unsigned off;		/* from the record header */
 	unsigned nframes;	/* DT_TYPE_STACK: frames (8 bytes each);
-				   DT_TYPE_MEM: bytes */
+				   DT_TYPE_MEM: bytes; XDT_TYPE_STRING: its
+				   slot's bytes, 0 for strsize (rec_strslot) */
 	const char *name;	/* the expression recorded, as written (NULL:
 				   stack() and tracemem()'s are named by kind) */
 };
+
+/* The bytes a string record takes: its own bound (execname), or strsize */
+#define rec_strslot(p, r)	((r)->nframes ? (r)->nframes : (p)->strsize)
 
 struct clause {
 	char descstr[XDT_PROVNAMELEN + XDT_MODNAMELEN + XDT_FUNCNAMELEN + XDT_NAMELEN];

@@ -172,23 +172,40 @@ static int value_type(struct node *e)
 	return type_is_strlike(e->t) ? XDT_TYPE_STRING : XDT_TYPE_INT;
 }
 
+/*
+ * The slot a recorded string needs when its length has a bound below
+ * strsize, else 0 (strsize).  Only execname's is known (a task's comm):
+ * printf("%s", execname) at strsize 256 made a 272-byte record of which
+ * 16 bytes could ever be used, and a tenth as many records fit a buffer
+ * (bench/README.md, records/s against bpftrace).
+ */
+static unsigned str_slot(const struct prog *p, const struct node *e)
+{
+	if (e->k == N_VAR && e->var == DIF_VAR_EXECNAME &&
+	    XDT_EXECNAME_MAX < p->strsize)
+		return XDT_EXECNAME_MAX;
+	return 0;
+}
+
 /* A value the clause records: its action, and its slot in the record. */
 static void add_rec(struct lower *L, struct node *e, int exit)
 {
 	struct parser *ps = L->ps;
 	struct clause *c;
 	int d, ty = value_type(e);
+	unsigned slot = ty == XDT_TYPE_STRING && !exit ? str_slot(ps->p, e) : 0;
 
 	e->type = ty;
 	d = cg_difo(ps->p, &ps->lx, e);
 	add_act(L, exit ? XDT_ACT_EXIT :
-		ty == XDT_TYPE_STRING ? XDT_ACT_STRING : XDT_ACT_RECORD, d, 0, 0);
+		ty == XDT_TYPE_STRING ? XDT_ACT_STRING : XDT_ACT_RECORD, d,
+		slot, 0);
 	c = CL(ps);
 	c->recs = xrealloc(c->recs, (c->nrecs + 1) * sizeof(*c->recs));
 	c->recs[c->nrecs].type = ty;
 	c->recs[c->nrecs].t = e->t;
 	c->recs[c->nrecs].off = 0;
-	c->recs[c->nrecs].nframes = 0;
+	c->recs[c->nrecs].nframes = slot;
 	c->recs[c->nrecs].name = e->text;
 	c->nrecs++;
 }

@@ -641,9 +641,8 @@ int xdt_agg_update(struct xdt_scpu *c, const struct xdt_aggdesc *d, u32 aggid,
  * for the trampolines' entry (core/fentry.c), where its call and frame
  * were a tenth of a count() firing; xdt_probe_fast_irqsoff() for the rest.
  */
-static __always_inline bool xdt_probe_fast_inline(struct xdt_probe *p)
+static __always_inline bool xdt_probe_fast_ecb(struct xdt_ecb *e)
 {
-	struct xdt_ecb *e = READ_ONCE(p->fast);
 	const struct xdt_clause_k *cl;
 	struct xdt_aggarena *a;
 	struct xdt_rechdr *h;
@@ -652,8 +651,6 @@ static __always_inline bool xdt_probe_fast_inline(struct xdt_probe *p)
 	struct xdt_scpu *sc;
 	struct xdt_cpu *c;
 
-	if (!e)
-		return false;
 	st = e->st;			/* not -x cpu's: set_fast() */
 	c = this_cpu_ptr(&xdt_cpu);
 	if (c->busy || !READ_ONCE(st->running))
@@ -687,6 +684,14 @@ static __always_inline bool xdt_probe_fast_inline(struct xdt_probe *p)
 	sc->firings++;
 	c->busy = 0;
 	return true;
+}
+
+/* @p's fast firing, if it has one (@fast: its one ECB) */
+static __always_inline bool xdt_probe_fast_inline(struct xdt_probe *p)
+{
+	struct xdt_ecb *e = READ_ONCE(p->fast);
+
+	return e && xdt_probe_fast_ecb(e);
 }
 
 u64 xdt_traps(void);

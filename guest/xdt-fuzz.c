@@ -633,6 +633,9 @@ static void gen_clause(int fbt)
 		} else if (k < 9) {
 			a->kind = XDT_ACT_STRING;
 			a->difo = gen_difo(1);
+			/* its slot: strsize (0), a bound below it, or past */
+			a->arg0 = chance(60) ? 0 : chance(80) ? 1 + below(64) :
+				  rnd();
 		} else if (k == 9 && chance(40)) {
 			/*
 			 * An aggregation key: an integer, a string, or a

@@ -39,7 +39,7 @@ void print_printf(const struct pformat *pf, const struct prog *p,
 
 		v[i].p = data + r->off;
 		if (r->type == XDT_TYPE_STRING) {
-			v[i].size = p->strsize;
+			v[i].size = rec_strslot(p, r);
 		} else if (DT_IS_STACK(r->type)) {
 			v[i].size = r->nframes;
 		} else {
@@ -127,7 +127,7 @@ static void print_trace(struct dt_print *pr, const struct prog *p,
 	__u64 v;
 
 	if (r->type == XDT_TYPE_STRING) {
-		print_bytes(pr, data + r->off, p->strsize, -33, 0, fp);
+		print_bytes(pr, data + r->off, rec_strslot(p, r), -33, 0, fp);
 		return;
 	}
 	size = r->type == DT_TYPE_MEM ? r->nframes :
@@ -373,9 +373,9 @@ static void print_value(const struct prog *p, const struct recval *r,
 			memcpy(buf, &v, 8);
 		a = buf;
 	} else if (r->type == XDT_TYPE_STRING) {
-		char *s = xzalloc(p->strsize + 1);
+		char *s = xzalloc(rec_strslot(p, r) + 1);
 
-		memcpy(s, a, p->strsize);
+		memcpy(s, a, rec_strslot(p, r));
 		fprintf(fp, "string \"%s\"\n", s);
 		free(s);
 		return;

@@ -180,7 +180,7 @@ void rec_value(const struct prog *p, const struct recval *r,
 		v->kind = XDT_VAL_STRING;
 		v->type = "string";
 		v->s = at;
-		v->len = strnlen(at, p->strsize);
+		v->len = strnlen(at, rec_strslot(p, r));
 	} else if (DT_IS_STACK(r->type)) {
 		v->kind = XDT_VAL_STACK;
 		v->type = r->type == DT_TYPE_USTACK ? "ustack" : "stack";

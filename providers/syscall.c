@@ -83,15 +83,18 @@ static void __xdt_probe sc_fire(struct xdt_probe *p, struct sc_tp *t,
 	xdt_probe_fire(ctx);
 }
 
-static void __xdt_probe sc_enter(void *data, struct pt_regs *regs, long id)
+/*
+ * The general firings are their own functions (noinline) so that the
+ * tracepoint's callbacks, which run on every system call of every thread,
+ * have no frame to build and no context to clear before they know the call
+ * is traced and its clause needs more than the fast firing.
+ */
+static noinline void __xdt_probe sc_enter_ctx(struct pt_regs *regs, long id)
 {
 	unsigned long a[6] __xdt_noinit;	/* syscall_get_arguments() */
 	struct xdt_ctx ctx __xdt_noinit;	/* xdt_ctx_init() clears it */
 	unsigned int i;
 
-	if ((unsigned long)id >= NR_syscalls || !test_bit(id, entry_on) ||
-	    in_compat_syscall() || xdt_probe_fast(READ_ONCE(entry_probe[id])))
-		return;
 	xdt_ctx_init(&ctx, NULL);
 	syscall_get_arguments(current, regs, a);
 	for (i = 0; i < 6; i++)
@@ -99,14 +102,19 @@ static void __xdt_probe sc_enter(void *data, struct pt_regs *regs, long id)
 	sc_fire(READ_ONCE(entry_probe[id]), &tp_enter, regs, &ctx);
 }
 
-static void __xdt_probe sc_exit(void *data, struct pt_regs *regs, long ret)
+static void __xdt_probe sc_enter(void *data, struct pt_regs *regs, long id)
 {
-	long id = syscall_get_nr(current, regs);
+	if ((unsigned long)id >= NR_syscalls || !test_bit(id, entry_on) ||
+	    in_compat_syscall() || xdt_probe_fast(READ_ONCE(entry_probe[id])))
+		return;
+	sc_enter_ctx(regs, id);
+}
+
+static noinline void __xdt_probe sc_exit_ctx(struct pt_regs *regs, long id,
+					     long ret)
+{
 	struct xdt_ctx ctx __xdt_noinit;	/* xdt_ctx_init() clears it */
 
-	if ((unsigned long)id >= NR_syscalls || !test_bit(id, return_on) ||
-	    in_compat_syscall() || xdt_probe_fast(READ_ONCE(return_probe[id])))
-		return;
 	xdt_ctx_init(&ctx, NULL);
 	if (IS_ERR_VALUE(ret)) {
 		ctx.err = -ret;
@@ -115,6 +123,16 @@ static void __xdt_probe sc_exit(void *data, struct pt_regs *regs, long ret)
 	ctx.args[0] = ret;
 	ctx.args[1] = ret;
 	sc_fire(READ_ONCE(return_probe[id]), &tp_exit, regs, &ctx);
+}
+
+static void __xdt_probe sc_exit(void *data, struct pt_regs *regs, long ret)
+{
+	long id = syscall_get_nr(current, regs);
+
+	if ((unsigned long)id >= NR_syscalls || !test_bit(id, return_on) ||
+	    in_compat_syscall() || xdt_probe_fast(READ_ONCE(return_probe[id])))
+		return;
+	sc_exit_ctx(regs, id, ret);
 }
 
 /* ---- enabling ------------------------------------------------------------- */

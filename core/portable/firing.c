@@ -177,7 +177,8 @@ static int __xdt_probe run_clause(struct xdt_cpu *c, struct xdt_scpu *sc,
 			WRITE_ONCE(st->exited, 1);
 			break;
 		case XDT_ACT_STRING:
-			f = (int)-xdt_readstr(&m, rec + a->off, v, st->strsize);
+			f = (int)-xdt_readstr(&m, rec + a->off, v,
+					      a->arg0 ?: st->strsize);
 			if (f > 0) {
 				act_fault(ctx, rec, f, v);
 				raise_error(c, sc, st, ecb, ctx, i + 1);
@@ -403,13 +404,14 @@ bool __xdt_probe xdt_probe_fast_irqsoff(struct xdt_probe *p)
 
 bool __xdt_probe xdt_probe_fast(struct xdt_probe *p)
 {
+	struct xdt_ecb *e = READ_ONCE(p->fast);
 	unsigned long flags;
 	bool done;
 
-	if (!READ_ONCE(p->fast))
+	if (!e)
 		return false;
 	local_irq_save(flags);
-	done = xdt_probe_fast_inline(p);
+	done = xdt_probe_fast_ecb(e);
 	local_irq_restore(flags);
 	return done;
 }

@@ -162,7 +162,15 @@ static int load_action(struct xdt_state *st, struct xdt_enable *req,
 		w->off += 8;
 		break;
 	case XDT_REC_STR:
-		w->off += st->strsize;
+		/*
+		 * A string whose length the compiler bounds (execname) has a
+		 * slot that size: records as small as the value, not strsize.
+		 */
+		if (a->arg0 > st->strsize)
+			return EERR("clause %u action %u: string slot of %u "
+				    "bytes beyond strsize %u", i, j, a->arg0,
+				    st->strsize);
+		w->off += a->arg0 ?: st->strsize;
 		break;
 	case XDT_REC_STACK:
 		/* arg1 1: ustack(), whose first word is the pid's */

@@ -23,7 +23,7 @@
 #include <linux/types.h>
 
 #define XDT_DEVICE		"/dev/xdt"
-#define XDT_ABI_VERSION		12	/* 5: aggregation descriptors, lquantize,
+#define XDT_ABI_VERSION		13	/* 5: aggregation descriptors, lquantize,
 					   llquantize, increments; 6: speculations,
 					   double errors; 7: buffer policies,
 					   per-CPU aggregation drops; 8: user-space
@@ -32,7 +32,14 @@
 					   11: probes bound after GO
 					   (xdt_enable.late); 12: anonymous
 					   tracing (XDT_IOC_ANON), the lock
-					   subroutines (mutex_*, rw_*) */
+					   subroutines (mutex_*, rw_*); 13: a
+					   string record's slot (STRING's arg0) */
+
+/*
+ * The longest execname with its NUL: a Linux task's comm (TASK_COMM_LEN).
+ * The compiler records execname in a slot this size, not strsize's.
+ */
+#define XDT_EXECNAME_MAX	16
 
 #define XDT_PROVNAMELEN		32
 #define XDT_MODNAMELEN		64
@@ -247,7 +254,7 @@ struct xdt_clause {
  */
 #define XDT_ACTIONS(X) \
 	X(RECORD,     1, "record",     U64,  XDT_AF_VALUE)	/* the 8-byte value */ \
-	X(STRING,     2, "string",     STR,  XDT_AF_VALUE)	/* strsize bytes */ \
+	X(STRING,     2, "string",     STR,  XDT_AF_VALUE)	/* arg0 bytes (0: strsize) */ \
 	X(EXIT,	      3, "exit",       U64,   0)	/* record, then stop */ \
 	X(AGGKEY,     4, "aggkey",     NONE,  0)	/* push a key */ \
 	X(AGG,	      5, "agg",	       NONE,  0)	/* aggregate the keys */ \

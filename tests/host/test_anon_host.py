@@ -75,7 +75,7 @@ def test_drops_are_reported_at_the_claim(dtrace, tmp_path):
     4 KiB buffer (the saved bufsize): the same drops a run has."""
     f = tmp_path / "anon.xdt"
     opts = ["-q", "-x", "bufsize=4k", "-x", "strsize=2k", "-n",
-            "BEGIN { trace(execname); } " * 8]
+            "BEGIN { trace(probename); } " * 8]
     _save(dtrace, f, *opts)
     r = _dt(dtrace, "-a", anon=f)
     run = _dt(dtrace, *opts)

@@ -99,10 +99,22 @@ def test_good_options(dtrace, opt):
 
 def test_strsize_changes_layout(dtrace):
     r = subprocess.run([dtrace, "-x", "strsize=32", "-S", "-e", "-n",
-                        "BEGIN { trace(execname); trace(1); }"],
+                        "BEGIN { trace(probefunc); trace(1); }"],
                        capture_output=True, text=True)
     assert "REC 1 int at 40" in r.stdout and "recsize 48" in r.stdout, r.stdout
     assert "(string) by ref (size 32)" in r.stdout
+
+
+@pytest.mark.parametrize("strsize,slot", [(256, 16), (32, 16), (8, 8)])
+def test_execname_takes_its_own_slot(dtrace, strsize, slot):
+    """execname is a task's comm, 16 bytes with its NUL: recorded in a slot
+    that size when strsize is larger (the record, and so the buffer, holds
+    only what can be there), in strsize's when it is smaller."""
+    r = subprocess.run([dtrace, "-x", f"strsize={strsize}", "-S", "-e", "-n",
+                        "BEGIN { trace(execname); trace(1); }"],
+                       capture_output=True, text=True)
+    assert f"REC 1 int at {8 + slot}" in r.stdout, r.stdout
+    assert f"recsize {16 + slot}" in r.stdout, r.stdout
 
 
 def test_cmdline_error_names_cmdline(dtrace):
