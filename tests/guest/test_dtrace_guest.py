@@ -492,7 +492,7 @@ def test_ipl_is_what_the_cpu_serves(xdt):
     softirq, 2 in a hardware interrupt -- whichever fbt mechanism fires
     (x86_64's exc_int3 counts a kernel breakpoint as an NMI; xdt takes
     that level off for its own)."""
-    for mode in ("breakpoint", "trampoline"):
+    for mode in ("breakpoint", "trampoline")[:1 + xdtvm.HAVE_TRAMP[xdt.isa]]:
         r = dtrace(xdt, "-x", f"fbtmode={mode}", "-qn",
                    'fbt::vfs_read:entry /pid == $target/ '
                    '{ @[probefunc, ipl] = count(); } '
