@@ -12,7 +12,10 @@
  * firing.  As on the other ISAs, ftrace owns the site: a bl there means
  * ftrace has it live, and enabling is refused, writing nothing.  Older
  * compilers put `std r0, 16(r1)` between the two; it is stepped over.
- * Functions without the call (notrace) get no fbt probes yet.
+ * A function without the call (notrace, e.g. one the source says is
+ * `inline`) that still begins its prologue with `mflr r0` at the local
+ * entry is probed there, the ISA's fallback as x86's `push %rbp`: the
+ * emulation is r0 = LR, nip += 4.  Others get no fbt probes yet.
  *
  * Return: every unconditional `blr` (the words are walked one by one:
  * every instruction is 4 bytes), emulated as nip = LR; and tail calls, a
@@ -37,6 +40,7 @@ enum {
 	SITE_NOP = 1,		/* ftrace's nop: skip it */
 	SITE_RET,		/* blr */
 	SITE_TAIL,		/* b <outside the function> */
+	SITE_MFLR,		/* mflr r0 of a notrace function: r0 = LR */
 };
 
 #define PPC_NOP			0x60000000u	/* ori 0,0,0 */
@@ -53,9 +57,12 @@ static bool read_insn(unsigned long addr, u32 *insn)
 	return !copy_from_kernel_nofault(insn, (void *)addr, 4);
 }
 
-/* The offset of ftrace's call site, or why there is none. */
+/*
+ * The offset of ftrace's call site, or of a notrace function's opening
+ * `mflr r0` (*kind SITE_MFLR), or why there is neither.
+ */
 static const char *entry_site(unsigned long addr, unsigned long size,
-			      unsigned long *site, u32 *w)
+			      unsigned long *site, u32 *w, u8 *kind)
 {
 	unsigned long off = 0;
 	u32 i0, i1;
@@ -70,6 +77,8 @@ static const char *entry_site(unsigned long addr, unsigned long size,
 	}
 	if (i0 != PPC_MFLR_R0)
 		return "no ftrace NOP at entry (notrace)";
+	*site = off;
+	*kind = SITE_MFLR;
 	off += 4;
 	if (!read_insn(addr + off, w))
 		return "text not readable";
@@ -80,9 +89,12 @@ static const char *entry_site(unsigned long addr, unsigned long size,
 	}
 	if ((*w & PPC_BL_MASK) == PPC_BL)
 		return "ftrace owns the entry site";
-	if (*w != PPC_NOP || off + 4 > size)
-		return "no ftrace NOP at entry (notrace)";
+	if (*w != PPC_NOP || off + 4 > size) {
+		*w = PPC_MFLR_R0;	/* notrace: the mflr is the site */
+		return NULL;
+	}
 	*site = off;
+	*kind = SITE_NOP;
 	return NULL;
 }
 
@@ -93,15 +105,16 @@ const char *xdt_fbt_arch_sites(unsigned long addr, unsigned long size,
 	unsigned long off;
 	const char *why;
 	u32 w, chunk[64];
+	u8 kind;
 
 	if (size < 12 || (addr & 3))
 		return "too small or misaligned";
-	why = entry_site(addr, size, &off, &w);
+	why = entry_site(addr, size, &off, &w, &kind);
 	if (why)
 		return why;
 	d = (struct xdt_site_desc){ .addr = addr + off, .off = off,
-				    .kind = SITE_NOP, .orig = w,
-				    .ftrace = true };
+				    .kind = kind, .orig = w,
+				    .ftrace = kind == SITE_NOP };
 	if (add(ctx, &d))
 		return "too many sites";
 
@@ -179,6 +192,10 @@ void __xdt_probe xdt_fbt_arch_emulate(struct xdt_site *s, struct pt_regs *regs)
 		break;
 	case SITE_TAIL:
 		regs_set_return_ip(regs, s->aux);
+		break;
+	case SITE_MFLR:
+		regs->gpr[0] = regs->link;
+		regs_set_return_ip(regs, s->addr + 4);
 		break;
 	}
 }
