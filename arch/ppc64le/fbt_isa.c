@@ -12,20 +12,23 @@
  * firing.  As on the other ISAs, ftrace owns the site: a bl there means
  * ftrace has it live, and enabling is refused, writing nothing.  Older
  * compilers put `std r0, 16(r1)` between the two; it is stepped over.
- * A function without the call (notrace, e.g. one the source says is
- * `inline`) that still begins its prologue with `mflr r0` at the local
- * entry is probed there, the ISA's fallback as x86's `push %rbp`: the
- * emulation is r0 = LR, nip += 4.  Others get no fbt probes yet.
+ * A function without the call (notrace) gets no fbt probes, as on arm64:
+ * powerpc builds whole files without -mprofile-kernel where tracing is
+ * unsafe (real mode, the paca and soft-mask code of interrupt entry and
+ * exit, time.c), and nothing marks them apart from an `inline` that
+ * became notrace.  Trapping their opening `mflr r0` (emulated r0 = LR)
+ * was tried: test_every_entry_probe_at_once died in a loop of NULL
+ * dereferences (get_running_cputimer: `current` not valid there).
  *
  * Return: every unconditional `blr` (the words are walked one by one:
  * every instruction is 4 bytes), emulated as nip = LR; and tail calls, a
  * `b` whose target is outside the function, emulated as the branch.  At a
  * tail call the callee has not run yet, so arg1 (r3) is no return value
  * there, as with DTrace's fbt.  `bctr` is not taken for a tail call: jump
- * tables use it too.  A conditional return (`beqlr`...) or a conditional
- * branch out of the function would fire a return probe whether or not it
- * is taken: such functions are refused until the trap can decline to
- * fire (porting diary).
+ * tables use it too.  A conditional return (`beqlr`...) and a conditional
+ * branch out of the function are return sites that fire only when taken
+ * (xdt_fbt_arch_fires, isa.h's XDT_FBT_FIRES): the condition is CR bit BI
+ * against BO's; the CTR-decrementing forms (bdnzlr...) are refused.
  *
  * regs->nip is written with regs_set_return_ip(): 6.1's Book3S-64
  * interrupt exit reloads SRR0 from pt_regs only when told it changed.
@@ -40,8 +43,16 @@ enum {
 	SITE_NOP = 1,		/* ftrace's nop: skip it */
 	SITE_RET,		/* blr */
 	SITE_TAIL,		/* b <outside the function> */
-	SITE_MFLR,		/* mflr r0 of a notrace function: r0 = LR */
+	SITE_CRET,		/* bclr on a CR bit: returns if it holds */
+	SITE_CTAIL,		/* bc on a CR bit to outside the function */
 };
+
+/* BO: 1 in 0x10 = no CR test, else branch if CR[BI] == BO's 0x08 bit;
+ * 0 in 0x04 = decrement CTR and test it (not taken on). */
+#define BO_NO_CR		0x10
+#define BO_CR_TRUE		0x08
+#define BO_NO_CTR		0x04
+
 
 #define PPC_NOP			0x60000000u	/* ori 0,0,0 */
 #define PPC_MFLR_R0		0x7c0802a6u
@@ -57,12 +68,9 @@ static bool read_insn(unsigned long addr, u32 *insn)
 	return !copy_from_kernel_nofault(insn, (void *)addr, 4);
 }
 
-/*
- * The offset of ftrace's call site, or of a notrace function's opening
- * `mflr r0` (*kind SITE_MFLR), or why there is neither.
- */
+/* The offset of ftrace's call site, or why there is none. */
 static const char *entry_site(unsigned long addr, unsigned long size,
-			      unsigned long *site, u32 *w, u8 *kind)
+			      unsigned long *site, u32 *w)
 {
 	unsigned long off = 0;
 	u32 i0, i1;
@@ -77,8 +85,6 @@ static const char *entry_site(unsigned long addr, unsigned long size,
 	}
 	if (i0 != PPC_MFLR_R0)
 		return "no ftrace NOP at entry (notrace)";
-	*site = off;
-	*kind = SITE_MFLR;
 	off += 4;
 	if (!read_insn(addr + off, w))
 		return "text not readable";
@@ -89,12 +95,9 @@ static const char *entry_site(unsigned long addr, unsigned long size,
 	}
 	if ((*w & PPC_BL_MASK) == PPC_BL)
 		return "ftrace owns the entry site";
-	if (*w != PPC_NOP || off + 4 > size) {
-		*w = PPC_MFLR_R0;	/* notrace: the mflr is the site */
-		return NULL;
-	}
+	if (*w != PPC_NOP || off + 4 > size)
+		return "no ftrace NOP at entry (notrace)";
 	*site = off;
-	*kind = SITE_NOP;
 	return NULL;
 }
 
@@ -105,16 +108,15 @@ const char *xdt_fbt_arch_sites(unsigned long addr, unsigned long size,
 	unsigned long off;
 	const char *why;
 	u32 w, chunk[64];
-	u8 kind;
 
 	if (size < 12 || (addr & 3))
 		return "too small or misaligned";
-	why = entry_site(addr, size, &off, &w, &kind);
+	why = entry_site(addr, size, &off, &w);
 	if (why)
 		return why;
 	d = (struct xdt_site_desc){ .addr = addr + off, .off = off,
-				    .kind = kind, .orig = w,
-				    .ftrace = kind == SITE_NOP };
+				    .kind = SITE_NOP, .orig = w,
+				    .ftrace = true };
 	if (add(ctx, &d))
 		return "too many sites";
 
@@ -134,15 +136,19 @@ const char *xdt_fbt_arch_sites(unsigned long addr, unsigned long size,
 		      (long)off + in.imm >= (long)size;
 		d = (struct xdt_site_desc){ .is_return = true,
 			.addr = addr + off, .off = off, .orig = w };
+		if ((in.cls == XDT_INSN_RET ||
+		     (in.cls == XDT_INSN_JCC_REL && out)) &&
+		    in.cond && !(in.bo & BO_NO_CTR))
+			return "CTR-decrementing return or tail call (bdnz)";
 		if (in.cls == XDT_INSN_RET) {
-			if (in.cond)
-				return "conditional return (bclr): not yet emulated";
-			d.kind = SITE_RET;
+			d.kind = in.cond ? SITE_CRET : SITE_RET;
 		} else if (in.cls == XDT_INSN_JMP_REL && out) {
 			d.kind = SITE_TAIL;
 			d.aux = addr + off + in.imm;
 		} else if (in.cls == XDT_INSN_JCC_REL && out) {
-			return "conditional tail call: not yet emulated";
+			/* the condition is read again from .orig */
+			d.kind = SITE_CTAIL;
+			d.aux = addr + off + in.imm;
 		} else {
 			continue;
 		}
@@ -157,7 +163,7 @@ unsigned int __xdt_probe xdt_fbt_arch_args(struct xdt_site *s,
 {
 	unsigned int i;
 
-	if (s->kind == SITE_RET || s->kind == SITE_TAIL) {
+	if (s->kind != SITE_NOP) {
 		args[0] = s->arg;
 		args[1] = regs->gpr[3];
 		for (i = 2; i < XDT_NARGS; i++)
@@ -181,6 +187,23 @@ unsigned long __xdt_probe xdt_fbt_arch_stack_arg(struct xdt_site *s,
 	return regs->gpr[1] + 32 + 8 * i;
 }
 
+/* Whether the conditional branch @insn (BO, BI: CR only) is taken. */
+static bool __xdt_probe cr_taken(u32 insn, struct pt_regs *regs)
+{
+	unsigned int bo = (insn >> 21) & 31, bi = (insn >> 16) & 31;
+
+	if (bo & BO_NO_CR)
+		return true;
+	return ((regs->ccr >> (31 - bi)) & 1) == !!(bo & BO_CR_TRUE);
+}
+
+bool __xdt_probe xdt_fbt_arch_fires(struct xdt_site *s, struct pt_regs *regs)
+{
+	if (s->kind == SITE_CRET || s->kind == SITE_CTAIL)
+		return cr_taken(s->orig, regs);
+	return true;
+}
+
 void __xdt_probe xdt_fbt_arch_emulate(struct xdt_site *s, struct pt_regs *regs)
 {
 	switch (s->kind) {
@@ -193,9 +216,13 @@ void __xdt_probe xdt_fbt_arch_emulate(struct xdt_site *s, struct pt_regs *regs)
 	case SITE_TAIL:
 		regs_set_return_ip(regs, s->aux);
 		break;
-	case SITE_MFLR:
-		regs->gpr[0] = regs->link;
-		regs_set_return_ip(regs, s->addr + 4);
+	case SITE_CRET:
+		regs_set_return_ip(regs, cr_taken(s->orig, regs) ?
+				   regs->link : s->addr + 4);
+		break;
+	case SITE_CTAIL:
+		regs_set_return_ip(regs, cr_taken(s->orig, regs) ?
+				   s->aux : s->addr + 4);
 		break;
 	}
 }

@@ -417,8 +417,8 @@ def test_fbt_coverage_and_refusals(xdt):
              "too small or misaligned", "too many sites",
              "first instruction does not decode", "no patchable site",
              "kernel checker's runtime", "ftrace's entry code",
-             # ppc64le: a return site that may not be taken (porting.md)
-             "conditional return", "conditional tail call")
+             # ppc64le: a return or tail call counting down CTR (bdnzlr)
+             "CTR-decrementing return")
     odd = [w for w in refused if not w.startswith(known)]
     assert odd == [], odd
     # ftrace copies (x86_64) and rewrites its entry code: a breakpoint
@@ -439,11 +439,11 @@ def test_fbt_coverage_and_refusals(xdt):
 def test_notrace_function_gets_the_isa_fallback(xdt):
     """__do_sys_newuname is `inline` in the source, which the kernel makes
     notrace: no ftrace site.  x86_64 patches its `push %rbp`, riscv64 its
-    frame-opening `c.addi16sp`, ppc64le its `mflr r0` (all emulated,
-    exact counts); aarch64
+    frame-opening `c.addi16sp` (both emulated, exact counts); aarch64
     refuses it, saying why (its EL1 trap frame rules out emulating a
-    prologue; see arch/aarch64/fbt_isa.c)."""
-    if xdt.isa == "aarch64":
+    prologue; see arch/aarch64/fbt_isa.c), and so does ppc64le (its
+    notrace files are where tracing is unsafe: arch/ppc64le/fbt_isa.c)."""
+    if xdt.isa in ("aarch64", "ppc64le"):
         r = dtrace(xdt, "-l", "-v", "-n", "fbt::__do_sys_newuname:")
         assert "refused: no ftrace NOP at entry" in r.stdout, r
         return
