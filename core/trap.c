@@ -81,7 +81,8 @@ bool __xdt_probe xdt_trap(struct pt_regs *regs, unsigned long addr)
 	 * may themselves be probed) is only emulated.  Every ISA's hook runs
 	 * with interrupts off, so the per-CPU depth is exact.
 	 */
-	if (this_cpu_inc_return(xdt_cpu.trapdepth) == 1)
+	if (this_cpu_inc_return(xdt_cpu.trapdepth) == 1 &&
+	    (!s->ops->fires || s->ops->fires(s, regs)))
 		xdt_site_fire(s, regs);
 	this_cpu_dec(xdt_cpu.trapdepth);
 	s->ops->emulate(s, regs);

@@ -87,6 +87,11 @@
  *   XDT_REGS_SP(regs)        pt_regs' stack pointer as an lvalue (->sp,
  *                            ppc64le's ->gpr[1])
  *   XDT_HAVE_TRAMP           1 when tramp.c gives fbtmode=trampoline
+ *   XDT_FBT_FIRES            NULL when every fbt site fires whenever it
+ *                            traps; else xdt_fbt_arch_fires, for an ISA
+ *                            whose return sites may be conditional
+ *                            (ppc64le's beqlr): a trap there fires only
+ *                            if the branch is taken
  *   XDT_FTRACE_ARCH_CODE     the ISA's own ftrace assembly symbols
  *                            (beyond the generic ftrace_caller & co. in
  *                            providers/fbt.c) that ftrace copies or
@@ -193,6 +198,12 @@ unsigned int xdt_fbt_arch_args(struct xdt_site *site, struct pt_regs *regs,
 unsigned long xdt_fbt_arch_stack_arg(struct xdt_site *site,
 				     struct pt_regs *regs, unsigned int i);
 void xdt_fbt_arch_emulate(struct xdt_site *site, struct pt_regs *regs);
+/*
+ * Probe context, where isa.h's XDT_FBT_FIRES names it: whether the site
+ * that trapped fires (a conditional return: whether it returns); false
+ * only emulates.  Without it a conditional return fires when not taken.
+ */
+bool xdt_fbt_arch_fires(struct xdt_site *site, struct pt_regs *regs);
 
 /* ---- kinst_isa.c ---------------------------------------------------------- */
 /*

@@ -255,6 +255,12 @@ struct xdt_site_ops {
 	/* Probe context: resume @regs as if the displaced insn had run. */
 	void (*emulate)(struct xdt_site *s, struct pt_regs *regs);
 	/*
+	 * Probe context, optional (NULL: always): whether a trap at @s
+	 * fires before it is emulated (a conditional return that is not
+	 * taken does not).
+	 */
+	bool (*fires)(struct xdt_site *s, struct pt_regs *regs);
+	/*
 	 * Probe context: @s trapped but was restored (disabled) while the
 	 * trap was in flight, and its text no longer holds a breakpoint.
 	 */

@@ -151,6 +151,7 @@ static const struct xdt_site_ops fbt_site_ops = {
 	.args = xdt_fbt_arch_args,
 	.emulate = xdt_fbt_arch_emulate,
 	.restored = xdt_fbt_arch_emulate,
+	.fires = XDT_FBT_FIRES,
 };
 
 /* Sites gathered for one function while the ISA layer walks it. */

@@ -2,7 +2,9 @@
 # CROSS KIMAGE QEMU TRAPVEC TCG ISA_SET
 # from arch/isas, or fails naming the valid ISAs.
 XDT_TOP=${XDT_TOP:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}
-XDT_CACHE=${XDG_CACHE_HOME:-$HOME/.cache}/xdt
+# XDT_CACHE as the Makefile and tools/xdtisa.py read it (a second
+# worktree keeps its own cache), else $XDG_CACHE_HOME/xdt.
+XDT_CACHE=${XDT_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/xdt}
 
 # XDT_KVARIANT selects a kernel variant (arch/variants/NAME.config on top
 # of the normal configuration: debug = the kernel's own checkers, kcsan =

@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * xdt-decode-check: run xdt's instruction decoders (arch/x86_64,
- * arch/aarch64, arch/riscv: decode.c) over every function of a vmlinux,
+ * arch/aarch64, arch/riscv, arch/ppc64le: decode.c) over every function of
+ * a vmlinux,
  * or over hex strings, and compare them with a reference disassembler.
  *
  *   xdt-decode-check [--isa ISA] [-s] [-n] [-f FUNC]... VMLINUX
- *	ISA is x86_64, aarch64 or riscv64 (default: the ELF's machine).
+ *	ISA is x86_64, aarch64, riscv64 or ppc64le (default: the ELF's
+ *	machine).
  *	Walks every FUNC symbol with size > 0 in an executable section,
  *	instruction by instruction, with xdt's decoder and the reference at
  *	the same addresses.  Prints, per function,
@@ -55,6 +57,11 @@
  *   riscv64: GNU objdump (riscv64-linux-gnu-objdump -d -w -z -M
  *	no-aliases), run once over the whole file, because capstone 4 has
  *	no RISC-V support.  Class from the mnemonic and operands.
+ *   ppc64le: GNU objdump (powerpc64le-linux-gnu-objdump -d -w -z -M
+ *	raw,power10: no extended mnemonics, so `bc BO,BI,target` says the
+ *	condition itself), for the same reason.  A word objdump prints as
+ *	.long is BAD there; xdt's decoder does not validate every opcode
+ *	(arch/ppc64le/decode.h), so such words are the "other bad" pair.
  *
  *   xdt-decode-check [--isa ISA] -x
  *	Read hex strings from stdin, one per line, and decode each.
@@ -86,12 +93,20 @@
 #include "x86_64/decode.h"
 #include "aarch64/decode.h"
 #include "riscv/decode.h"
+#include "ppc64le/decode.h"
 
-enum isa { ISA_NONE, ISA_X86, ISA_A64, ISA_RV };
+enum isa { ISA_NONE, ISA_X86, ISA_A64, ISA_RV, ISA_PPC };
 
 static const char *const isa_names[] = {
 	[ISA_X86] = "x86_64", [ISA_A64] = "aarch64", [ISA_RV] = "riscv64",
+	[ISA_PPC] = "ppc64le",
 };
+
+/* capstone 4 has no RISC-V; objdump is the reference there and for ppc64le */
+static int uses_objdump(enum isa isa)
+{
+	return isa == ISA_RV || isa == ISA_PPC;
+}
 
 static void die(const char *what, const char *path)
 {
@@ -100,7 +115,8 @@ static void die(const char *what, const char *path)
 }
 
 static const char usage[] =
-	"usage: xdt-decode-check [--isa x86_64|aarch64|riscv64] [-s] [-n] "
+	"usage: xdt-decode-check [--isa x86_64|aarch64|riscv64|ppc64le] [-s] "
+	"[-n] "
 	"[-f FUNC]... VMLINUX | [--isa ISA] -x";
 
 /* ==== xdt's view ========================================================= */
@@ -153,6 +169,23 @@ static void xdt_view(enum isa isa, const unsigned char *p, size_t avail,
 			v->has_target = 1;
 			v->target = (addr & ~0xfffULL) + in.imm;
 			break;
+		}
+	} else if (isa == ISA_PPC) {
+		struct xdt_ppc_insn in;
+		unsigned int w;
+
+		if (avail < 4) {
+			v->len = 0;
+			v->cls = XDT_INSN_BAD;
+			return;
+		}
+		w = p[0] | p[1] << 8 | p[2] << 16 | (unsigned int)p[3] << 24;
+		v->len = (int)xdt_ppc_decode(w, &in);
+		v->cls = in.cls;
+		if (in.cls == XDT_INSN_JMP_REL || in.cls == XDT_INSN_JCC_REL ||
+		    in.cls == XDT_INSN_CALL_REL || in.cls == XDT_INSN_PCREL) {
+			v->has_target = 1;
+			v->target = addr + (long long)in.imm;
 		}
 	} else {
 		struct xdt_rv_insn in;
@@ -470,6 +503,71 @@ static int rv_ref_class(const char *m, const char *ops)
 	return XDT_INSN_OTHER;
 }
 
+/*
+ * Class of one objdump -M raw line (ppc64le): mnemonic and operands, the
+ * same rules as arch/ppc64le/decode.c written from the mnemonics' side.
+ */
+static int ppc_ref_class(const char *m, const char *ops)
+{
+	static const char *const refused[] = {
+		"sc", "scv", "rfid", "hrfid", "rfscv", "rfebb", "mtmsr",
+		"mtmsrd", "wait", "stop", "doze", "nap", "sleep", "rvwinkle",
+		"attn",
+	};
+	static const char *const excl[] = {
+		"lbarx", "lharx", "lwarx", "ldarx", "lqarx",
+		"stbcx.", "sthcx.", "stwcx.", "stdcx.", "stqcx.",
+	};
+	static const char *const brk[] = { "tw", "td", "twi", "tdi" };
+	char mm[24];
+	size_t n = strlen(m);
+
+	if (m[0] == '.' || m[0] == '(')
+		return XDT_INSN_BAD;	/* .long, (bad) */
+	/* a branch's +/- prediction hint says nothing of its class */
+	snprintf(mm, sizeof(mm), "%s", m);
+	if (n && n < sizeof(mm) && (mm[n - 1] == '+' || mm[n - 1] == '-'))
+		mm[n - 1] = 0;
+	if (!strcmp(mm, "b"))
+		return XDT_INSN_JMP_REL;
+	if (!strcmp(mm, "bl") || !strcmp(mm, "bcl"))
+		return XDT_INSN_CALL_REL;
+	if (!strcmp(mm, "ba") || !strcmp(mm, "bca") || !strcmp(mm, "bcctr") ||
+	    !strcmp(mm, "bctar"))
+		return XDT_INSN_JMP_IND;
+	if (!strcmp(mm, "bla") || !strcmp(mm, "bcla") ||
+	    !strcmp(mm, "bclrl") || !strcmp(mm, "bcctrl") ||
+	    !strcmp(mm, "bctarl"))
+		return XDT_INSN_CALL_IND;
+	if (!strcmp(mm, "bc"))	/* BO 1z1zz: always */
+		return (strtol(ops, NULL, 10) & 0x14) == 0x14 ?
+		       XDT_INSN_JMP_REL : XDT_INSN_JCC_REL;
+	if (!strcmp(mm, "bclr"))
+		return XDT_INSN_RET;
+	if (!strcmp(mm, "addpcis"))
+		return XDT_INSN_PCREL;
+	if (!strcmp(mm, "ori") && !strcmp(ops, "r0,r0,0"))
+		return XDT_INSN_NOP;
+	if (!strcmp(mm, "mfspr") || !strcmp(mm, "mtspr")) {
+		/* mfspr RT,SPR / mtspr SPR,RS */
+		const char *c = mm[1] == 'f' ? strchr(ops, ',') : NULL;
+		long spr = strtol(c ? c + 1 : ops, NULL, 10);
+
+		return spr == 26 || spr == 27 || spr == 314 || spr == 315 ?
+		       XDT_INSN_REFUSED : XDT_INSN_OTHER;
+	}
+	for (size_t i = 0; i < sizeof(brk) / sizeof(brk[0]); i++)
+		if (!strcmp(mm, brk[i]))
+			return XDT_INSN_BRK;
+	for (size_t i = 0; i < sizeof(excl) / sizeof(excl[0]); i++)
+		if (!strcmp(mm, excl[i]))
+			return XDT_INSN_EXCL;
+	for (size_t i = 0; i < sizeof(refused) / sizeof(refused[0]); i++)
+		if (!strcmp(mm, refused[i]))
+			return XDT_INSN_REFUSED;
+	return XDT_INSN_OTHER;
+}
+
 static int cmp_od(const void *a, const void *b)
 {
 	const struct odrec *x = a, *y = b;
@@ -477,17 +575,18 @@ static int cmp_od(const void *a, const void *b)
 	return x->addr < y->addr ? -1 : x->addr > y->addr;
 }
 
-static void objdump_load(const char *path, const char *range)
+static void objdump_load(enum isa isa, const char *path, const char *range)
 {
+	const char *od_cmd = isa == ISA_PPC ?
+		"powerpc64le-linux-gnu-objdump -d -w -z -M raw,power10" :
+		"riscv64-linux-gnu-objdump -d -w -z -M no-aliases";
 	char cmd[4096], line[1024];
 	FILE *f;
 
-	snprintf(cmd, sizeof(cmd),
-		 "riscv64-linux-gnu-objdump -d -w -z -M no-aliases %s '%s'",
-		 range, path);
+	snprintf(cmd, sizeof(cmd), "%s %s '%s'", od_cmd, range, path);
 	f = popen(cmd, "r");
 	if (!f)
-		die(strerror(errno), "riscv64-linux-gnu-objdump");
+		die(strerror(errno), od_cmd);
 	while (fgets(line, sizeof(line), f)) {
 		char *colon, *raw, *m, *ops, *end, *tab;
 		struct odrec r = { 0 };
@@ -510,14 +609,20 @@ static void objdump_load(const char *path, const char *range)
 		end = m + strcspn(m, "\n");
 		*end = 0;
 		tab = strchr(m, '\t');
+		/* powerpc's objdump pads the mnemonic with spaces, not a tab */
+		if (!tab && isa == ISA_PPC)
+			tab = strchr(m, ' ');
 		ops = tab ? tab + 1 : end;
 		if (tab)
 			*tab = 0;
+		while (*ops == ' ')
+			ops++;
 		ops[strcspn(ops, "#")] = 0;
 		for (char *e = ops + strlen(ops); e > ops && e[-1] == ' '; )
 			*--e = 0;
 		r.len = (unsigned char)(hex / 2);
-		r.cls = (unsigned char)rv_ref_class(m, ops);
+		r.cls = (unsigned char)(isa == ISA_PPC ? ppc_ref_class(m, ops)
+						       : rv_ref_class(m, ops));
 		if (r.cls == XDT_INSN_JMP_REL || r.cls == XDT_INSN_CALL_REL ||
 		    r.cls == XDT_INSN_JCC_REL) {
 			/* the target is the last operand, in hex */
@@ -526,6 +631,13 @@ static void objdump_load(const char *path, const char *range)
 
 			r.has_target = 1;
 			r.target = strtoull(t, NULL, 16);
+		} else if (r.cls == XDT_INSN_PCREL && isa == ISA_PPC) {
+			/* addpcis RT,D: NIA + D << 16 */
+			char *c = strrchr(ops, ',');
+			long long imm = c ? strtoll(c + 1, NULL, 0) : 0;
+
+			r.has_target = 1;
+			r.target = r.addr + 4 + (unsigned long long)(imm * 65536);
 		} else if (r.cls == XDT_INSN_PCREL) {
 			char *c = strrchr(ops, ',');
 			long long imm = c ? strtoll(c + 1, NULL, 0) : 0;
@@ -544,11 +656,11 @@ static void objdump_load(const char *path, const char *range)
 		od[nod++] = r;
 	}
 	if (pclose(f))
-		die("riscv64-linux-gnu-objdump failed", path);
+		die("objdump failed", path);
 	qsort(od, nod, sizeof(*od), cmp_od);
 }
 
-static void od_view(unsigned long long addr, struct view *v)
+static void od_view(enum isa isa, unsigned long long addr, struct view *v)
 {
 	size_t lo = 0, hi = nod;
 
@@ -572,7 +684,8 @@ static void od_view(unsigned long long addr, struct view *v)
 	v->has_target = od[lo].has_target;
 	v->target = od[lo].target;
 	snprintf(v->mnem, sizeof(v->mnem), "%s", mnems[od[lo].mnem]);
-	if (v->cls == XDT_INSN_BAD)
+	/* RISC-V: a BAD parcel has no length; a ppc64le word is 4 bytes */
+	if (v->cls == XDT_INSN_BAD && isa == ISA_RV)
 		v->len = 0;
 }
 
@@ -653,6 +766,16 @@ static int hex_mode(enum isa isa)
 			       xdt_insn_class_name(in.cls), a64_ops[in.op],
 			       in.flags, in.rd, in.rn, in.rm, in.cond, in.bit,
 			       in.size, (long long)in.imm);
+		} else if (isa == ISA_PPC) {
+			struct xdt_ppc_insn in;
+			unsigned int w = 0;
+
+			for (size_t i = 0; i < 4 && i < n; i++)
+				w |= (unsigned int)b[i] << (8 * i);
+			xdt_ppc_decode(w, &in);
+			printf("%d %s %u %u %u %u %d\n", n == 4 ? 4 : 0,
+			       xdt_insn_class_name(in.cls), in.link, in.cond,
+			       in.bo, in.bi, in.imm);
 		} else {
 			struct xdt_rv_insn in;
 
@@ -739,7 +862,7 @@ int main(int argc, char **argv)
 		else if (!strcmp(argv[i], "--isa") && i + 1 < argc) {
 			const char *n = argv[++i];
 
-			for (int j = ISA_X86; j <= ISA_RV; j++)
+			for (int j = ISA_X86; j <= ISA_PPC; j++)
 				if (!strcmp(n, isa_names[j]))
 					isa = (enum isa)j;
 			if (isa == ISA_NONE)
@@ -768,7 +891,8 @@ int main(int argc, char **argv)
 	{
 		enum isa m = eh.e_machine == EM_X86_64 ? ISA_X86 :
 			     eh.e_machine == EM_AARCH64 ? ISA_A64 :
-			     eh.e_machine == EM_RISCV ? ISA_RV : ISA_NONE;
+			     eh.e_machine == EM_RISCV ? ISA_RV :
+			     eh.e_machine == EM_PPC64 ? ISA_PPC : ISA_NONE;
 
 		if (isa == ISA_NONE)
 			isa = m;
@@ -844,7 +968,7 @@ int main(int argc, char **argv)
 	qsort(funcs, nfuncs, sizeof(*funcs), cmp_func);
 
 	if (!noref) {
-		if (isa == ISA_RV) {
+		if (uses_objdump(isa)) {
 			if (nonly) {
 				/* objdump only the named functions */
 				for (k = 0; k < nfuncs; k++) {
@@ -861,17 +985,17 @@ int main(int argc, char **argv)
 						 "--stop-address=%#llx",
 						 funcs[k].addr,
 						 funcs[k].addr + funcs[k].size);
-					objdump_load(path, range);
+					objdump_load(isa, path, range);
 				}
 			} else {
-				objdump_load(path, "");
+				objdump_load(isa, path, "");
 			}
 		} else {
 			cs_open_isa(isa);
 		}
 	}
 	printf("# isa %s\n# reference %s\n", isa_names[isa],
-	       noref ? "none" : isa == ISA_RV ? "objdump" : "capstone");
+	       noref ? "none" : uses_objdump(isa) ? "objdump" : "capstone");
 
 	for (k = 0; k < nfuncs; k = na) {
 		const struct func *f = &funcs[k];
@@ -911,7 +1035,8 @@ int main(int argc, char **argv)
 			if (!summary)
 				printf("%s %llu %d %s\n", f->name, off, x.len,
 				       xdt_insn_class_name(x.cls));
-			step = x.len ? x.len : isa == ISA_A64 ? 4 : 0;
+			step = x.len ? x.len :
+			       isa == ISA_A64 || isa == ISA_PPC ? 4 : 0;
 			if (x.len)
 				st.ninsn++;
 			else
@@ -931,8 +1056,8 @@ int main(int argc, char **argv)
 				off += (unsigned long long)step;
 				continue;
 			}
-			if (isa == ISA_RV)
-				od_view(addr, &r);
+			if (uses_objdump(isa))
+				od_view(isa, addr, &r);
 			else
 				cs_view(isa, p, avail, addr, &r);
 			hexbytes(bytes, sizeof(bytes), p,
@@ -988,7 +1113,7 @@ int main(int argc, char **argv)
 	}
 	if (csi)
 		cs_free(csi, 1);
-	if (!noref && isa != ISA_RV)
+	if (!noref && !uses_objdump(isa))
 		cs_close(&cs);
 	elf_end(elf);
 	close(fd);

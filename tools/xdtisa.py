@@ -4,6 +4,7 @@ arch/<dir>/isa.toml.  Imports nothing of xdt's, so xdtelf and xdtgdb can
 build on it; tools/xdtvm.py re-exports it all.
 """
 import os
+import re
 import tomllib
 
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -84,6 +85,29 @@ def _read_facts():
 
 
 FACTS = _read_facts()
+
+
+def _have_tramp(isa):
+    """isa.h's XDT_HAVE_TRAMP, read where the module reads it: whether
+    fbtmode=trampoline exists on @isa (elsewhere dtrace falls back to
+    the breakpoint: providers/fbt.c)."""
+    with open(os.path.join(TOP, "arch", ISAS[isa]["dir"], "isa.h")) as f:
+        m = re.search(r"^#define\s+XDT_HAVE_TRAMP\s+([01])\b", f.read(),
+                      re.M)
+    if not m:
+        raise XdtError(f"arch/{ISAS[isa]['dir']}/isa.h: no XDT_HAVE_TRAMP")
+    return m.group(1) == "1"
+
+
+HAVE_TRAMP = {isa: _have_tramp(isa) for isa in ISAS}
+
+
+def no_tramp_reason(isa):
+    """Why fbtmode=trampoline cannot be tested on @isa, or None."""
+    if HAVE_TRAMP[isa]:
+        return None
+    return (f"{isa} has no fbtmode=trampoline yet (arch/"
+            f"{ISAS[isa]['dir']}/isa.h XDT_HAVE_TRAMP 0)")
 
 
 def check_isa(isa):

@@ -86,6 +86,8 @@ static inline bool xdt_arch_frame_next_ok(unsigned long fp,
  */
 #define XDT_FTRACE_OPS_FLAGS	0
 #define XDT_HAVE_TRAMP		1	/* tramp.c: xdt writes the call */
+/* Every fbt return site is unconditional: each trap fires. */
+#define XDT_FBT_FIRES		NULL
 #define XDT_TRAMP_NOP		0xd503201fu	/* ftrace's second word */
 #define XDT_FTRACE_SP_BIAS	0	/* regs->sp is the function's */
 /* pt_regs' stack pointer, as an lvalue (core/fentry.c applies the bias). */

@@ -2,13 +2,18 @@
 /*
  * Power ISA (64-bit, little-endian) instruction classifier.
  *
- * NOT YET THE STEP-5 DECODER (docs/porting.md): it knows the branch
- * family (b, bc, bclr, bcctr, with or without link) and the traps, which
- * is what fbt's return sites need, and calls every other word OTHER
- * without validating it: no BAD, no REFUSED (mtmsr, rfid, ...), no EXCL
- * (lwarx/stwcx.), no PC-relative (addpcis) and no prefixed (POWER10)
- * instructions.  kinst refuses every function until it is complete, and
- * tools/xdt-decode-check does not know it yet.
+ * Every instruction is one 32-bit word, so the length is always 4; what
+ * the decoder gives is the class: the branch family (b, bc, bclr, bcctr,
+ * bctar, with or without link; a conditional bclr is a RET with .cond),
+ * addpcis (PC-relative), the traps (tw, td, twi, tdi: BRK), the
+ * load-reserve/store-conditional pairs (EXCL), what changes or depends
+ * on interrupt state (sc, rfid & co., mtmsr[d], wait, the power-saving
+ * stops, attn, mfspr/mtspr of SRR0/1 and HSRR0/1: REFUSED), primary
+ * opcode 0 (BAD) and `ori 0,0,0` (NOP).  Everything else is OTHER
+ * without being validated: a word objdump cannot disassemble is OTHER
+ * here (tools/xdt-decode-check counts them).  POWER10's prefixed
+ * instructions (primary opcode 1) are not in a POWER9 kernel and are
+ * OTHER too.
  *
  * No state, no allocation, no libc: the same file will build in the host
  * checker.

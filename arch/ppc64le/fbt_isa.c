@@ -12,17 +12,23 @@
  * firing.  As on the other ISAs, ftrace owns the site: a bl there means
  * ftrace has it live, and enabling is refused, writing nothing.  Older
  * compilers put `std r0, 16(r1)` between the two; it is stepped over.
- * Functions without the call (notrace) get no fbt probes yet.
+ * A function without the call (notrace) gets no fbt probes, as on arm64:
+ * powerpc builds whole files without -mprofile-kernel where tracing is
+ * unsafe (real mode, the paca and soft-mask code of interrupt entry and
+ * exit, time.c), and nothing marks them apart from an `inline` that
+ * became notrace.  Trapping their opening `mflr r0` (emulated r0 = LR)
+ * was tried: test_every_entry_probe_at_once died in a loop of NULL
+ * dereferences (get_running_cputimer: `current` not valid there).
  *
  * Return: every unconditional `blr` (the words are walked one by one:
  * every instruction is 4 bytes), emulated as nip = LR; and tail calls, a
  * `b` whose target is outside the function, emulated as the branch.  At a
  * tail call the callee has not run yet, so arg1 (r3) is no return value
  * there, as with DTrace's fbt.  `bctr` is not taken for a tail call: jump
- * tables use it too.  A conditional return (`beqlr`...) or a conditional
- * branch out of the function would fire a return probe whether or not it
- * is taken: such functions are refused until the trap can decline to
- * fire (porting diary).
+ * tables use it too.  A conditional return (`beqlr`...) and a conditional
+ * branch out of the function are return sites that fire only when taken
+ * (xdt_fbt_arch_fires, isa.h's XDT_FBT_FIRES): the condition is CR bit BI
+ * against BO's; the CTR-decrementing forms (bdnzlr...) are refused.
  *
  * regs->nip is written with regs_set_return_ip(): 6.1's Book3S-64
  * interrupt exit reloads SRR0 from pt_regs only when told it changed.
@@ -37,7 +43,16 @@ enum {
 	SITE_NOP = 1,		/* ftrace's nop: skip it */
 	SITE_RET,		/* blr */
 	SITE_TAIL,		/* b <outside the function> */
+	SITE_CRET,		/* bclr on a CR bit: returns if it holds */
+	SITE_CTAIL,		/* bc on a CR bit to outside the function */
 };
+
+/* BO: 1 in 0x10 = no CR test, else branch if CR[BI] == BO's 0x08 bit;
+ * 0 in 0x04 = decrement CTR and test it (not taken on). */
+#define BO_NO_CR		0x10
+#define BO_CR_TRUE		0x08
+#define BO_NO_CTR		0x04
+
 
 #define PPC_NOP			0x60000000u	/* ori 0,0,0 */
 #define PPC_MFLR_R0		0x7c0802a6u
@@ -121,15 +136,19 @@ const char *xdt_fbt_arch_sites(unsigned long addr, unsigned long size,
 		      (long)off + in.imm >= (long)size;
 		d = (struct xdt_site_desc){ .is_return = true,
 			.addr = addr + off, .off = off, .orig = w };
+		if ((in.cls == XDT_INSN_RET ||
+		     (in.cls == XDT_INSN_JCC_REL && out)) &&
+		    in.cond && !(in.bo & BO_NO_CTR))
+			return "CTR-decrementing return or tail call (bdnz)";
 		if (in.cls == XDT_INSN_RET) {
-			if (in.cond)
-				return "conditional return (bclr): not yet emulated";
-			d.kind = SITE_RET;
+			d.kind = in.cond ? SITE_CRET : SITE_RET;
 		} else if (in.cls == XDT_INSN_JMP_REL && out) {
 			d.kind = SITE_TAIL;
 			d.aux = addr + off + in.imm;
 		} else if (in.cls == XDT_INSN_JCC_REL && out) {
-			return "conditional tail call: not yet emulated";
+			/* the condition is read again from .orig */
+			d.kind = SITE_CTAIL;
+			d.aux = addr + off + in.imm;
 		} else {
 			continue;
 		}
@@ -144,7 +163,7 @@ unsigned int __xdt_probe xdt_fbt_arch_args(struct xdt_site *s,
 {
 	unsigned int i;
 
-	if (s->kind == SITE_RET || s->kind == SITE_TAIL) {
+	if (s->kind != SITE_NOP) {
 		args[0] = s->arg;
 		args[1] = regs->gpr[3];
 		for (i = 2; i < XDT_NARGS; i++)
@@ -168,6 +187,23 @@ unsigned long __xdt_probe xdt_fbt_arch_stack_arg(struct xdt_site *s,
 	return regs->gpr[1] + 32 + 8 * i;
 }
 
+/* Whether the conditional branch @insn (BO, BI: CR only) is taken. */
+static bool __xdt_probe cr_taken(u32 insn, struct pt_regs *regs)
+{
+	unsigned int bo = (insn >> 21) & 31, bi = (insn >> 16) & 31;
+
+	if (bo & BO_NO_CR)
+		return true;
+	return ((regs->ccr >> (31 - bi)) & 1) == !!(bo & BO_CR_TRUE);
+}
+
+bool __xdt_probe xdt_fbt_arch_fires(struct xdt_site *s, struct pt_regs *regs)
+{
+	if (s->kind == SITE_CRET || s->kind == SITE_CTAIL)
+		return cr_taken(s->orig, regs);
+	return true;
+}
+
 void __xdt_probe xdt_fbt_arch_emulate(struct xdt_site *s, struct pt_regs *regs)
 {
 	switch (s->kind) {
@@ -179,6 +215,14 @@ void __xdt_probe xdt_fbt_arch_emulate(struct xdt_site *s, struct pt_regs *regs)
 		break;
 	case SITE_TAIL:
 		regs_set_return_ip(regs, s->aux);
+		break;
+	case SITE_CRET:
+		regs_set_return_ip(regs, cr_taken(s->orig, regs) ?
+				   regs->link : s->addr + 4);
+		break;
+	case SITE_CTAIL:
+		regs_set_return_ip(regs, cr_taken(s->orig, regs) ?
+				   s->aux : s->addr + 4);
 		break;
 	}
 }

@@ -117,5 +117,7 @@ static inline bool xdt_arch_frame_next_ok(unsigned long fp,
 #define XDT_REGS_SP(regs)	((regs)->gpr[1])
 /* No fbtmode=trampoline yet. */
 #define XDT_HAVE_TRAMP		0
+/* Conditional returns (beqlr...) fire only when taken: fbt_isa.c. */
+#define XDT_FBT_FIRES		xdt_fbt_arch_fires
 
 #endif

@@ -103,6 +103,8 @@ static inline bool xdt_arch_frame_next_ok(unsigned long fp,
  * the handler adds this for the firing only.
  */
 #define XDT_HAVE_TRAMP		1	/* tramp.c: xdt writes the call */
+/* Every fbt return site is unconditional: each trap fires. */
+#define XDT_FBT_FIRES		NULL
 #define XDT_TRAMP_NOP		0x00000013u	/* ftrace's nops (addi x0,x0,0) */
 #define XDT_FTRACE_SP_BIAS	ALIGN(sizeof(struct pt_regs), 16)
 /* pt_regs' stack pointer, as an lvalue (core/fentry.c applies the bias). */

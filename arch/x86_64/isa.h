@@ -94,6 +94,8 @@ static inline bool xdt_arch_frame_next_ok(unsigned long fp,
 /* pt_regs' stack pointer, as an lvalue (core/fentry.c applies the bias). */
 #define XDT_REGS_SP(regs)	((regs)->sp)
 #define XDT_HAVE_TRAMP		1	/* tramp.c: ftrace direct calls */
+/* Every fbt return site is unconditional: each trap fires. */
+#define XDT_FBT_FIRES		NULL
 /*
  * At most this many trampoline sites at once; fbt's others take the
  * breakpoint.  6.1's direct-call hash (direct_functions) stops growing at 4096

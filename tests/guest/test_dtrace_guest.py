@@ -452,8 +452,8 @@ def test_fbt_coverage_and_refusals(xdt):
              "too small or misaligned", "too many sites",
              "first instruction does not decode", "no patchable site",
              "kernel checker's runtime", "ftrace's entry code",
-             # ppc64le: a return site that may not be taken (porting.md)
-             "conditional return", "conditional tail call")
+             # ppc64le: a return or tail call counting down CTR (bdnzlr)
+             "CTR-decrementing return")
     odd = [w for w in refused if not w.startswith(known)]
     assert odd == [], odd
     # ftrace copies (x86_64) and rewrites its entry code: a breakpoint
@@ -476,8 +476,9 @@ def test_notrace_function_gets_the_isa_fallback(xdt):
     notrace: no ftrace site.  x86_64 patches its `push %rbp`, riscv64 its
     frame-opening `c.addi16sp` (both emulated, exact counts); aarch64
     refuses it, saying why (its EL1 trap frame rules out emulating a
-    prologue; see arch/aarch64/fbt_isa.c)."""
-    if xdt.isa == "aarch64":
+    prologue; see arch/aarch64/fbt_isa.c), and so does ppc64le (its
+    notrace files are where tracing is unsafe: arch/ppc64le/fbt_isa.c)."""
+    if xdt.isa in ("aarch64", "ppc64le"):
         r = dtrace(xdt, "-l", "-v", "-n", "fbt::__do_sys_newuname:")
         assert "refused: no ftrace NOP at entry" in r.stdout, r
         return
@@ -527,7 +528,7 @@ def test_ipl_is_what_the_cpu_serves(xdt):
     softirq, 2 in a hardware interrupt -- whichever fbt mechanism fires
     (x86_64's exc_int3 counts a kernel breakpoint as an NMI; xdt takes
     that level off for its own)."""
-    for mode in ("breakpoint", "trampoline"):
+    for mode in ("breakpoint", "trampoline")[:1 + xdtvm.HAVE_TRAMP[xdt.isa]]:
         r = dtrace(xdt, "-x", f"fbtmode={mode}", "-qn",
                    'fbt::vfs_read:entry /pid == $target/ '
                    '{ @[probefunc, ipl] = count(); } '
@@ -603,12 +604,21 @@ def test_x_cpu_allocates_one_cpus_buffers(xdt):
     """-x cpu=N allocates the principal, aggregation and speculation
     buffers of CPU N only, as DTrace does: the kernel's vmalloc'd memory
     while the program runs (/proc/meminfo's VmallocUsed, read by BEGIN's
-    system()) grows by one CPU's worth, not one per CPU.  8 MiB each is
-    past kmalloc's largest, so every buffer is vmalloc'd: per CPU two
-    principal buffers, two aggregation arenas and one speculation buffer,
-    40 MiB.  BEGIN's and END's records land in CPU N's buffer."""
+    system()) grows by one CPU's worth, not one per CPU.  Each buffer is
+    past kmalloc's largest (8 MiB where that is 4 MiB; ppc64's 4K-page
+    kernel has MAX_ORDER 13, a 16 MiB kmalloc), so every buffer is
+    vmalloc'd: per CPU two principal buffers, two aggregation arenas and
+    one speculation buffer.  BEGIN's and END's records land in CPU N's
+    buffer."""
     mib = 1 << 20
-    per_cpu = 5 * 8 * mib
+    # kmalloc's largest: PAGE_SIZE << (MAX_ORDER - 1), MAX_ORDER being the
+    # number of orders /proc/buddyinfo counts ("Node 0, zone Normal ...").
+    r = xdt.run("awk '/^KernelPageSize:/ { print $2 * 1024; exit }' "
+                "/proc/self/smaps; awk '{ print NF - 4; exit }' "
+                "/proc/buddyinfo", check=True)
+    page, orders = map(int, r.stdout.split())
+    size = max(8, (page << (orders - 1)) // mib + 1)
+    per_cpu = 5 * size * mib
     prog = ('BEGIN { system("grep VmallocUsed /proc/meminfo"); '
             '@a[1] = count(); s = speculation(); } '
             'BEGIN { speculate(s); printf("spec\\n"); } '
@@ -622,7 +632,8 @@ def test_x_cpu_allocates_one_cpus_buffers(xdt):
     grew = {}
     for opt in (None, "cpu=1"):
         args = (["-x", opt] if opt else []) + [
-            "-x", "bufsize=8m", "-x", "aggsize=8m", "-x", "specsize=8m",
+            "-x", f"bufsize={size}m", "-x", f"aggsize={size}m",
+            "-x", f"specsize={size}m",
             "-wqn", prog, "-c", "sleep 1"]
         before = used()
         r = dtrace(xdt, *args)

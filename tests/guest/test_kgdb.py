@@ -31,7 +31,9 @@ def kgdb_look(vm, addr, length, start):
     hello = k.attach()
     try:
         assert "kgdb_breakpoint" in hello, hello   # stopped in sysrq-g
-        return k.raw_read(addr, length), k.cmd(f"x/3i {start:#x}")
+        # enough instructions to reach the site (ppc64le's is the 4th)
+        n = max(3, xdtvm.FACTS[vm.isa]["bench"]["show_insns"])
+        return k.raw_read(addr, length), k.cmd(f"x/{n}i {start:#x}")
     finally:
         k.detach()
 

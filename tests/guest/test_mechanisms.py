@@ -9,7 +9,8 @@ import pytest
 
 import xdtvm
 from test_dtrace_guest import dtrace, load_hello, script
-from test_xdt_kernel import bg, gated, open_gate, wait_started, xdt  # noqa: F401
+from test_xdt_kernel import (bg, gated, need_fbtmode, open_gate,  # noqa: F401
+                             wait_started, xdt)  # noqa: F401
 
 MODES = ["breakpoint", "ftrace", "trampoline"]
 
@@ -27,6 +28,7 @@ def lines(r):
 
 @pytest.mark.parametrize("mode", MODES)
 def test_exact_count(xdt, mode):
+    need_fbtmode(xdt.isa, mode)
     n = 200
     r = dtrace(xdt, "-x", f"fbtmode={mode}", "-n",
                'fbt::read_zero:entry /execname == "dd"/ { @ = count(); }',
@@ -40,6 +42,7 @@ def test_arguments(hello, mode):
     """Register and stack arguments at entry (x86_64 passes six in
     registers, arm64 and riscv64 eight) and the return value, under each
     mechanism: the registers each one saves are the ones fbt reads."""
+    need_fbtmode(hello.isa, mode)
     r = dtrace(hello, "-x", f"fbtmode={mode}", "-qn",
                "fbt:xdt_hello:xdt_hello_args:entry "
                "{ printf(\"%d %d %d %d %d %d %d %d %d %d\\n\", arg0, "
@@ -58,6 +61,7 @@ def test_arguments(hello, mode):
 
 @pytest.mark.parametrize("mode", MODES)
 def test_stack(hello, mode):
+    need_fbtmode(hello.isa, mode)
     r = dtrace(hello, "-x", f"fbtmode={mode}", "-qn",
                "fbt:xdt_hello:xdt_hello_c:entry { stack(); }", "-c",
                script(hello, "chain",
@@ -81,7 +85,8 @@ def test_demo_view_is_the_real_patch(xdt, gdb, mode):
                                v["during"].hex(), v["dis"])
     if mode is None:
         # The default is the cheapest mechanism the function can take.
-        assert v["mech"] == "trampoline", v
+        best = "trampoline" if xdtvm.HAVE_TRAMP[xdt.isa] else "ftrace"
+        assert v["mech"] == best, v
 
 
 @pytest.mark.parametrize("mode", MODES)
@@ -89,6 +94,7 @@ def test_gdb_sees_the_mechanism_then_the_original(xdt, gdb, mode):
     """While fbt::read_zero:entry is in, gdb (QEMU's gdbstub) sees the
     mechanism's bytes at the entry and nothing else changed; after, the
     original bytes, under every mechanism."""
+    need_fbtmode(xdt.isa, mode)
     func = gdb.addr("read_zero")
     before = gdb.read(func, 16)
     xdt.run(f"XDT_FBTMODE={mode} xdt-rawprog count fbt read_zero entry "
