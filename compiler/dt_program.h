@@ -247,6 +247,15 @@ struct dt_env {
 	struct dattr amin;
 };
 
+/*
+ * Probe description @d with its macro variables ($1, $$1, $pid, $target
+ * ...) replaced, as DTrace's dtrace_xstr2desc() takes them, into @out
+ * (@cap bytes); the highest $N used raises *@maxmacro.  0, or the error's
+ * tag: DT_D_PDESC_INVAL (undefined), DT_D_MACRO_UNDEF ($target without a
+ * process), -1 (too long for @cap).
+ */
+int dt_desc_macros(const struct dt_env *env, const char *d, char *out,
+		   size_t cap, int *maxmacro);
 struct prog;
 void dt_compile(struct prog *p, const struct dt_env *env, const char *name,
 		const char *src);

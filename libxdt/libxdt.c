@@ -674,6 +674,22 @@ void xdt_set_target(xdt_hdl_t *h, pid_t pid)
 	h->env.target = pid;
 }
 
+int xdt_desc_expand(xdt_hdl_t *h, const char *desc, char *out, size_t cap)
+{
+	switch (dt_desc_macros(&h->env, desc, out, cap, NULL)) {
+	case 0:
+		return 0;
+	case DT_D_MACRO_UNDEF:
+		return HERR(h, "invalid probe description \"%s\": $target is only "
+			    "valid with -c or -p", desc);
+	case DT_D_PDESC_INVAL:
+		return HERR(h, "invalid probe description \"%s\": Undefined macro "
+			    "variable in probe description", desc);
+	default:
+		return HERR(h, "invalid probe description \"%s\": too long", desc);
+	}
+}
+
 /*
  * Probes in @pid, or user stacks anywhere: their frames are named from the
  * objects of the image the process runs once it has exec'd, read at GO
