@@ -2191,6 +2191,7 @@ untyped:
  * A clause's probe descriptions, as many as it has (DTrace sets no limit).
  * Kept from clause to clause and never freed: the parser, like `pending`
  * above, is one per process, and a longjmp'd error then leaks nothing.
+ * So it is in no handle's zone (an unwind out of xrealloc leaves none).
  */
 static char (*descbuf)[256];
 static int descap;
@@ -2207,8 +2208,10 @@ static void clause(struct parser *ps, int src)
 		if (nd == descap) {
 			/* the new size once it is there: xrealloc may unwind */
 			int cap = descap ? 2 * descap : 16;
+			struct dt_zone *z = dt_zone_enter(NULL);
 
 			descbuf = xrealloc(descbuf, cap * sizeof(*descbuf));
+			dt_zone_enter(z);
 			descap = cap;
 		}
 		descs = descbuf;
@@ -2315,6 +2318,7 @@ void dt_compile(struct prog *p, const struct dt_env *env, const char *name,
 		  nx0 = p->nxlators;
 	char *d;
 
+	sema_reset();
 	lex_init(&ps.lx, name, src);
 	ps.lx.prog = p;
 	p->eattr = env->eattr;
