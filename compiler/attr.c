@@ -431,7 +431,7 @@ void dt_attr_pending(struct prog *p, const char *name, struct dattr *a)
 		if (strcmp(p->pending[i].name, name))
 			continue;
 		*a = p->pending[i].a;
-		free(p->pending[i].name);
+		xfree(p->pending[i].name);
 		p->pending[i] = p->pending[--p->npending];
 		return;
 	}

@@ -259,7 +259,7 @@ static struct btf *btf_read(const char *path, struct btf *base, char *err,
 	close(fd);
 	if (r < 0) {
 		snprintf(err, errlen, "%s: %s", path, strerror(errno));
-		free(d);
+		xfree(d);
 		return NULL;
 	}
 parse:
@@ -271,7 +271,7 @@ parse:
 		if (mapped)
 			munmap(d, size);
 		else
-			free(d);
+			xfree(d);
 		return NULL;
 	}
 	b = xzalloc(sizeof(*b));
@@ -289,8 +289,8 @@ parse:
 		if (mapped)
 			munmap(d, size);
 		else
-			free(d);
-		free(b);
+			xfree(d);
+		xfree(b);
 		return NULL;
 	}
 	b->types = sec + b->hdr->hdr_len + b->hdr->type_off;
@@ -315,9 +315,9 @@ parse:
 	return b;
 }
 
-void btf_use(const char *path)
+static void btf_use_unzoned(const char *path)
 {
-	free(btf_path);
+	xfree(btf_path);
 	btf_path = path ? xstrdup(path) : NULL;
 	btf_tried = 0;
 }
@@ -381,10 +381,10 @@ static void load_modules(void)
 				mods[nmods++] = m;
 			}
 		}
-		free(ents[i]);
+		xfree(ents[i]);
 	}
 	if (n >= 0)
-		free(ents);
+		xfree(ents);
 }
 
 /* The BTF to search at step @i: vmlinux's, then each module's; NULL: done */
@@ -396,7 +396,7 @@ static struct btf *nth(int i)
 	return i - 1 < nmods ? mods[i - 1] : NULL;
 }
 
-int btf_stats(unsigned *ntypes, double *ms)
+static int btf_stats_unzoned(unsigned *ntypes, double *ms)
 {
 	struct btf *b = kernel();
 
@@ -436,11 +436,11 @@ static struct dtype *conv_sou(struct btf *b, uint32_t id, const struct btf_type 
 	struct dtype *d;
 
 	if (*nm) {
-		d = type_tagged_local(k, nm);
+		d = type_kernel_tagged(k, nm, 0);
 		if (d && (d->defined || d->btfid))
-			return d;	/* D's own, or imported already */
+			return d;	/* D's base, or imported already */
 		if (!d)
-			d = type_tagged(k, nm, 1);
+			d = type_kernel_tagged(k, nm, 1);
 	} else {
 		d = type_new(k, k == TK_UNION ? "union <anon>" : "struct <anon>", 0, 0);
 	}
@@ -461,11 +461,11 @@ static struct dtype *conv_enum(struct btf *b, uint32_t id, const struct btf_type
 
 	(void)id;
 	if (*nm) {
-		d = type_tagged_local(TK_ENUM, nm);
+		d = type_kernel_tagged(TK_ENUM, nm, 0);
 		if (d && d->defined)
 			return d;
 		if (!d)
-			d = type_tagged(TK_ENUM, nm, 1);
+			d = type_kernel_tagged(TK_ENUM, nm, 1);
 	} else {
 		d = type_new(TK_ENUM, "enum <anon>", t->size, 1);
 	}
@@ -565,13 +565,13 @@ static struct dtype *conv(struct btf *b, uint32_t id)
 			db = b->base;
 			def = lookup(db, c, nm);
 		}
-		d = def ? conv(db, def) : type_tagged(k, nm, 1);
+		d = def ? conv(db, def) : type_kernel_tagged(k, nm, 1);
 		break;
 	}
 	case BTF_KIND_TYPEDEF:
-		d = type_named_local(nm);
+		d = type_kernel_named(nm);
 		if (!d) {
-			d = type_typedef(nm, conv(b, t->type));
+			d = type_kernel_typedef(nm, conv(b, t->type));
 			d->kernel = 1;
 		}
 		break;
@@ -635,7 +635,7 @@ static void add_members(struct btf *b, struct dtype *d, uint32_t id,
 	}
 }
 
-void btf_complete(struct dtype *d)
+static void btf_complete_unzoned(struct dtype *d)
 {
 	unsigned align = 1;
 
@@ -647,7 +647,7 @@ void btf_complete(struct dtype *d)
 }
 
 /* A struct, union or enum tag D does not know: the kernel's, or NULL. */
-struct dtype *btf_tagged(enum tkind k, const char *tag)
+static struct dtype *btf_tagged_unzoned(enum tkind k, const char *tag)
 {
 	struct btf *b;
 	uint32_t id;
@@ -662,7 +662,7 @@ struct dtype *btf_tagged(enum tkind k, const char *tag)
 }
 
 /* A typedef (or base type name) D does not know: the kernel's, or NULL. */
-struct dtype *btf_named(const char *name)
+static struct dtype *btf_named_unzoned(const char *name)
 {
 	struct btf *b;
 	uint32_t id;
@@ -677,7 +677,7 @@ struct dtype *btf_named(const char *name)
 }
 
 /* An enumerator D does not know: the kernel's (its enum imported), or NULL. */
-struct dtype *btf_enumconst(const char *name, long long *v)
+static struct dtype *btf_enumconst_unzoned(const char *name, long long *v)
 {
 	struct btf *b;
 
@@ -701,7 +701,7 @@ struct dtype *btf_enumconst(const char *name, long long *v)
  * most @max), its return type into *@ret; the parameter count, or -1 when
  * the kernel's BTF has no such function.
  */
-int btf_func_proto(const char *func, struct dtype **args, int max,
+static int btf_func_proto_unzoned(const char *func, struct dtype **args, int max,
 		   struct dtype **ret)
 {
 	struct btf *b;
@@ -729,7 +729,7 @@ int btf_func_proto(const char *func, struct dtype **args, int max,
 	return (int)n;
 }
 
-int xdt_btf_func(const char *func, unsigned *id, char *module, size_t len)
+static int xdt_btf_func_unzoned(const char *func, unsigned *id, char *module, size_t len)
 {
 	struct btf *b;
 
@@ -747,7 +747,7 @@ int xdt_btf_func(const char *func, unsigned *id, char *module, size_t len)
 	return 0;
 }
 
-void btf_funcs(const char *glob, void (*cb)(const char *name, void *arg),
+static void btf_funcs_unzoned(const char *glob, void (*cb)(const char *name, void *arg),
 	       void *arg)
 {
 	struct btf *b;
@@ -808,7 +808,7 @@ static long long kvar_delta(unsigned long long link_text)
 	return delta;
 }
 
-int btf_kvar(const char *name, char *type, size_t cap, __u64 *addr)
+static int btf_kvar_unzoned(const char *name, char *type, size_t cap, __u64 *addr)
 {
 	char path[4096], line[700];
 	FILE *f;
@@ -843,4 +843,99 @@ int btf_kvar(const char *name, char *type, size_t cap, __u64 *addr)
 		return 0;
 	*addr = a + (unsigned long long)kvar_delta(link_text);
 	return 1;
+}
+
+/*
+ * The entry points, with no zone current: what they read and convert is
+ * cached for the whole process (the BTF, its types, the base types those
+ * point at), so none of it may go with a handle's zone.  An unwind out of
+ * one leaves no zone current; the compile it unwinds to restores its own.
+ */
+void btf_use(const char *path)
+{
+	struct dt_zone *z = dt_zone_enter(NULL);
+
+	btf_use_unzoned(path);
+	dt_zone_enter(z);
+}
+
+int btf_stats(unsigned *ntypes, double *ms)
+{
+	struct dt_zone *z = dt_zone_enter(NULL);
+	int r = btf_stats_unzoned(ntypes, ms);
+
+	dt_zone_enter(z);
+	return r;
+}
+
+void btf_complete(struct dtype *d)
+{
+	struct dt_zone *z = dt_zone_enter(NULL);
+
+	btf_complete_unzoned(d);
+	dt_zone_enter(z);
+}
+
+struct dtype *btf_tagged(enum tkind k, const char *tag)
+{
+	struct dt_zone *z = dt_zone_enter(NULL);
+	struct dtype *r = btf_tagged_unzoned(k, tag);
+
+	dt_zone_enter(z);
+	return r;
+}
+
+struct dtype *btf_named(const char *name)
+{
+	struct dt_zone *z = dt_zone_enter(NULL);
+	struct dtype *r = btf_named_unzoned(name);
+
+	dt_zone_enter(z);
+	return r;
+}
+
+struct dtype *btf_enumconst(const char *name, long long *v)
+{
+	struct dt_zone *z = dt_zone_enter(NULL);
+	struct dtype *r = btf_enumconst_unzoned(name, v);
+
+	dt_zone_enter(z);
+	return r;
+}
+
+int btf_func_proto(const char *func, struct dtype **args, int max,
+		   struct dtype **ret)
+{
+	struct dt_zone *z = dt_zone_enter(NULL);
+	int r = btf_func_proto_unzoned(func, args, max, ret);
+
+	dt_zone_enter(z);
+	return r;
+}
+
+int xdt_btf_func(const char *func, unsigned *id, char *module, size_t len)
+{
+	struct dt_zone *z = dt_zone_enter(NULL);
+	int r = xdt_btf_func_unzoned(func, id, module, len);
+
+	dt_zone_enter(z);
+	return r;
+}
+
+void btf_funcs(const char *glob, void (*cb)(const char *name, void *arg),
+	       void *arg)
+{
+	struct dt_zone *z = dt_zone_enter(NULL);
+
+	btf_funcs_unzoned(glob, cb, arg);
+	dt_zone_enter(z);
+}
+
+int btf_kvar(const char *name, char *type, size_t cap, __u64 *addr)
+{
+	struct dt_zone *z = dt_zone_enter(NULL);
+	int r = btf_kvar_unzoned(name, type, cap, addr);
+
+	dt_zone_enter(z);
+	return r;
 }

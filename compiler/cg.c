@@ -784,7 +784,7 @@ void prog_temporal(struct prog *p)
 		c->dact = dact;
 		c->nactions++;
 	}
-	free(p->acts);
+	xfree(p->acts);
 	p->acts = acts;
 	p->nacts = n;
 }

@@ -79,6 +79,20 @@ _Noreturn void dt_fatal(const char *fmt, ...) __attribute__((format(printf, 1, 2
 void *xzalloc(size_t n);
 void *xrealloc(void *p, size_t n);
 char *xstrdup(const char *s);
+char *xstrndup(const char *s, size_t n);
+void xfree(void *p);		/* free() that keeps a zone's account */
+/*
+ * A zone owns what x*alloc() returns while it is current, and frees it all
+ * at once (a handle's compiled trees: diag.c).  dt_zone_enter() makes @z
+ * current (NULL: none, for process-wide caches) and returns the one that
+ * was.
+ */
+struct dt_zone;
+extern struct dt_zone *dt_zone_cur;
+struct dt_zone *dt_zone_new(void);
+struct dt_zone *dt_zone_enter(struct dt_zone *z);
+void dt_zone_free(struct dt_zone *z);
+size_t dt_zone_blocks(const struct dt_zone *z);
 
 /* ---- compile errors (compiler/diag.c) ---------------------------------- */
 /*
@@ -247,6 +261,15 @@ struct dt_env {
 	struct dattr amin;
 };
 
+/*
+ * Probe description @d with its macro variables ($1, $$1, $pid, $target
+ * ...) replaced, as DTrace's dtrace_xstr2desc() takes them, into @out
+ * (@cap bytes); the highest $N used raises *@maxmacro.  0, or the error's
+ * tag: DT_D_PDESC_INVAL (undefined), DT_D_MACRO_UNDEF ($target without a
+ * process), -1 (too long for @cap).
+ */
+int dt_desc_macros(const struct dt_env *env, const char *d, char *out,
+		   size_t cap, int *maxmacro);
 struct prog;
 void dt_compile(struct prog *p, const struct dt_env *env, const char *name,
 		const char *src);
@@ -306,6 +329,9 @@ struct dtype {
 	int kernel;			/* imported from the kernel's BTF: its
 					   attributes are Private (DTrace's
 					   for a module's CTF types) */
+	int global;			/* the process's, not a handle's zone's
+					   (types.c: what is cached on it is
+					   the process's too) */
 };
 
 extern struct dtype *dt_void, *dt_int, *dt_uint, *dt_long, *dt_ulong,
@@ -316,9 +342,12 @@ int types_ready(void);		/* types_init() has run */
 struct type_mark {
 	struct tnode *names;
 	struct econst *econsts;
+	struct dtype *string;
 };
 void type_mark(struct type_mark *m);
 void type_rollback(const struct type_mark *m);
+/* back to the base types alone (a handle's compile is over) */
+void types_base_table(void);
 const char *type_str(const struct dtype *t);	/* as D writes it */
 void type_complete(struct dtype *t);	/* a kernel struct's members, now */
 int type_is_int(const struct dtype *t);		/* integer or enum */

@@ -95,6 +95,7 @@ struct node *node_new(enum nkind k, int line, int col);
 /* ---- sema.c: the semantic pass ------------------------------------------- */
 struct sema;
 struct node *sema_expr(struct prog *p, struct lexer *lx, struct node *n);
+void sema_reset(void);
 /* the lvalue of an assignment: may declare the variable it names */
 struct node *sema_lvalue(struct prog *p, struct lexer *lx, struct node *n,
 			 struct dtype *rt, int declare);

@@ -12,8 +12,11 @@
 struct dtype *type_named(const char *name);	/* typedefs, base names */
 struct dtype *type_tagged(enum tkind k, const char *tag, int create);
 /* D's own names only (type_named/type_tagged also ask the kernel's BTF) */
-struct dtype *type_named_local(const char *name);
 struct dtype *type_tagged_local(enum tkind k, const char *tag);
+/* btf.c's: the base types, then the kernel's own table (types.c) */
+struct dtype *type_kernel_named(const char *name);
+struct dtype *type_kernel_tagged(enum tkind k, const char *tag, int create);
+struct dtype *type_kernel_typedef(const char *name, struct dtype *t);
 struct dtype *type_new(enum tkind k, const char *name, unsigned size, int sgn);
 int type_defined(struct dtype *t);	/* complete (a kernel struct: now) */
 struct dtype *type_ptr(struct dtype *t);

@@ -154,8 +154,7 @@ void lex_skipspace(struct lexer *lx)
 					const char *e = strchr(q + 1, '"');
 
 					if (e && e - q - 1 > 0 && memchr(q, '\n', (size_t)(e - q)) == NULL)
-						if (!(lx->fname = strndup(q + 1, (size_t)(e - q - 1))))
-							dt_fatal("out of memory");
+						lx->fname = xstrndup(q + 1, (size_t)(e - q - 1));
 				}
 				/* the next line is line n */
 				lx->lineoff = (int)n - (lx->line + 1);
@@ -277,10 +276,8 @@ void lex_next(struct lexer *lx)
 				break;
 			adv(lx);
 		}
-		t->s = strndup(lx->src + start + (c == '@'),
-			       lx->pos - start - (c == '@'));
-		if (!t->s)
-			dt_fatal("out of memory");
+		t->s = xstrndup(lx->src + start + (c == '@'),
+				lx->pos - start - (c == '@'));
 	} else if (isdigit(c)) {
 		char *end;
 

@@ -440,8 +440,8 @@ static void lower_printf(struct lower *L, struct stmt *s, const struct d_action 
 			add_rec(L, av[i], 0);
 		}
 	}
-	free(pa);
-	free(nframes);
+	xfree(pa);
+	xfree(nframes);
 }
 
 /* The aggregating functions' D arguments (XDT_AGGFUNCS): fewest, most */

@@ -1794,50 +1794,126 @@ static struct stmt *stmt_list(struct parser *ps, enum tok end)
 }
 
 /* ---- clauses ------------------------------------------------------------ */
-/* Replace $target, $pid, $N inside a probe description. */
-static void desc_macros(struct parser *ps, char *d, size_t cap, int line, int col)
+/*
+ * The value of macro variable @v (its name without the '$') in a probe
+ * description, into @num when it is a number; NULL: none of that name.
+ */
+static const char *desc_macro(const struct dt_env *env, const char *v,
+			      char *num, size_t cap, int *err)
 {
-	char out[512], num[32];
+	static const char *const ids[] = {
+		"pid", "ppid", "uid", "gid", "euid", "egid", "pgid", "sid",
+	};
+
+	if (!strcmp(v, "target")) {
+		if (env->target < 0)
+			*err = DT_D_MACRO_UNDEF;
+		snprintf(num, cap, "%lld", env->target);
+		return num;
+	}
+	if (!strcmp(v, "projid") || !strcmp(v, "taskid"))
+		return "0";	/* as in expressions: macro_var() */
+	for (size_t i = 0; i < sizeof(ids) / sizeof(ids[0]); i++)
+		if (!strcmp(v, ids[i])) {
+			snprintf(num, cap, "%lld", env->ids[i]);
+			return num;
+		}
+	return NULL;
+}
+
+int dt_desc_macros(const struct dt_env *env, const char *d, char *out,
+		   size_t cap, int *maxmacro)
+{
+	char num[32];
 	size_t o = 0;
+	const char *s = d;
+	int err = 0;
 
-	for (const char *s = d; *s; ) {
-		const char *rep = NULL;
-		size_t skip = 1;
+	for (;;) {
+		size_t len = strcspn(s, ":");
+		const char *v = memchr(s, '$', len), *rep = NULL, *rest = "";
+		size_t nrest = 0;
 
-		if (*s == '$') {
-			if (!strncmp(s, "$target", 7)) {
-				if (ps->env->target < 0)
-					dt_cerrt(&ps->lx, DT_D_MACRO_UNDEF, line, col,
-						 "$target is only valid with -c or -p");
-				snprintf(num, sizeof(num), "%lld", ps->env->target);
-				rep = num, skip = 7;
-			} else if (!strncmp(s, "$pid", 4)) {
-				snprintf(num, sizeof(num), "%lld", ps->env->pid);
-				rep = num, skip = 4;
-			} else if (isdigit((unsigned char)s[1])) {
-				int n = s[1] - '0';
+		if (!v)
+			v = s + len;
+		else {
+			const char *name = v + 1, *end = s + len;
+			char *w;
 
-				if (n < 1 || n > ps->env->nmacros)
-					dt_cerrt(&ps->lx, DT_D_MACRO_UNDEF, line, col,
-						 "macro argument $%d is not defined", n);
-				if (n > ps->maxmacro)
-					ps->maxmacro = n;
-				rep = ps->env->macros[n - 1], skip = 2;
+			if (*name == '$' && name + 1 < end)
+				name++;
+			if (isdigit((unsigned char)*name)) {
+				long i;
+
+				errno = 0;
+				i = strtol(name, &w, 10);
+				if (w > end)
+					w = (char *)end;
+				if (errno || i > env->nmacros)
+					return DT_D_PDESC_INVAL;
+				if (i == 0)
+					rep = env->name0 ? env->name0 : "";
+				else {
+					rep = env->macros[i - 1];
+					if (maxmacro && i > *maxmacro)
+						*maxmacro = (int)i;
+				}
+				rest = w;
+				nrest = (size_t)(end - w);
+			} else {
+				char vname[64];
+				size_t n = (size_t)(end - name);
+
+				if (!n || n >= sizeof(vname))
+					return DT_D_PDESC_INVAL;
+				memcpy(vname, name, n);
+				vname[n] = 0;
+				rep = desc_macro(env, vname, num, sizeof(num), &err);
+				if (!rep)
+					return DT_D_PDESC_INVAL;
+				if (err)
+					return err;
 			}
 		}
-		if (!rep) {
-			num[0] = *s;
-			num[1] = 0;
-			rep = num;
+		if (o + (size_t)(v - s) + strlen(rep ? rep : "") + nrest + 2 > cap)
+			return -1;	/* too long */
+		memcpy(out + o, s, (size_t)(v - s));
+		o += (size_t)(v - s);
+		if (rep) {
+			memcpy(out + o, rep, strlen(rep));
+			o += strlen(rep);
+			memcpy(out + o, rest, nrest);
+			o += nrest;
 		}
-		for (; *rep && o + 1 < sizeof(out); rep++)
-			out[o++] = *rep;
-		s += skip;
+		if (!s[len])
+			break;
+		out[o++] = ':';
+		s += len + 1;
 	}
 	out[o] = 0;
-	if (o >= cap)
+	return 0;
+}
+
+/* dt_desc_macros() in place, its errors DTrace's */
+static void desc_macros(struct parser *ps, char *d, size_t cap, int line, int col)
+{
+	char out[512];
+
+	switch (dt_desc_macros(ps->env, d, out, cap < sizeof(out) ? cap : sizeof(out),
+			       &ps->maxmacro)) {
+	case 0:
+		memcpy(d, out, strlen(out) + 1);
+		return;
+	case DT_D_MACRO_UNDEF:
+		dt_cerrt(&ps->lx, DT_D_MACRO_UNDEF, line, col,
+			 "$target is only valid with -c or -p");
+	case DT_D_PDESC_INVAL:
+		dt_cerrt(&ps->lx, DT_D_PDESC_INVAL, line, col,
+			 "invalid probe description \"%s\": Undefined macro variable in probe description",
+			 d);
+	default:
 		dt_cerrt(&ps->lx, DT_D_PDESC_INVAL, line, col, "probe description too long");
-	memcpy(d, out, o + 1);
+	}
 }
 
 /* "a:b:c:d"; fewer fields are right-aligned ("BEGIN" is the name). */
@@ -2115,6 +2191,7 @@ untyped:
  * A clause's probe descriptions, as many as it has (DTrace sets no limit).
  * Kept from clause to clause and never freed: the parser, like `pending`
  * above, is one per process, and a longjmp'd error then leaks nothing.
+ * So it is in no handle's zone (an unwind out of xrealloc leaves none).
  */
 static char (*descbuf)[256];
 static int descap;
@@ -2131,8 +2208,10 @@ static void clause(struct parser *ps, int src)
 		if (nd == descap) {
 			/* the new size once it is there: xrealloc may unwind */
 			int cap = descap ? 2 * descap : 16;
+			struct dt_zone *z = dt_zone_enter(NULL);
 
 			descbuf = xrealloc(descbuf, cap * sizeof(*descbuf));
+			dt_zone_enter(z);
 			descap = cap;
 		}
 		descs = descbuf;
@@ -2239,6 +2318,7 @@ void dt_compile(struct prog *p, const struct dt_env *env, const char *name,
 		  nx0 = p->nxlators;
 	char *d;
 
+	sema_reset();
 	lex_init(&ps.lx, name, src);
 	ps.lx.prog = p;
 	p->eattr = env->eattr;

@@ -217,8 +217,8 @@ int dt_pragma(struct lexer *lx, const char *p)
 		    (nw == 3 && (k < 2 || w[2][0] != '"' || w[2][k - 1] != '"')))
 			dt_cerrt(lx, DT_D_PRAGMA_MALFORM, lx->line, lx->col,
 				 "malformed #pragma line");
-		if (nw == 3 && !(lx->fname = strndup(w[2] + 1, k - 2)))
-			dt_fatal("out of memory");
+		if (nw == 3)
+			lx->fname = xstrndup(w[2] + 1, k - 2);
 		lx->lineoff = (int)n - (lx->line + 1);
 		return 1;
 	}

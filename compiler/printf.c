@@ -343,7 +343,7 @@ static void pr_cstr(FILE *fp, char *f, const struct pfdesc *d, const struct pfva
 
 	memcpy(s, v->p, v->size);
 	fprintf(fp, cfmt(f, "", d->cconv), s);
-	free(s);
+	xfree(s);
 }
 
 /*
@@ -384,7 +384,7 @@ static void pr_estr(FILE *fp, char *f, const struct pfdesc *d, const struct pfva
 	char *s = escape(v->p, v->size);
 
 	fprintf(fp, cfmt(f, "", d->cconv), s);
-	free(s);
+	xfree(s);
 }
 
 /* %C: one character, escaped as %S escapes */
@@ -394,7 +394,7 @@ static void pr_echr(FILE *fp, char *f, const struct pfdesc *d, const struct pfva
 	char *s = escape(&c, 1);
 
 	fprintf(fp, cfmt(f, "", d->cconv), s);
-	free(s);
+	xfree(s);
 }
 
 static void pr_pct(FILE *fp, char *f, const struct pfdesc *d, const struct pfval *v)

@@ -284,6 +284,12 @@ static struct node *sem(struct prog *p, struct lexer *lx, struct node *n);
 static struct { const char *name; struct node *val; } binds[8];
 static int nbinds;
 
+/* an error unwinds past the pops: a compile starts with nothing bound */
+void sema_reset(void)
+{
+	nbinds = 0;
+}
+
 struct node *node_clone(const struct node *n)
 {
 	struct node *c;

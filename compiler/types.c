@@ -33,6 +33,7 @@ struct econst {
 	struct econst *next;
 };
 static struct econst *econsts;
+static struct dtype *typedef_new(const char *name, struct dtype *t);
 
 static struct dtype *tnew(enum tkind k, const char *name, unsigned size, int sgn)
 {
@@ -44,6 +45,7 @@ static struct dtype *tnew(enum tkind k, const char *name, unsigned size, int sgn
 	t->align = size ? (size > 8 ? 8 : size) : 1;
 	t->sgn = sgn;
 	t->real = t;
+	t->global = !dt_zone_cur;
 	return t;
 }
 
@@ -58,12 +60,17 @@ static void bind(const char *name, enum tkind tagk, struct dtype *t)
 	names = n;
 }
 
-static struct dtype *find(const char *name, enum tkind tagk)
+static struct dtype *find_in(struct tnode *l, const char *name, enum tkind tagk)
 {
-	for (struct tnode *n = names; n; n = n->next)
+	for (struct tnode *n = l; n; n = n->next)
 		if (n->tagk == tagk && !strcmp(n->name, name))
 			return n->t;
 	return NULL;
+}
+
+static struct dtype *find(const char *name, enum tkind tagk)
+{
+	return find_in(names, name, tagk);
 }
 
 struct dtype *type_int(unsigned size, int sgn)
@@ -123,7 +130,17 @@ int types_ready(void)
 	return names != NULL;
 }
 
-void types_init(unsigned strsize)
+/*
+ * The base types -- C's, D's library typedefs, the network types -- are
+ * the process's, made once with no zone current: the kernel's types
+ * converted from BTF (btf.c, cached process-wide too) point at them, so
+ * they must outlive every handle.  What a handle adds to the table (its
+ * declarations, its string type, whose size is its -x strsize) is its
+ * own, in its zone, on top of this mark.
+ */
+static struct type_mark base;
+
+static void types_base(void)
 {
 	static const struct { const char *n; unsigned size; int sgn; } ints[] = {
 		{ "char", 1, 1 }, { "signed char", 1, 1 }, { "unsigned char", 1, 0 },
@@ -157,12 +174,7 @@ void types_init(unsigned strsize)
 	};
 	struct dtype *t;
 
-	/*
-	 * A new handle's table starts over, its enumerators too: kept, a
-	 * second handle in the process found the first's (its script's
-	 * `enum { A }` was "identifier redeclared: A"), and AF_INET and
-	 * AF_INET6 piled up, two more per handle, on every lookup's path.
-	 */
+	/* (an unwind out of here leaves base unset: the next call starts over) */
 	names = NULL;
 	econsts = NULL;
 	for (size_t i = 0; i < sizeof(ints) / sizeof(ints[0]); i++)
@@ -185,9 +197,6 @@ void types_init(unsigned strsize)
 	bind("float", TK_VOID, tnew(TK_FLOAT, "float", 4, 1));
 	bind("double", TK_VOID, tnew(TK_FLOAT, "double", 8, 1));
 	bind("long double", TK_VOID, tnew(TK_FLOAT, "long double", 16, 1));
-	dt_string = tnew(TK_STRING, "string", strsize, 0);
-	dt_string->align = 1;
-	bind("string", TK_VOID, dt_string);
 	for (size_t i = 0; i < sizeof(tdefs) / sizeof(tdefs[0]); i++)
 		type_typedef(tdefs[i].n, find(tdefs[i].of, TK_VOID));
 	dt_int64 = find("int64_t", TK_VOID);
@@ -196,16 +205,82 @@ void types_init(unsigned strsize)
 	type_typedef("caddr_t", t);
 	type_typedef("uintptr_t", dt_ulong);
 	net_types();
+	dt_string = NULL;
+	type_mark(&base);
 }
 
-struct dtype *type_named_local(const char *name)
+void types_init(unsigned strsize)
 {
-	return find(name, TK_VOID);
+	/*
+	 * A new handle's table starts over from the base, its enumerators
+	 * too: kept, a second handle in the process found the first's (its
+	 * script's `enum { A }` was "identifier redeclared: A").
+	 */
+	if (!base.names) {
+		struct dt_zone *z = dt_zone_enter(NULL);
+
+		types_base();
+		dt_zone_enter(z);
+	}
+	type_rollback(&base);
+	dt_string = tnew(TK_STRING, "string", strsize, 0);
+	dt_string->align = 1;
+	bind("string", TK_VOID, dt_string);
 }
 
 struct dtype *type_tagged_local(enum tkind k, const char *tag)
 {
 	return find(tag, k);
+}
+
+/*
+ * The kernel's tags and typedefs as btf.c converts them: a table of their
+ * own, the process's, above the base types -- never the handle's, whose
+ * declarations a kernel type must not take (a script's `struct foo` is
+ * not the kernel's, and the conversion is cached for every handle after).
+ */
+static struct tnode *knames;
+
+static void kbind(const char *name, enum tkind tagk, struct dtype *t)
+{
+	struct tnode *save = names;
+
+	names = knames;
+	bind(name, tagk, t);
+	knames = names;
+	names = save;
+}
+
+struct dtype *type_kernel_named(const char *name)
+{
+	struct dtype *t = find_in(base.names, name, TK_VOID);
+
+	return t ? t : find_in(knames, name, TK_VOID);
+}
+
+struct dtype *type_kernel_tagged(enum tkind k, const char *tag, int create)
+{
+	struct dtype *t = find_in(base.names, tag, k);
+	char buf[300];
+
+	if (!t)
+		t = find_in(knames, tag, k);
+	if (t || !create)
+		return t;
+	snprintf(buf, sizeof(buf), "%s %s", k == TK_STRUCT ? "struct" :
+		 k == TK_UNION ? "union" : "enum", tag);
+	t = tnew(k, buf, k == TK_ENUM ? 4 : 0, 1);
+	t->tag = xstrdup(tag);
+	kbind(tag, k, t);
+	return t;
+}
+
+struct dtype *type_kernel_typedef(const char *name, struct dtype *t)
+{
+	struct dtype *d = typedef_new(name, t);
+
+	kbind(name, TK_VOID, d);
+	return d;
 }
 
 struct dtype *type_new(enum tkind k, const char *name, unsigned size, int sgn)
@@ -287,7 +362,7 @@ static struct dtype *derive(struct dtype *t, enum tkind k, unsigned size,
 	snprintf(buf, n, "%.*s%s%s%s%s%s", (int)at, t->name, bare ? "" : " ",
 		 paren ? "(" : "", decl, paren ? ")" : "", rest);
 	d = tnew(k, buf, size, 0);
-	free(buf);
+	xfree(buf);
 	/* the next declarator goes after a '*', before a suffix */
 	d->dp = at + (bare ? 0 : 1) + (paren ? 1 : 0) + (k == TK_PTR ? 1 : 0);
 	d->base = t;
@@ -296,9 +371,15 @@ static struct dtype *derive(struct dtype *t, enum tkind k, unsigned size,
 
 struct dtype *type_ptr(struct dtype *t)
 {
+	struct dt_zone *z;
+
 	if (t->ptr)
 		return t->ptr;
+	/* cached on @t: as long-lived as @t (a base or kernel type's outlives
+	   the handle whose program asked first) */
+	z = dt_zone_enter(t->global ? NULL : dt_zone_cur);
 	t->ptr = derive(t, TK_PTR, 8, "*");
+	dt_zone_enter(z);
 	return t->ptr;
 }
 
@@ -327,7 +408,7 @@ struct dtype *type_func(struct dtype *ret)
 	return f;
 }
 
-struct dtype *type_typedef(const char *name, struct dtype *t)
+static struct dtype *typedef_new(const char *name, struct dtype *t)
 {
 	struct dtype *d = xzalloc(sizeof(*d));
 
@@ -336,6 +417,14 @@ struct dtype *type_typedef(const char *name, struct dtype *t)
 	d->dp = 0;
 	d->real = t->real;
 	d->ptr = NULL;
+	d->global = !dt_zone_cur;
+	return d;
+}
+
+struct dtype *type_typedef(const char *name, struct dtype *t)
+{
+	struct dtype *d = typedef_new(name, t);
+
 	bind(name, TK_VOID, d);
 	return d;
 }
@@ -565,10 +654,18 @@ void type_mark(struct type_mark *m)
 {
 	m->names = names;
 	m->econsts = econsts;
+	m->string = dt_string;
 }
 
 void type_rollback(const struct type_mark *m)
 {
 	names = m->names;
 	econsts = m->econsts;
+	dt_string = m->string;
+}
+
+void types_base_table(void)
+{
+	if (base.names)
+		type_rollback(&base);
 }

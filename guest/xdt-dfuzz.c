@@ -28,8 +28,8 @@
  *       bound to exit
  *   -b  programs per child process (1000; 0: all in this one).  Not a
  *       fork per program: a batch's programs share the process as a
- *       long-lived libxdt user's would, and the child bounds the memory
- *       libxdt keeps (the compiled trees live until the process exits)
+ *       long-lived libxdt user's would (each xdt_close() frees what
+ *       its program's compile allocated: the memory stays flat)
  *
  * The generator is a small typed grammar of D: every expression is built
  * to a type (integer or string), every variable, associative array and
@@ -1295,9 +1295,8 @@ static int out_cut(void)
 
 /*
  * What the programs came to.  A batch of programs runs in a child process
- * (-b): the compiled trees are the process's until it exits (xdt_close()
- * says so), some 30 KB a program, which 10^5 programs would not fit in a
- * guest's memory.  The child hands its counts up through a pipe.
+ * (-b), so that one a crash ends takes its batch with it, not the run.
+ * The child hands its counts up through a pipe.
  */
 struct counts {
 	unsigned long long prog, compiled, refused, ran, faults, fail;

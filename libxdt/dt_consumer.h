@@ -101,6 +101,8 @@ char *dt_readfile(const char *path);
 #define DT_NOPTIONS	128
 struct xdt_hdl {
 	struct prog p;
+	struct dt_zone *zone;	/* what compiling allocated (diag.c) */
+	struct type_mark types;	/* its type table, between compiles */
 	struct dt_env env;
 	struct dt_opts o;
 	int bufsize_set;

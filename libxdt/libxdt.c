@@ -205,7 +205,7 @@ static int set_one(const char *opt, const char *val, struct xdt_hdl *c,
 
 			name[eq - val] = 0;
 			r = setenv(name, eq + 1, 1);
-			free(name);
+			xfree(name);
 		} else {
 			r = set ? setenv(val, "", 1) : unsetenv(val);
 		}
@@ -347,7 +347,7 @@ static void opt_apply(const char *name, const char *val, unsigned long long n,
 		if (val && c->nlibdirs < (int)(sizeof(c->libdirs) / sizeof(c->libdirs[0])))
 			c->libdirs[c->nlibdirs++] = xstrdup(val);
 	} else if (!strcmp(name, "syslibdir")) {
-		free(c->syslibdir);
+		xfree(c->syslibdir);
 		c->syslibdir = val ? xstrdup(val) : NULL;
 	} else if (!strcmp(name, "nolibs")) {
 		c->nolibs = (int)n;
@@ -588,6 +588,11 @@ xdt_hdl_t *xdt_open(void)
 
 	if (!h)
 		return NULL;
+	h->zone = dt_zone_new();
+	if (!h->zone) {
+		free(h);
+		return NULL;
+	}
 
 	h->o.bufsize = 4u << 20;
 	/*
@@ -623,16 +628,17 @@ void xdt_close(xdt_hdl_t *h)
 	if (h->fd >= 0)
 		close(h->fd);
 	xdt_hostvm_close(h->vm);
-	free(h->buf);
+	xfree(h->buf);
 	xdt_temporal_free(h);
 	aggtab_free(h->pr.aggs);
-	free(h->eps);
-	free(h->blob);
-	free(h->recipe);
-	free(h->anonimg);
-	free(h->anonargv);
-	/* the compiled program's trees are the process's until exit */
-	free(h);
+	xfree(h->eps);
+	xfree(h->blob);
+	xfree(h->recipe);
+	xfree(h->anonimg);
+	xfree(h->anonargv);
+	/* the compiled program: its trees, types, strings (xdt_compile) */
+	dt_zone_free(h->zone);
+	xfree(h);
 }
 
 const char *xdt_version(void)
@@ -652,12 +658,15 @@ void xdt_set_output(xdt_hdl_t *h, FILE *fp)
 
 int xdt_setopt(xdt_hdl_t *h, const char *name, const char *value)
 {
-	int ret = -1;
+	/* what an option keeps (-x libdir's directory) goes with the handle */
+	struct dt_zone *z = dt_zone_enter(h->zone);
+	volatile int ret = -1;
 
-	XDT_GUARDED(h, return -1,
+	XDT_GUARDED(h, ret = -1,
 		    ret = set_one(name, value, h, h->errmsg, sizeof(h->errmsg));
 		    if (!ret)
 			    dt_recipe_pair(h, value ? "x" : "o", name, value));
+	dt_zone_enter(z);
 	return ret;
 }
 
@@ -672,6 +681,22 @@ void xdt_set_macros(xdt_hdl_t *h, char **argv, int argc)
 void xdt_set_target(xdt_hdl_t *h, pid_t pid)
 {
 	h->env.target = pid;
+}
+
+int xdt_desc_expand(xdt_hdl_t *h, const char *desc, char *out, size_t cap)
+{
+	switch (dt_desc_macros(&h->env, desc, out, cap, NULL)) {
+	case 0:
+		return 0;
+	case DT_D_MACRO_UNDEF:
+		return HERR(h, "invalid probe description \"%s\": $target is only "
+			    "valid with -c or -p", desc);
+	case DT_D_PDESC_INVAL:
+		return HERR(h, "invalid probe description \"%s\": Undefined macro "
+			    "variable in probe description", desc);
+	default:
+		return HERR(h, "invalid probe description \"%s\": too long", desc);
+	}
 }
 
 /*
@@ -760,7 +785,7 @@ static int compile_once(xdt_hdl_t *h, const char *src, const char *name,
 			memcpy(args + h->ncpp, h->xcpp, h->nxcpp * sizeof(*args));
 		args[h->ncpp + h->nxcpp] = h->stdc;
 		out = dt_cpp(src, name, args, h->ncpp + h->nxcpp + 1, why, sizeof(why));
-		free(args);
+		xfree(args);
 
 		if (!out) {
 			memset(err, 0, sizeof(*err));
@@ -777,8 +802,8 @@ static int compile_once(xdt_hdl_t *h, const char *src, const char *name,
 	/*
 	 * Compile errors unwind here (dt_cerr), never exit the process; what
 	 * the failed text added to the program is dropped, so the handle
-	 * compiles on as if it had not been given.  (Types it declared stay:
-	 * the type table is the process's.)
+	 * compiles on as if it had not been given.  (Types it declared stay
+	 * in the handle's type table.)
 	 */
 	struct prog *p = &h->p;
 	const int nc = p->nclauses, na = p->nacts, nd = p->ndifos, ng = p->naggs,
@@ -787,6 +812,7 @@ static int compile_once(xdt_hdl_t *h, const char *src, const char *name,
 
 	if (setjmp(jb)) {
 		dt_errjmp = saved;
+		dt_zone_enter(h->zone);	/* an unwind out of btf.c has none */
 		cerror_from(err, &dt_lasterr);
 		if (!err->file[0])	/* dt_fatal's: no place in the source */
 			snprintf(err->file, sizeof(err->file), "%s", name);
@@ -858,7 +884,7 @@ char *dt_readfile(const char *path)
 		int e = errno;
 
 		fclose(f);
-		free(buf);
+		xfree(buf);
 		errno = e ? e : EIO;
 		return NULL;
 	}
@@ -963,20 +989,20 @@ static int load_libs(xdt_hdl_t *h, struct xdt_cerror *err)
 				f[nf++] = (struct libfile){ xstrdup(ents[k]->d_name),
 							    xstrdup(path), text, 0 };
 			}
-			free(ents[k]);
+			xfree(ents[k]);
 		}
 		if (n >= 0)
-			free(ents);
+			xfree(ents);
 	}
 	/* in name order, each after the files it depends on */
 	for (int i = 0; i < nf && !ret; i++)
 		ret = load_lib(h, f, nf, i, err);
 	for (int i = 0; i < nf; i++) {
-		free(f[i].name);
-		free(f[i].path);
-		free(f[i].text);
+		xfree(f[i].name);
+		xfree(f[i].path);
+		xfree(f[i].text);
 	}
-	free(f);
+	xfree(f);
 	return ret;
 }
 
@@ -1017,15 +1043,27 @@ static int compile(xdt_hdl_t *h, const char *src, const char *name, int file,
 int xdt_compile(xdt_hdl_t *h, const char *src, const char *name, int file,
 		struct xdt_cerror *err)
 {
-	int ret = -1;
+	/*
+	 * What compiling allocates is the handle's zone's, freed with the
+	 * handle (xdt_close); the type table is the handle's own on top of
+	 * the process's base types, set aside between its compiles.
+	 */
+	struct dt_zone *z = dt_zone_enter(h->zone);
+	volatile int ret = -1;
 
+	if (h->p.strsize)
+		type_rollback(&h->types);
 	XDT_GUARDED(h, {
+		dt_zone_enter(h->zone);
 		cerror_from(err, &dt_lasterr);
 		snprintf(err->file, sizeof(err->file), "%s", name);
-		return -1;
+		ret = -1;
 	}, ret = compile(h, src, name, file, err);
 	   if (!ret)
 		   dt_recipe_pair(h, file ? "S" : "s", name, src));
+	type_mark(&h->types);
+	types_base_table();
+	dt_zone_enter(z);
 	return ret;
 }
 

@@ -100,6 +100,12 @@ int xdt_setopt(xdt_hdl_t *h, const char *name, const char *value);
 void xdt_set_macros(xdt_hdl_t *h, char **argv, int argc);
 void xdt_set_target(xdt_hdl_t *h, pid_t pid);
 /*
+ * Probe description @desc with its macro variables ($1, $$1, $pid, $target
+ * ...) replaced as the compiler replaces them, into @out (@cap bytes):
+ * dtrace -l -n's.  0, or -1 with xdt_errmsg().
+ */
+int xdt_desc_expand(xdt_hdl_t *h, const char *desc, char *out, size_t cap);
+/*
  * Whether the compiled program names probes in process @pid (the pid
  * provider's pid<PID>): they are made from the image the process runs when
  * tracing starts, so dtrace -c lets its command exec first.

@@ -127,27 +127,24 @@ static char *read_file(const char *path)
 }
 
 /*
- * -l -n's provider field with $target (the -p process) and $pid (dtrace's
- * own) replaced, as the compiler replaces them in a program's
- * descriptions: `dtrace -l -n 'pid$target::main:' -p 123`.
+ * -l's description with its macro variables ($1, $pid, $target ...)
+ * replaced as the compiler replaces them in a program's descriptions,
+ * field by field (as DTrace's do): `dtrace -l -n 'pid$target::main:' -p
+ * 123`, `dtrace -l -n 'syscall::$1:' read`.
  */
-static void desc_macros(struct xdt_probedesc *d, pid_t target)
+static void desc_macros(xdt_hdl_t *h, struct xdt_probedesc *d)
 {
-	char out[sizeof(d->prov)], *at;
-	const char *m;
-	pid_t v;
+	char *f[4] = { d->prov, d->mod, d->func, d->name };
+	size_t sz[4] = { sizeof(d->prov), sizeof(d->mod), sizeof(d->func),
+			 sizeof(d->name) };
+	char out[sizeof(*d)];
 
-	for (;;) {
-		if ((at = strstr(d->prov, "$target")) && target > 0)
-			m = "$target", v = target;
-		else if ((at = strstr(d->prov, "$pid")))
-			m = "$pid", v = getpid();
-		else
-			return;
-		if (snprintf(out, sizeof(out), "%.*s%d%s", (int)(at - d->prov),
-			     d->prov, (int)v, at + strlen(m)) >= (int)sizeof(out))
-			fatal("probe description field too long");
-		memcpy(d->prov, out, sizeof(out));
+	for (int i = 0; i < 4; i++) {
+		if (!strchr(f[i], '$'))
+			continue;
+		if (xdt_desc_expand(h, f[i], out, sz[i]) < 0)
+			fatal("%s", xdt_errmsg(h));
+		strcpy(f[i], out);
 	}
 }
 
@@ -616,6 +613,7 @@ int main(int argc, char **argv)
 			o->child = spawn(cmd, &o->child_gate);
 			hold(h, o->child, &o->child_gate, 1, cmd);
 			o->target = o->child;
+			xdt_set_target(h, o->child);
 		}
 		int nld = 0;
 
@@ -627,10 +625,12 @@ int main(int argc, char **argv)
 				continue;	/* in lmatch */
 			ld[nld] = lmatch;
 			desc_fill(&ld[nld], src[i].s);
-			desc_macros(&ld[nld++], o->target);
+			desc_macros(h, &ld[nld++]);
 		}
-		if (!nld)
-			ld[nld++] = lmatch;
+		if (!nld) {
+			ld[nld] = lmatch;
+			desc_macros(h, &ld[nld++]);
+		}
 		r = xdt_list_probes(h, ld, nld, verbose);
 		if (o->child > 0) {
 			kill(o->child, SIGKILL);

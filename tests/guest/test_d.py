@@ -5,6 +5,7 @@ Header comments on the first lines configure a test:
   /* flags: ... */    more dtrace arguments (shell words)
   /* cmd: ... */      a command for -c (so $target is its pid); the
                       guest's /tmp/sysc is tests/guest/progs/sysc.c
+  /* args: ... */     macro arguments ($1 ...) after the script
   /* stderr: RE */    a regular expression stderr must match
   /* stderr-not: RE */  one it must not (per line); without either, stderr
                       must name no error and no drop
@@ -53,7 +54,7 @@ def test_d(xdt, sysc, script):
     cmd = header(script, "cmd")
     if cmd:
         argv += ["-c", cmd]
-    argv += ["-s", f"/tmp/d/{name}"]
+    argv += ["-s", f"/tmp/d/{name}"] + shlex.split(header(script, "args") or "")
     r = xdt.run(argv, timeout=240)
     assert r.how == "exited" and r.code == 0, (r, r.stderr)
     with open(script + ".out") as f:

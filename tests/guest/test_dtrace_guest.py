@@ -57,6 +57,17 @@ def test_list_shows_entry_and_return(xdt):
     assert names == ["entry", "return"], r.stdout
 
 
+def test_list_takes_macro_arguments(xdt):
+    """-l -n's description has its macro variables replaced as a
+    program's: $1 is the first argument after the options."""
+    r = dtrace(xdt, "-l", "-n", "fbt::$1:", "vfs_read")
+    assert r.ok, r
+    assert sorted(ln.split()[-1] for ln in r.stdout.splitlines()[1:]) == \
+        ["entry", "return"], r.stdout
+    r = dtrace(xdt, "-l", "-n", "fbt::$2:")
+    assert r.code != 0 and "Undefined macro variable" in r.stderr, r
+
+
 def test_unknown_probe_is_an_error(xdt):
     r = dtrace(xdt, "-n", "fbt::xdt_no_such_function:entry { trace(1); }")
     assert r.code == 1

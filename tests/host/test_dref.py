@@ -194,6 +194,14 @@ ERRORS = [
      "rw_read_held( ) argument #1 is incompatible with prototype: integer expected"),
     ("BEGIN { trace(mutex_type_spin()); }", "D_PROTO_LEN",
      "1:15: mutex_type_spin( ) prototype mismatch: 0 args passed, 1 expected"),
+    ("syscall::$3:entry { }", "D_PDESC_INVAL",
+     '1:1: invalid probe description "syscall::$3:entry": '
+     "Undefined macro variable in probe description", ["a", "b"]),
+    ("BEGIN { }\nsyscall:$1:x$nosuch:entry { }", "D_PDESC_INVAL",
+     'invalid probe description "syscall:$1:x$nosuch:entry": Undefined macro variable',
+     ["a"]),
+    ("pid$:::entry { }", "D_PDESC_INVAL", "Undefined macro variable in probe description"),
+    ("pid$target:::entry { }", "D_MACRO_UNDEF", "1:1: $target is only valid with -c or -p"),
     ("BEGIN { trace($1); }", "D_MACRO_OFLOW",
      "macro argument $1 constant 99999999999999999999 results in integer overflow",
      ["99999999999999999999"]),
@@ -212,6 +220,40 @@ def test_errtag(dtrace, tmp_path, row):  # noqa: F811
                        capture_output=True, text=True, timeout=60)
     assert r.returncode == 1, r.stderr
     assert f"[{tag}]" in r.stderr and msg in r.stderr, r.stderr
+
+
+def test_macro_variables_in_descriptions(dtrace):  # noqa: F811
+    """$pid $ppid $uid $gid $euid $egid $pgid $sid $projid $taskid in a
+    probe description are pasted as decimal text, each the whole rest of
+    its field; a $N used only in a description counts as referenced."""
+    prog = ("pid$pid:a$ppid:b$uid:c$gid, d$euid:e$egid:f$pgid:g$sid, "
+            "h$projid::$$taskid:, syscall::$1:entry { }")
+    p = subprocess.Popen([dtrace, "-S", "-e", "-n", prog, "read"],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    out, err = p.communicate(timeout=60)
+    assert p.returncode == 0, err
+    descs = re.findall(r"^CLAUSE \d+ (\S+) ", out, re.M)
+    me = os.getpid()
+    assert descs == [
+        f"pid{p.pid}:a{me}:b{os.getuid()}:c{os.getgid()}",
+        f"d{os.geteuid()}:e{os.getegid()}:f{os.getpgid(0)}:g{os.getsid(0)}",
+        "h0::0:", "syscall::read:entry"], out
+
+
+def test_defaultargs_is_for_expressions_only(dtrace):  # noqa: F811
+    """-x defaultargs gives an unset $N 0 or "" in an expression; DTrace's
+    descriptions take the arguments given only, so one there is still
+    undefined (D_PDESC_INVAL)."""
+    r = subprocess.run([dtrace, "-x", "defaultargs", "-e", "-n",
+                        "BEGIN { trace($1); trace($$2); }"],
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    r = subprocess.run([dtrace, "-x", "defaultargs", "-x", "errtags", "-e", "-n",
+                        "syscall::$1:entry { }"],
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 1
+    assert "[D_PDESC_INVAL]" in r.stderr and "Undefined macro variable" in r.stderr, \
+        r.stderr
 
 
 def test_argref_lets_the_last_argument_go_unreferenced(dtrace):  # noqa: F811
