@@ -1195,6 +1195,13 @@ static int go(xdt_hdl_t *h)
 		if (h->verbose)
 			stability_report(h, i, 1);
 	}
+	/*
+	 * The loader holds go in before GO, so that no dlopen() between GO
+	 * and them runs unheld (the kernel holds a thread that calls before
+	 * GO until this consumer's first look).
+	 */
+	if (h->late)
+		late_hold_set(h);
 	if (dev_ioctl(h, XDT_IOC_GO, NULL) < 0) {
 		if (errno == EBUSY)
 			return HERR(h, "could not enable tracing: an instruction is "
@@ -1205,8 +1212,6 @@ static int go(xdt_hdl_t *h)
 	}
 	if (dt_running(h) < 0)
 		return -1;
-	if (h->late)
-		late_hold_set(h);
 	return 0;
 }
 

@@ -1076,7 +1076,15 @@ long xdt_uhold_ioctl(struct xdt_state *st, struct file *f, void __user *uarg)
 	if (copy_from_user(&req, uarg, sizeof(req)))
 		return -EFAULT;
 	memset(req.err, 0, sizeof(req.err));
-	if (st->state != XDT_STATE_RUNNING)
+	/*
+	 * SET before GO too: a hold set after it left a window in which a
+	 * dlopen() ran unheld (a consumer slow to read the loader's
+	 * symbols, riscv64 under load: the library's calls were missed).
+	 * A thread held before GO waits for the consumer's first look.
+	 */
+	if (st->state != XDT_STATE_RUNNING &&
+	    !(st->state == XDT_STATE_ENABLED &&
+	      (req.op == XDT_UHOLD_SET || req.op == XDT_UHOLD_SET_RET)))
 		return -EINVAL;
 	switch (req.op) {
 	case XDT_UHOLD_SET:

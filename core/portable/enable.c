@@ -462,6 +462,17 @@ void xdt_state_stop(struct xdt_state *st)
 	mutex_unlock(&xdt_lock);
 }
 
+/* What providers hung on @st (xdt_attach) comes off; xdt_lock held. */
+static void detach_all(struct xdt_state *st)
+{
+	while (st->attached) {
+		struct xdt_attach *a = st->attached;
+
+		st->attached = a->next;
+		a->stop(a);
+	}
+}
+
 static void stop_locked(struct xdt_state *st)
 {
 	struct xdt_provider *quiesce[8];
@@ -476,12 +487,7 @@ static void stop_locked(struct xdt_state *st)
 	/* From here on no firing runs st's clauses (END excepted). */
 	WRITE_ONCE(st->running, 0);
 	/* threads a provider holds for st go on first (pid's r_brk hold) */
-	while (st->attached) {
-		struct xdt_attach *a = st->attached;
-
-		st->attached = a->next;
-		a->stop(a);
-	}
+	detach_all(st);
 	for (i = 0; i < st->necbs; i++) {
 		struct xdt_probe *p = st->ecbs[i].probe;
 
@@ -544,6 +550,11 @@ void xdt_state_reset(struct xdt_state *st)
 	u32 i;
 
 	xdt_state_stop(st);
+	if (st->attached) {	/* hung on before a GO that never came */
+		mutex_lock(&xdt_lock);
+		detach_all(st);
+		mutex_unlock(&xdt_lock);
+	}
 	kvfree(st->acts);
 	kvfree(st->clauses);
 	kvfree(st->difos);
