@@ -258,19 +258,28 @@ struct dtype *type_kernel_named(const char *name)
 	return t ? t : find_in(knames, name, TK_VOID);
 }
 
+/* A new, incomplete struct, union or enum named @tag (not yet bound) */
+static struct dtype *tag_new(enum tkind k, const char *tag)
+{
+	struct dtype *t;
+	char buf[300];
+
+	snprintf(buf, sizeof(buf), "%s %s", k == TK_STRUCT ? "struct" :
+		 k == TK_UNION ? "union" : "enum", tag);
+	t = tnew(k, buf, k == TK_ENUM ? 4 : 0, 1);
+	t->tag = xstrdup(tag);
+	return t;
+}
+
 struct dtype *type_kernel_tagged(enum tkind k, const char *tag, int create)
 {
 	struct dtype *t = find_in(base.names, tag, k);
-	char buf[300];
 
 	if (!t)
 		t = find_in(knames, tag, k);
 	if (t || !create)
 		return t;
-	snprintf(buf, sizeof(buf), "%s %s", k == TK_STRUCT ? "struct" :
-		 k == TK_UNION ? "union" : "enum", tag);
-	t = tnew(k, buf, k == TK_ENUM ? 4 : 0, 1);
-	t->tag = xstrdup(tag);
+	t = tag_new(k, tag);
 	kbind(tag, k, t);
 	return t;
 }
@@ -315,16 +324,12 @@ int type_defined(struct dtype *t)
 struct dtype *type_tagged(enum tkind k, const char *tag, int create)
 {
 	struct dtype *t = find(tag, k);
-	char buf[300];
 
 	if (!t && !create)
 		t = btf_tagged(k, tag);
 	if (t || !create)
 		return t;
-	snprintf(buf, sizeof(buf), "%s %s", k == TK_STRUCT ? "struct" :
-		 k == TK_UNION ? "union" : "enum", tag);
-	t = tnew(k, buf, k == TK_ENUM ? 4 : 0, 1);
-	t->tag = xstrdup(tag);
+	t = tag_new(k, tag);
 	bind(tag, k, t);
 	return t;
 }

@@ -129,6 +129,19 @@ struct view {
 	char mnem[40];		/* reference only */
 };
 
+/* A fixed-width ISA's little-endian word at @p, or 0 with @v marked bad */
+static int word_at(const unsigned char *p, size_t avail, struct view *v,
+		   unsigned int *w)
+{
+	if (avail < 4) {
+		v->len = 0;
+		v->cls = XDT_INSN_BAD;
+		return 0;
+	}
+	*w = p[0] | p[1] << 8 | p[2] << 16 | (unsigned int)p[3] << 24;
+	return 1;
+}
+
 static void xdt_view(enum isa isa, const unsigned char *p, size_t avail,
 		     unsigned long long addr, struct view *v)
 {
@@ -148,12 +161,8 @@ static void xdt_view(enum isa isa, const unsigned char *p, size_t avail,
 		struct xdt_a64_insn in;
 		unsigned int w;
 
-		if (avail < 4) {
-			v->len = 0;
-			v->cls = XDT_INSN_BAD;
+		if (!word_at(p, avail, v, &w))
 			return;
-		}
-		w = p[0] | p[1] << 8 | p[2] << 16 | (unsigned int)p[3] << 24;
 		v->len = xdt_a64_decode(w, &in);
 		v->cls = in.cls;
 		switch (in.op) {
@@ -174,12 +183,8 @@ static void xdt_view(enum isa isa, const unsigned char *p, size_t avail,
 		struct xdt_ppc_insn in;
 		unsigned int w;
 
-		if (avail < 4) {
-			v->len = 0;
-			v->cls = XDT_INSN_BAD;
+		if (!word_at(p, avail, v, &w))
 			return;
-		}
-		w = p[0] | p[1] << 8 | p[2] << 16 | (unsigned int)p[3] << 24;
 		v->len = (int)xdt_ppc_decode(w, &in);
 		v->cls = in.cls;
 		if (in.cls == XDT_INSN_JMP_REL || in.cls == XDT_INSN_JCC_REL ||

@@ -139,20 +139,16 @@ def test_list_verbose_attributes(xdt):
     (compiler/attr.c): fbt's the least of Evolving/Evolving/ISA and its
     Private module and function, syscall's of Evolving/Evolving/Common and
     its Private/Private/ISA function; a -v run reports the program."""
-    r = dtrace(xdt, "-l", "-v", "-n", "fbt::vfs_read:entry")
-    assert r.ok, r
-    want = (_attr_block("Probe Description Attributes", "Private", "Private",
-                        "Unknown") +
-            _attr_block("Argument Attributes", "Private", "Private", "ISA") +
-            "\n\tArgument Types\n\t\targs[0]: struct file *\n")
-    assert want in r.stdout, r.stdout
-    r = dtrace(xdt, "-l", "-v", "-n", "syscall::read:entry")
-    assert r.ok, r
-    want = (_attr_block("Probe Description Attributes", "Private", "Private",
-                        "ISA") +
-            _attr_block("Argument Attributes", "Private", "Private", "ISA") +
-            "\n\tArgument Types\n")
-    assert want in r.stdout, r.stdout
+    for desc, dclass, types in (
+            ("fbt::vfs_read:entry", "Unknown", "\t\targs[0]: struct file *\n"),
+            ("syscall::read:entry", "ISA", "")):
+        r = dtrace(xdt, "-l", "-v", "-n", desc)
+        assert r.ok, r
+        want = (_attr_block("Probe Description Attributes", "Private",
+                            "Private", dclass) +
+                _attr_block("Argument Attributes", "Private", "Private", "ISA") +
+                "\n\tArgument Types\n" + types)
+        assert want in r.stdout, r.stdout
     r = dtrace(xdt, "-v", "-n", "dtrace:::BEGIN { trace(curthread); exit(0); }")
     assert r.ok, r
     want = ("\nStability attributes for description dtrace:::BEGIN :\n" +

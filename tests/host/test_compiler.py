@@ -224,11 +224,16 @@ def libxdt_driver(tmp_path_factory):
     """libxdt/tests/test_libxdt.c, built against libxdt.a: it links the
     compiler's sources as any libxdt user would, libxdt.h alone."""
     lib = _build("host-libxdt", "libxdt.a")
-    exe = str(tmp_path_factory.mktemp("libxdt") / "test_libxdt")
-    r = subprocess.run(["gcc", "-std=c11", "-O2", "-Wall", "-Wextra", "-Werror",
+    return _cc_driver(str(tmp_path_factory.mktemp("libxdt") / "test_libxdt"),
+                      "test_libxdt.c", lib)
+
+
+def _cc_driver(exe, src, lib, *flags):
+    """libxdt/tests/@src built against @lib as any libxdt user would."""
+    r = subprocess.run(["gcc", "-std=c11", "-O2", "-Wall", "-Wextra", "-Werror", *flags,
                         "-I" + os.path.join(TOP, "core", "uapi"),
                         "-I" + os.path.join(TOP, "libxdt"), "-o", exe,
-                        os.path.join(TOP, "libxdt", "tests", "test_libxdt.c"), lib],
+                        os.path.join(TOP, "libxdt", "tests", src), lib],
                        capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
     return exe
@@ -270,14 +275,8 @@ def test_libxdt_errors_are_values(libxdt_driver):
 
 
 def _mem_driver(tmp_path, lib, *flags):
-    exe = str(tmp_path / "test_libxdt_mem")
-    r = subprocess.run(["gcc", "-std=c11", "-O2", "-Wall", "-Wextra", "-Werror", *flags,
-                        "-I" + os.path.join(TOP, "core", "uapi"),
-                        "-I" + os.path.join(TOP, "libxdt"), "-o", exe,
-                        os.path.join(TOP, "libxdt", "tests", "test_libxdt_mem.c"), lib],
-                       capture_output=True, text=True)
-    assert r.returncode == 0, r.stderr
-    return exe
+    return _cc_driver(str(tmp_path / "test_libxdt_mem"), "test_libxdt_mem.c",
+                      lib, *flags)
 
 
 def test_libxdt_memory_stays_flat(tmp_path):
